@@ -1,0 +1,41 @@
+// One diagnosis run (`loopdoctor run`): spawn the target with the probe
+// preloaded, sample /proc, receive probe messages, drive load, write the
+// recording. Analysis and rendering happen afterwards, from the recording.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/load/load.h"
+
+namespace loopdoctor::collector {
+
+struct RunOptions {
+  std::vector<std::string> command;     // target argv, argv[0] searched in PATH
+  std::string on_port;                  // external load command ({port}, $PORT)
+  std::optional<load::Config> load;     // built-in load (port filled in on listen)
+  double duration_ms = 0;               // without load: stop after this long (0: until Ctrl-C/exit)
+  double sample_interval_ms = 10;
+  std::string record_path;              // .ndjson or .ndjson.gz
+  std::string probe_path;               // absolute path of probe.js
+  bool live_status = false;             // one status line on stderr (a tty)
+  std::string loopdoctor_version;
+};
+
+struct RunResult {
+  int pid = 0;
+  std::string record_path;
+  std::string error;           // set when the run could not start (exit 2)
+  bool interrupted = false;    // the user pressed Ctrl-C
+  bool target_exited_early = false;  // exited before load ended / we stopped it
+  std::optional<int> exit_code;
+  std::optional<std::string> exit_signal;
+};
+
+// Runs until the load ends, --duration elapses, the target exits, or Ctrl-C.
+// Returns false only when the target could not be started (error set); a
+// target that crashes is a successful run whose recording says so.
+bool run_session(const RunOptions& opts, RunResult* result);
+
+}  // namespace loopdoctor::collector

@@ -1,0 +1,63 @@
+// Findings (one per signal) and the diagnosis (DESIGN.md "Diagnosis JSON").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "timeline.h"
+
+namespace loopdoctor {
+
+enum class Verdict { kBlockedLoop, kGcPressure, kIoBound, kHealthy, kInsufficientData };
+const char* to_string(Verdict v);                     // "blocked-loop", ...
+bool parse_verdict(const std::string& s, Verdict* v); // inverse; false if unknown
+
+// What one analyser concluded about its signal. "Not enough data" is a real
+// outcome, not an exception: the combiner must weigh it.
+enum class Outcome { kNotEnoughData, kNormal, kAbnormal };
+
+enum class Severity { kLow, kMedium, kHigh };
+const char* to_string(Severity s);
+
+struct Evidence {
+  std::string signal;      // e.g. "loop_delay_p99_ms"
+  double value = 0;
+  double threshold = 0;    // the limit the value was held against
+  std::string text;        // the same, said for a person
+};
+
+struct Finding {
+  std::string signal;      // "delay", "utilisation", "cpu", "gc", "memory", "handles", "http"
+  Outcome outcome = Outcome::kNotEnoughData;
+  Severity severity = Severity::kLow;
+  std::vector<Evidence> evidence;  // always filled, normal or not
+  std::string note;                // a sentence for the report
+};
+
+struct Hotspot {
+  std::string function, location;
+  double share = 0;
+};
+
+struct Issue {
+  Verdict kind = Verdict::kHealthy;
+  Severity severity = Severity::kLow;
+  double confidence = 0;  // 0..1
+  std::string summary;
+  std::vector<Evidence> evidence;
+  std::vector<Hotspot> hotspots;
+  std::vector<std::string> recommendations;
+};
+
+struct Diagnosis {
+  Verdict verdict = Verdict::kInsufficientData;
+  std::vector<Issue> issues;
+  std::vector<Finding> findings;   // every analyser's finding, for the report
+  std::vector<std::string> notes;  // e.g. "load too light to judge"
+  Window window;
+  std::size_t window_samples = 0;
+};
+
+}  // namespace loopdoctor

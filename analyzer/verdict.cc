@@ -1,0 +1,36 @@
+#include "analyzer/diagnosis.h"
+
+namespace loopdoctor {
+
+const char* to_string(Verdict v) {
+  switch (v) {
+    case Verdict::kBlockedLoop: return "blocked-loop";
+    case Verdict::kGcPressure: return "gc-pressure";
+    case Verdict::kIoBound: return "io-bound";
+    case Verdict::kHealthy: return "healthy";
+    case Verdict::kInsufficientData: return "insufficient-data";
+  }
+  return "insufficient-data";
+}
+
+bool parse_verdict(const std::string& s, Verdict* v) {
+  for (Verdict c : {Verdict::kBlockedLoop, Verdict::kGcPressure, Verdict::kIoBound,
+                    Verdict::kHealthy, Verdict::kInsufficientData}) {
+    if (s == to_string(c)) {
+      *v = c;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* to_string(Severity s) {
+  switch (s) {
+    case Severity::kLow: return "low";
+    case Severity::kMedium: return "medium";
+    case Severity::kHigh: return "high";
+  }
+  return "low";
+}
+
+}  // namespace loopdoctor

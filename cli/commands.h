@@ -1,0 +1,22 @@
+// Each subcommand lives in its own file and registers itself on the CLI11 app.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace loopdoctor::cli {
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;  // returns the process exit code
+};
+
+Command add_run(CLI::App& root);
+Command add_analyze(CLI::App& root);
+Command add_load(CLI::App& root);
+
+// Exit codes (DESIGN.md): 0 done, 1 usage, 2 target or stage failed, 3 --fail-on matched.
+inline constexpr int kExitOk = 0, kExitUsage = 1, kExitFailed = 2, kExitFailOn = 3;
+
+}  // namespace loopdoctor::cli
