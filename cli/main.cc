@@ -1,11 +1,27 @@
+// loopdoctor: one binary, one subcommand per file (cli/<name>.cc).
 #include <iostream>
 
-#include <CLI/CLI.hpp>
+#include "cli/commands.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"loopdoctor: diagnose the event loop of a Node.js server under load"};
-  app.set_version_flag("--version", std::string("loopdoctor ") + LOOPDOCTOR_VERSION);
+  using namespace loopdoctor::cli;
+  CLI::App app{"loopdoctor: diagnose the event loop of a Node.js server under load.\n"
+               "  loopdoctor run --load / -- node server.js\n"
+               "  loopdoctor run --on-port 'wrk -c50 -d10s http://127.0.0.1:{port}/' -- node server.js\n"
+               "  loopdoctor analyze .loopdoctor/1234.ndjson.gz --json -"};
+  app.set_version_flag("-V,--version", std::string("loopdoctor ") + LOOPDOCTOR_VERSION);
   app.require_subcommand(1);
-  CLI11_PARSE(app, argc, argv);
-  return 0;
+  std::vector<Command> commands = {add_run(app), add_analyze(app)};
+#ifdef LOOPDOCTOR_HAVE_LOAD_CMD
+  commands.push_back(add_load(app));
+#endif
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kExitOk : kExitUsage;
+  }
+  for (const auto& c : commands)
+    if (c.app->parsed()) return c.run();
+  return kExitUsage;
 }

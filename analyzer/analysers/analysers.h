@@ -1,0 +1,32 @@
+// One analyser per signal: pure functions from a window's statistics to a
+// finding. None of them decides the verdict; analyzer/rules.cc does.
+#pragma once
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include "analyzer/diagnosis.h"
+#include "analyzer/window_stats.h"
+
+namespace loopdoctor::analysers {
+
+Finding delay(const WindowStats& st);
+Finding utilisation(const WindowStats& st);
+Finding cpu(const WindowStats& st);
+Finding gc(const WindowStats& st, double heap_limit);
+Finding memory(const WindowStats& st, double heap_limit);
+Finding handles(const WindowStats& st);
+Finding http(const WindowStats& st);
+
+// Shared by the analysers: a probe-based finding needs enough probe samples.
+bool enough_probe_data(const WindowStats& st);
+
+inline Evidence evidence(std::string signal, double value, double threshold, std::string text) {
+  return Evidence{std::move(signal), value, threshold, std::move(text)};
+}
+
+inline std::string mib(double bytes) { return fmt::format("{:.0f} MB", bytes / 1048576.0); }
+inline std::string pct(double share) { return fmt::format("{:.0f} %", share * 100.0); }
+
+}  // namespace loopdoctor::analysers

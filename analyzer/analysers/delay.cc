@@ -1,0 +1,42 @@
+#include "analyzer/analysers/analysers.h"
+#include "analyzer/thresholds.h"
+
+namespace loopdoctor::analysers {
+
+using namespace thresholds;
+
+bool enough_probe_data(const WindowStats& st) {
+  return st.samples >= kMinProbeSamples && st.window_ms >= kMinWindowMs;
+}
+
+Finding delay(const WindowStats& st) {
+  Finding f;
+  f.signal = "delay";
+  if (!enough_probe_data(st)) {
+    f.note = "No event-loop delay samples from a probe in the window.";
+    return f;
+  }
+  f.evidence.push_back(evidence("loop_delay_p99_ms", st.delay_p99_ms, kDelayP99LimitMs,
+                                fmt::format("Event-loop delay p99 {:.0f} ms (limit {:.0f} ms)",
+                                            st.delay_p99_ms, kDelayP99LimitMs)));
+  f.evidence.push_back(evidence("loop_delay_max_ms", st.delay_max_ms, kDelayP99HighMs,
+                                fmt::format("Longest stall {:.0f} ms", st.delay_max_ms)));
+  f.evidence.push_back(evidence(
+      "loop_blocked_share", st.blocked_share, kBlockedShareLimit,
+      fmt::format("The loop was stalled over {:.0f} ms during {} of the window",
+                  kBlockedIntervalMs, pct(st.blocked_share))));
+  const bool over = st.delay_p99_ms >= kDelayP99LimitMs || st.blocked_share >= kBlockedShareLimit;
+  if (!over) {
+    f.outcome = Outcome::kNormal;
+    f.note = fmt::format("Loop delay stayed low: p99 {:.1f} ms, max {:.0f} ms.", st.delay_p99_ms,
+                         st.delay_max_ms);
+    return f;
+  }
+  f.outcome = Outcome::kAbnormal;
+  f.severity = st.delay_p99_ms >= kDelayP99HighMs ? Severity::kHigh : Severity::kMedium;
+  f.note = fmt::format("The loop stalled: delay p99 {:.0f} ms, max {:.0f} ms; stalled {} of the time.",
+                       st.delay_p99_ms, st.delay_max_ms, pct(st.blocked_share));
+  return f;
+}
+
+}  // namespace loopdoctor::analysers

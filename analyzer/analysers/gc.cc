@@ -1,0 +1,38 @@
+#include "analyzer/analysers/analysers.h"
+#include "analyzer/thresholds.h"
+
+namespace loopdoctor::analysers {
+
+using namespace thresholds;
+
+Finding gc(const WindowStats& st, double heap_limit) {
+  Finding f;
+  f.signal = "gc";
+  if (!enough_probe_data(st)) {
+    f.note = "No GC data from a probe in the window.";
+    return f;
+  }
+  f.evidence.push_back(evidence(
+      "gc_pause_share", st.gc_share, kGcShareLimit,
+      fmt::format("{} of the time in GC pauses ({} pauses, {:.0f} ms major, {:.0f} ms minor, "
+                  "{:.0f} ms incremental; longest {:.0f} ms)",
+                  pct(st.gc_share), st.gc_count, st.gc_major_ms, st.gc_minor_ms,
+                  st.gc_incremental_ms, st.gc_max_pause_ms)));
+  const double heap_ratio = heap_limit > 0 ? st.heap_used_max / heap_limit : 0;
+  if (heap_limit > 0)
+    f.evidence.push_back(evidence("heap_used_ratio", heap_ratio, kHeapNearLimit,
+                                  fmt::format("Heap used reached {} of its {} limit",
+                                              pct(heap_ratio), mib(heap_limit))));
+  if (st.gc_share >= kGcShareLimit || heap_ratio >= kHeapNearLimit) {
+    f.outcome = Outcome::kAbnormal;
+    f.severity = st.gc_share >= kGcShareHigh || heap_ratio >= kHeapNearLimit ? Severity::kHigh
+                                                                            : Severity::kMedium;
+    f.note = fmt::format("The garbage collector took {} of the time.", pct(st.gc_share));
+  } else {
+    f.outcome = Outcome::kNormal;
+    f.note = fmt::format("GC pauses took {} of the time.", pct(st.gc_share));
+  }
+  return f;
+}
+
+}  // namespace loopdoctor::analysers

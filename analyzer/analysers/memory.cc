@@ -1,0 +1,32 @@
+#include "analyzer/analysers/analysers.h"
+#include "analyzer/thresholds.h"
+
+namespace loopdoctor::analysers {
+
+using namespace thresholds;
+
+// Growth of the heap's troughs (live data after collections) tells a leak
+// from churn: churn has high peaks and flat troughs.
+Finding memory(const WindowStats& st, double heap_limit) {
+  Finding f;
+  f.signal = "memory";
+  if (!enough_probe_data(st)) {
+    if (st.rss_max > 0) f.note = fmt::format("Peak RSS {} (from /proc).", mib(st.rss_max));
+    else f.note = "No memory samples in the window.";
+    return f;
+  }
+  f.evidence.push_back(evidence(
+      "heap_growth_bytes_per_s", st.heap_growth_bytes_per_s, kHeapGrowthLeakBytesPerS,
+      fmt::format("Live heap grew {:.1f} MB/s (peak heap used {}, RSS {})",
+                  st.heap_growth_bytes_per_s / 1048576.0, mib(st.heap_used_max), mib(st.rss_max))));
+  const bool growing = st.heap_growth_bytes_per_s >= kHeapGrowthLeakBytesPerS;
+  const bool near = heap_limit > 0 && st.heap_used_max / heap_limit >= kHeapNearLimit;
+  f.outcome = growing || near ? Outcome::kAbnormal : Outcome::kNormal;
+  f.severity = near ? Severity::kHigh : Severity::kMedium;
+  f.note = growing ? fmt::format("Retained memory kept growing ({:.1f} MB/s): it looks like a leak.",
+                                 st.heap_growth_bytes_per_s / 1048576.0)
+                   : fmt::format("Heap stayed bounded (peak {} used).", mib(st.heap_used_max));
+  return f;
+}
+
+}  // namespace loopdoctor::analysers

@@ -1,0 +1,29 @@
+// The analyzer's entry points: timeline -> diagnosis -> JSON.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "analyzer/diagnosis.h"
+#include "analyzer/window_stats.h"
+
+namespace loopdoctor {
+
+// Runs every analyser over the analysis window and combines their findings.
+// Pure: the same timeline always gives the same diagnosis.
+Diagnosis analyze(const Timeline& tl);
+
+// The combiner alone (analyzer/rules.cc): findings -> verdict and issues.
+// The precedence between causes is written down there and in README.md.
+Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding> findings);
+
+// Fills Issue::recommendations from <templates_dir>/recommendations/<kind>.txt
+// (paragraphs separated by blank lines). A missing file leaves them empty and
+// returns false with *error naming the file.
+bool attach_recommendations(Diagnosis* dx, const std::string& templates_dir, std::string* error);
+
+// DESIGN.md "Diagnosis JSON", schema loopdoctor.diagnosis/1.
+nlohmann::json diagnosis_json(const Timeline& tl, const Diagnosis& dx);
+
+}  // namespace loopdoctor

@@ -1,0 +1,120 @@
+#include <cmath>
+
+#include "analyzer/analyze.h"
+
+namespace loopdoctor {
+namespace {
+
+using nlohmann::json;
+
+// Figures are rounded for people and diffs; 3 decimals keep sub-ms detail.
+double r3(double v) { return std::isfinite(v) ? std::round(v * 1000.0) / 1000.0 : 0.0; }
+
+const char* outcome_name(Outcome o) {
+  switch (o) {
+    case Outcome::kNotEnoughData: return "not-enough-data";
+    case Outcome::kNormal: return "normal";
+    case Outcome::kAbnormal: return "abnormal";
+  }
+  return "not-enough-data";
+}
+
+json evidence_json(const std::vector<Evidence>& ev) {
+  json a = json::array();
+  for (const auto& e : ev)
+    a.push_back({{"signal", e.signal}, {"value", r3(e.value)}, {"threshold", r3(e.threshold)},
+                 {"text", e.text}});
+  return a;
+}
+
+bool is_problem(Verdict v) {
+  return v == Verdict::kBlockedLoop || v == Verdict::kGcPressure || v == Verdict::kIoBound;
+}
+
+}  // namespace
+
+json diagnosis_json(const Timeline& tl, const Diagnosis& dx) {
+  json j;
+  j["schema"] = "loopdoctor.diagnosis/1";
+  j["verdict"] = to_string(dx.verdict);
+  // `issues` lists problems only; a healthy or insufficient-data run has none,
+  // and its sentence and advice are in `summary` and `recommendations`.
+  json issues = json::array();
+  for (const auto& i : dx.issues) {
+    if (!is_problem(i.kind)) continue;
+    json hs = json::array();
+    for (const auto& h : i.hotspots)
+      hs.push_back({{"function", h.function}, {"location", h.location}, {"share", r3(h.share)}});
+    issues.push_back({{"kind", to_string(i.kind)},
+                      {"severity", to_string(i.severity)},
+                      {"confidence", r3(i.confidence)},
+                      {"summary", i.summary},
+                      {"evidence", evidence_json(i.evidence)},
+                      {"hotspots", hs},
+                      {"recommendations", i.recommendations}});
+  }
+  j["issues"] = issues;
+  if (!dx.issues.empty()) {
+    j["summary"] = dx.issues.front().summary;
+    j["recommendations"] = dx.issues.front().recommendations;
+  }
+  j["notes"] = dx.notes;
+  json findings = json::array();
+  for (const auto& f : dx.findings)
+    findings.push_back({{"signal", f.signal},
+                        {"outcome", outcome_name(f.outcome)},
+                        {"note", f.note},
+                        {"evidence", evidence_json(f.evidence)}});
+  j["findings"] = findings;
+
+  json target;
+  target["command"] = tl.command;
+  target["pid"] = static_cast<long long>(tl.pid);
+  target["runtime"] = tl.runtime.empty() ? json(nullptr) : json(tl.runtime);
+  target["versions"] = tl.versions;
+  json exit = {{"code", nullptr}, {"signal", nullptr}};
+  if (tl.exit.present) {
+    if (tl.exit.code) exit["code"] = *tl.exit.code;
+    if (tl.exit.signal) exit["signal"] = *tl.exit.signal;
+    exit["t_ms"] = r3(tl.exit.t);
+    exit["stopped_by_loopdoctor"] = tl.exit.stopped_by_loopdoctor;
+  }
+  target["exit"] = exit;
+  j["target"] = target;
+
+  const LoadSummary& ls = tl.load_summary;
+  json load = {{"requests", r3(ls.requests)},
+               {"rps", r3(ls.rps)},
+               {"latency_ms", {{"p50", r3(ls.p50)}, {"p99", r3(ls.p99)}, {"max", r3(ls.max)}}},
+               {"errors", r3(ls.errors)},
+               {"non_2xx", r3(ls.non_2xx)}};
+  if (!ls.present && !tl.samples.empty()) {
+    // Without the built-in generator (e.g. --on-port wrk) the probe's
+    // server-side counts are the best view of the load there is.
+    double reqs = 0, lat = 0, n = 0, mx = 0;
+    for (const auto& s : tl.samples) {
+      if (!dx.window.contains(s.t) || !s.http.present) continue;
+      reqs += s.http.requests;
+      lat += s.http.latency_mean_ms * s.http.responses;
+      n += s.http.responses;
+      mx = std::max(mx, s.http.latency_max_ms);
+    }
+    load["requests"] = r3(reqs);
+    load["rps"] = r3(dx.window.length() > 0 ? reqs / (dx.window.length() / 1000.0) : 0);
+    load["latency_ms"] = {{"p50", nullptr}, {"p99", nullptr}, {"max", r3(mx)},
+                          {"mean", r3(n > 0 ? lat / n : 0)}};
+    load["source"] = "probe";
+  } else if (ls.present) {
+    load["source"] = "load-generator";
+  }
+  if (!tl.load_kind.empty()) load["kind"] = tl.load_kind;
+  if (!tl.load_command.empty()) load["command"] = tl.load_command;
+  j["load"] = load;
+  j["window"] = {{"start_ms", r3(dx.window.start)},
+                 {"end_ms", r3(dx.window.end)},
+                 {"samples", dx.window_samples}};
+  j["warnings"] = tl.warnings;
+  return j;
+}
+
+}  // namespace loopdoctor

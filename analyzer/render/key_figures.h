@@ -1,0 +1,30 @@
+// The handful of numbers shown under the verdict banner, computed over the
+// analysed window. Where the diagnosis already quotes a figure as evidence
+// (same signal name), that value is used so banner and evidence agree.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analyzer/diagnosis.h"
+#include "analyzer/timeline.h"
+
+namespace loopdoctor::render {
+
+struct KeyFigure {
+  std::string label;   // "Loop delay p99"
+  std::string value;   // "312 ms"
+  std::string detail;  // "max 1.2 s"
+  bool alarm = false;  // the finding behind it is abnormal
+};
+
+// The window the figures and charts describe: the diagnosis window when set,
+// else the timeline's analysis window.
+Window report_window(const Timeline& tl, const Diagnosis& dx);
+
+std::vector<KeyFigure> key_figures(const Timeline& tl, const Diagnosis& dx);
+
+// CPU used in one probe interval as a share of one core (1.0 = 100 %).
+double probe_cpu_share(const ProbeSample& s);
+
+}  // namespace loopdoctor::render

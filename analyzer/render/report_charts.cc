@@ -1,0 +1,169 @@
+#include "analyzer/render/report_charts.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "analyzer/render/key_figures.h"
+#include "analyzer/render/svg_chart.h"
+#include "analyzer/render/text.h"
+
+namespace loopdoctor::render {
+
+namespace {
+
+constexpr double kMsPerS = 1000.0;
+constexpr double kPercent = 100.0;
+// Handle types drawn besides the total: more lines than this turn the chart
+// into noise; the rest are still counted in the total.
+constexpr size_t kTopHandleTypes = 3;
+// A CPU axis never narrower than 0..10 %, so an idle target's 0.3 % wiggle is
+// not drawn as a mountain.
+constexpr double kCpuAxisMinPercent = 10;
+// Delay below this is timer noise; the log axis starts here.
+constexpr double kDelayLogFloorMs = 0.1;
+
+// Restrained palette, readable on white and in greyscale print.
+constexpr const char* kBlue = "#2563eb";
+constexpr const char* kTeal = "#0d9488";
+constexpr const char* kAmber = "#d97706";
+constexpr const char* kRed = "#dc2626";
+constexpr const char* kSlate = "#64748b";
+constexpr const char* kViolet = "#7c3aed";
+constexpr const char* kPink = "#db2777";
+
+template <typename T, typename F>
+std::vector<Point> series(const std::vector<T>& rows, F value) {
+  std::vector<Point> pts;
+  pts.reserve(rows.size());
+  for (const T& r : rows) pts.push_back({r.t / kMsPerS, value(r)});
+  return pts;
+}
+
+ChartSpec base_spec(const Timeline& tl, const Diagnosis& dx, const std::string& title) {
+  ChartSpec c;
+  c.title = title;
+  double end = tl.end_t;
+  if (!tl.samples.empty()) end = std::max(end, tl.samples.back().t);
+  if (!tl.proc.empty()) end = std::max(end, tl.proc.back().t);
+  if (!tl.load.empty()) end = std::max(end, tl.load.back().t);
+  if (tl.exit.present) end = std::max(end, tl.exit.t);
+  c.x0 = 0;
+  c.x1 = std::max(end / kMsPerS, 1.0);
+  if (tl.load_window && tl.load_window->length() > 0) {
+    c.band = Band{tl.load_window->start / kMsPerS, tl.load_window->end / kMsPerS, "load"};
+  } else {
+    Window w = report_window(tl, dx);
+    if (w.length() > 0) c.band = Band{w.start / kMsPerS, w.end / kMsPerS, "analysed"};
+  }
+  if (tl.exit.present) {
+    bool crash = !tl.exit.stopped_by_loopdoctor && (tl.exit.signal || tl.exit.code.value_or(0) != 0);
+    std::string label = tl.exit.signal ? "exit " + *tl.exit.signal
+                        : tl.exit.code ? "exit " + std::to_string(*tl.exit.code) : "exit";
+    c.markers.push_back({tl.exit.t / kMsPerS, label, crash});
+  }
+  return c;
+}
+
+std::vector<std::string> top_handle_types(const Timeline& tl) {
+  std::map<std::string, double> peak;
+  for (const ProbeSample& s : tl.samples) {
+    for (const auto& [type, n] : s.handles_by_type) peak[type] = std::max(peak[type], n);
+  }
+  std::vector<std::pair<double, std::string>> ranked;
+  for (const auto& [type, n] : peak) ranked.push_back({-n, type});
+  std::sort(ranked.begin(), ranked.end());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < ranked.size() && i < kTopHandleTypes; ++i) out.push_back(ranked[i].second);
+  return out;
+}
+
+void add(ChartSet& set, const std::string& id, const std::string& subtitle, const ChartSpec& spec) {
+  if (!chart_has_data(spec)) {
+    set.missing.push_back(spec.title);
+    return;
+  }
+  set.charts.push_back({id, spec.title, subtitle, render_svg(spec)});
+}
+
+}  // namespace
+
+ChartSet build_charts(const Timeline& tl, const Diagnosis& dx) {
+  ChartSet set;
+  const auto& s = tl.samples;
+
+  ChartSpec cpu = base_spec(tl, dx, "CPU");
+  cpu.y_unit = Unit::kPercent;
+  cpu.y_max_at_least = kCpuAxisMinPercent;
+  cpu.lines.push_back({"process (/proc)", kBlue, series(tl.proc, [](const ProcSample& p) { return p.cpu_share * kPercent; })});
+  cpu.lines.push_back({"probe", kAmber, series(s, [](const ProbeSample& p) { return probe_cpu_share(p) * kPercent; }), true});
+  add(set, "cpu", "% of one core, user + system", cpu);
+
+  ChartSpec mem = base_spec(tl, dx, "Memory");
+  mem.y_unit = Unit::kBytes;
+  mem.lines.push_back({"RSS", kBlue, s.empty() ? series(tl.proc, [](const ProcSample& p) { return p.rss; })
+                                              : series(s, [](const ProbeSample& p) { return p.rss; })});
+  mem.lines.push_back({"heap total", kSlate, series(s, [](const ProbeSample& p) { return p.heap_total; }), true});
+  mem.lines.push_back({"heap used", kTeal, series(s, [](const ProbeSample& p) { return p.heap_used; })});
+  add(set, "memory", "resident set size and V8 heap", mem);
+
+  ChartSpec delay = base_spec(tl, dx, "Event-loop delay");
+  delay.y_unit = Unit::kMilliseconds;
+  delay.log_y = true;
+  delay.log_floor = kDelayLogFloorMs;
+  delay.lines.push_back({"max", kRed, series(s, [](const ProbeSample& p) { return p.delay.max; })});
+  delay.lines.push_back({"p99", kAmber, series(s, [](const ProbeSample& p) { return p.delay.p99; })});
+  delay.lines.push_back({"p50", kBlue, series(s, [](const ProbeSample& p) { return p.delay.p50; })});
+  delay.annotate_max_of = 0;
+  add(set, "delay", "per sampling interval, ms, log scale", delay);
+
+  ChartSpec elu = base_spec(tl, dx, "Event-loop utilisation");
+  elu.y_unit = Unit::kRatio;
+  elu.y_min = 0;
+  elu.y_max = 1;
+  elu.lines.push_back({"ELU", kViolet, series(s, [](const ProbeSample& p) { return p.elu; })});
+  add(set, "elu", "share of each interval the loop was busy, 0–1", elu);
+
+  ChartSpec handles = base_spec(tl, dx, "Active handles");
+  handles.lines.push_back({"total", kSlate, series(s, [](const ProbeSample& p) { return p.handles_total; })});
+  const char* const kTypeColors[] = {kBlue, kTeal, kPink};
+  size_t i = 0;
+  for (const std::string& type : top_handle_types(tl)) {
+    handles.lines.push_back({type, kTypeColors[i++ % 3], series(s, [&type](const ProbeSample& p) {
+      auto it = p.handles_by_type.find(type);
+      return it == p.handles_by_type.end() ? 0.0 : it->second;
+    })});
+  }
+  add(set, "handles", "open handles, total and the three most numerous types", handles);
+
+  ChartSpec gc = base_spec(tl, dx, "GC pauses");
+  gc.y_unit = Unit::kMilliseconds;
+  for (auto [kind, color] : {std::pair{"major", kRed}, {"minor", kBlue}, {"incremental", kAmber}, {"weak", kSlate}}) {
+    BarSeries b{kind, color, {}};
+    for (const GcEvent& g : tl.gc) {
+      if (g.kind == kind) b.points.push_back({g.t / kMsPerS, g.duration_ms});
+    }
+    if (!b.points.empty()) gc.bars.push_back(std::move(b));
+  }
+  add(set, "gc", "one tick per pause at its start, height = duration", gc);
+
+  if (!tl.load.empty()) {
+    ChartSpec rps = base_spec(tl, dx, "Throughput");
+    rps.y_unit = Unit::kPerSecond;
+    rps.lines.push_back({"requests/s", kBlue, series(tl.load, [](const LoadSecond& l) { return l.requests; })});
+    bool errors = std::any_of(tl.load.begin(), tl.load.end(), [](const LoadSecond& l) { return l.errors + l.non_2xx > 0; });
+    if (errors) {
+      rps.lines.push_back({"errors + non-2xx/s", kRed, series(tl.load, [](const LoadSecond& l) { return l.errors + l.non_2xx; })});
+    }
+    add(set, "throughput", "load generator, per second", rps);
+
+    ChartSpec lat = base_spec(tl, dx, "Latency");
+    lat.y_unit = Unit::kMilliseconds;
+    lat.lines.push_back({"p99", kAmber, series(tl.load, [](const LoadSecond& l) { return l.p99; })});
+    lat.lines.push_back({"p50", kBlue, series(tl.load, [](const LoadSecond& l) { return l.p50; })});
+    lat.annotate_max_of = 0;
+    add(set, "latency", "load generator, per second, ms", lat);
+  }
+  return set;
+}
+
+}  // namespace loopdoctor::render

@@ -1,0 +1,281 @@
+#include "analyzer/render/report_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "analyzer/render/key_figures.h"
+#include "analyzer/render/report_charts.h"
+#include "analyzer/render/text.h"
+
+namespace loopdoctor::render {
+
+namespace {
+
+using kainjow::mustache::data;
+constexpr double kMsPerS = 1000.0;
+
+data list() { return data{data::type::list}; }
+
+const char* verdict_title(Verdict v) {
+  switch (v) {
+    case Verdict::kBlockedLoop: return "Blocked event loop";
+    case Verdict::kGcPressure: return "GC pressure";
+    case Verdict::kIoBound: return "I/O bound";
+    case Verdict::kHealthy: return "Healthy";
+    case Verdict::kInsufficientData: return "Not enough data";
+  }
+  return "Not enough data";
+}
+
+const char* outcome_text(Outcome o) {
+  switch (o) {
+    case Outcome::kNotEnoughData: return "not enough data";
+    case Outcome::kNormal: return "normal";
+    case Outcome::kAbnormal: return "abnormal";
+  }
+  return "not enough data";
+}
+
+const char* outcome_class(Outcome o) {
+  switch (o) {
+    case Outcome::kNotEnoughData: return "nodata";
+    case Outcome::kNormal: return "ok";
+    case Outcome::kAbnormal: return "bad";
+  }
+  return "nodata";
+}
+
+data segments(const std::string& text) {
+  data segs = list();
+  for (const TextSegment& s : split_backticks(text)) {
+    data d;
+    d.set("text", s.text);
+    d.set("code", s.code);
+    segs.push_back(d);
+  }
+  return segs;
+}
+
+data recommendation_list(const std::vector<std::string>& texts) {
+  data out = list();
+  for (const std::string& t : texts) {
+    data r;
+    r.set("segments", segments(t));
+    out.push_back(r);
+  }
+  return out;
+}
+
+data evidence_list(const std::vector<Evidence>& ev) {
+  data out = list();
+  for (const Evidence& e : ev) {
+    data d;
+    d.set("signal", e.signal);
+    d.set("value", fmt_num(e.value, 2));
+    d.set("threshold", fmt_num(e.threshold, 2));
+    d.set("text", e.text);
+    out.push_back(d);
+  }
+  return out;
+}
+
+std::string summary_without_issue(const Diagnosis& dx) {
+  if (dx.verdict == Verdict::kHealthy) {
+    return "No problem found: the event loop stayed responsive and no signal crossed its limit.";
+  }
+  if (!dx.notes.empty()) return dx.notes.front();
+  return "This run did not produce enough data to judge the target.";
+}
+
+data detail(const std::string& label, const std::string& value, bool mono = false) {
+  data d;
+  d.set("label", label);
+  d.set("value", value);
+  d.set("mono", mono);
+  return d;
+}
+
+data run_details(const Timeline& tl, const Diagnosis& dx, const ReportOptions& opt) {
+  data rows = list();
+  rows.push_back(detail("Command", tl.command.empty() ? "(unknown)" : shell_join(tl.command), true));
+  if (tl.pid > 0) rows.push_back(detail("PID", fmt_num(tl.pid, 0), true));
+  std::string runtime = tl.runtime.empty() ? "unknown (no probe connected)" : tl.runtime;
+  for (const auto& [name, version] : tl.versions) runtime += " · " + name + " " + version;
+  rows.push_back(detail("Runtime", runtime));
+  if (tl.port) rows.push_back(detail("Listening", "port " + std::to_string(*tl.port) +
+                                                     (tl.listen_t >= 0 ? " at " + fmt_seconds(tl.listen_t / kMsPerS) : "")));
+  rows.push_back(detail("Duration", fmt_seconds(tl.end_t / kMsPerS)));
+  const Window w = report_window(tl, dx);
+  rows.push_back(detail("Analysed window", fmt_seconds(w.start / kMsPerS) + " – " + fmt_seconds(w.end / kMsPerS) +
+                                               " (" + std::to_string(dx.window_samples) + " samples)"));
+  if (tl.probe_interval_ms > 0) rows.push_back(detail("Probe interval", fmt_ms(tl.probe_interval_ms)));
+  rows.push_back(detail("Samples", std::to_string(tl.samples.size()) + " probe, " + std::to_string(tl.proc.size()) +
+                                       " /proc, " + std::to_string(tl.gc.size()) + " GC events"));
+  if (!tl.load_kind.empty() || !tl.load_command.empty()) {
+    std::string load = tl.load_kind == "builtin" ? "built-in load generator"
+                       : tl.load_kind == "on-port" ? "external command (--on-port)"
+                                                   : tl.load_kind;
+    rows.push_back(detail("Load", load));
+    if (!tl.load_command.empty()) rows.push_back(detail("Load command", tl.load_command, true));
+  } else {
+    rows.push_back(detail("Load", "none recorded"));
+  }
+  if (tl.load_summary.present) {
+    const LoadSummary& ls = tl.load_summary;
+    rows.push_back(detail("Load result", fmt_num(ls.requests, 0) + " requests in " + fmt_seconds(ls.duration_s) + ", " +
+                                             fmt_num(ls.rps, 1) + " req/s, latency p50 " + fmt_ms(ls.p50) + " / p99 " +
+                                             fmt_ms(ls.p99) + " / max " + fmt_ms(ls.max) + ", " +
+                                             fmt_num(ls.errors, 0) + " errors, " + fmt_num(ls.non_2xx, 0) + " non-2xx" +
+                                             (ls.rate_not_met ? " (requested rate not met)" : "")));
+  }
+  rows.push_back(detail("Exit", describe_exit(tl).text));
+  if (!tl.interrupted.empty()) rows.push_back(detail("Interrupted", "the run was ended by " + tl.interrupted));
+  if (!tl.host.empty()) rows.push_back(detail("Host", tl.host));
+  if (!tl.start_time.empty()) rows.push_back(detail("Started", tl.start_time));
+  std::string version = opt.loopdoctor_version.empty() ? "unknown" : opt.loopdoctor_version;
+  if (!tl.loopdoctor_version.empty() && tl.loopdoctor_version != opt.loopdoctor_version) {
+    version += " (recorded with " + tl.loopdoctor_version + ")";
+  }
+  rows.push_back(detail("loopdoctor", version));
+  if (!opt.generated_at.empty()) rows.push_back(detail("Report generated", opt.generated_at));
+  return rows;
+}
+
+data issue_data(const Issue& is) {
+  data d;
+  d.set("kind", to_string(is.kind));
+  d.set("kind_title", verdict_title(is.kind));
+  d.set("severity", to_string(is.severity));
+  d.set("confidence", fmt_num(is.confidence * 100, 0) + " %");
+  d.set("summary", is.summary);
+  d.set("evidence", evidence_list(is.evidence));
+  d.set("has_evidence", !is.evidence.empty());
+  d.set("recommendations", recommendation_list(is.recommendations));
+  data hs = list();
+  for (const Hotspot& h : is.hotspots) {
+    data hd;
+    hd.set("function", h.function.empty() ? "(anonymous)" : h.function);
+    hd.set("location", h.location);
+    hd.set("share", fmt_percent(h.share, 1));
+    hd.set("bar", fmt_num(std::clamp(h.share, 0.0, 1.0) * 100, 1));
+    hs.push_back(hd);
+  }
+  d.set("hotspots", hs);
+  return d;
+}
+
+}  // namespace
+
+ExitText describe_exit(const Timeline& tl) {
+  if (!tl.exit.present) {
+    return {tl.truncated ? "unknown: the recording ends abruptly (loopdoctor itself may have been killed)"
+                         : "no exit recorded (still running when the recording ended)", false};
+  }
+  const ExitInfo& e = tl.exit;
+  std::string how = e.signal ? "killed by " + *e.signal : "exited with code " + std::to_string(e.code.value_or(0));
+  how += " at " + fmt_seconds(e.t / kMsPerS);
+  bool crash = !e.stopped_by_loopdoctor && (e.signal || e.code.value_or(0) != 0);
+  if (e.stopped_by_loopdoctor) how += ", stopped by loopdoctor";
+  else if (crash) how += " — the target crashed or failed by itself";
+  else how += ", the target exited by itself";
+  return {how, crash};
+}
+
+kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, const ReportOptions& opt) {
+  data m;
+  const std::string verdict = to_string(dx.verdict);
+  m.set("verdict", verdict);
+  m.set("verdict_title", verdict_title(dx.verdict));
+  std::string cmd = tl.command.empty() ? "" : shell_join(tl.command);
+  m.set("page_title", std::string("loopdoctor: ") + verdict_title(dx.verdict) + (cmd.empty() ? "" : " — " + cmd));
+  m.set("command", cmd);
+
+  const Issue* lead = dx.issues.empty() ? nullptr : &dx.issues.front();
+  m.set("summary", lead ? lead->summary : summary_without_issue(dx));
+  m.set("has_lead", lead != nullptr);
+  if (lead) {
+    m.set("severity", to_string(lead->severity));
+    m.set("confidence", fmt_num(lead->confidence * 100, 0) + " %");
+  }
+
+  ExitText ex = describe_exit(tl);
+  m.set("crash", ex.crash);
+  m.set("crash_text", ex.text);
+  m.set("no_probe", !tl.probe_connected);
+  m.set("truncated", tl.truncated);
+
+  data figs = list();
+  for (const KeyFigure& f : key_figures(tl, dx)) {
+    data d;
+    d.set("label", f.label);
+    d.set("value", f.value);
+    d.set("detail", f.detail);
+    d.set("alarm", f.alarm);
+    figs.push_back(d);
+  }
+  m.set("figures", figs);
+
+  data issues = list();
+  data hotspot_issues = list();
+  for (const Issue& is : dx.issues) {
+    data d = issue_data(is);
+    issues.push_back(d);
+    if (!is.hotspots.empty()) hotspot_issues.push_back(d);
+  }
+  m.set("issues", issues);
+  m.set("hotspot_issues", hotspot_issues);
+  m.set("multi_issue", dx.issues.size() > 1);
+
+  // With no issue the diagnosis carries no recommendations; the per-verdict
+  // texts still tell a reader what to watch or how to get data.
+  if (dx.issues.empty()) {
+    auto text = read_text_file(opt.templates_dir + "/recommendations/" + verdict + ".txt");
+    m.set("general_recommendations", recommendation_list(text ? split_paragraphs(*text) : std::vector<std::string>{}));
+  }
+
+  data findings = list();
+  for (const Finding& f : dx.findings) {
+    data d;
+    d.set("signal", f.signal);
+    d.set("outcome", outcome_text(f.outcome));
+    d.set("outcome_class", outcome_class(f.outcome));
+    d.set("abnormal", f.outcome == Outcome::kAbnormal);
+    d.set("severity", to_string(f.severity));
+    d.set("note", f.note);
+    findings.push_back(d);
+  }
+  m.set("findings", findings);
+  data notes = list();
+  for (const std::string& n : dx.notes) notes.push_back(data{"text", n});
+  m.set("notes", notes);
+  m.set("has_notes", !dx.notes.empty());
+
+  ChartSet charts = build_charts(tl, dx);
+  data cl = list();
+  for (const RenderedChart& c : charts.charts) {
+    data d;
+    d.set("id", c.id);
+    d.set("title", c.title);
+    d.set("subtitle", c.subtitle);
+    d.set("svg", c.svg);
+    cl.push_back(d);
+  }
+  m.set("charts", cl);
+  std::string missing;
+  for (const std::string& t : charts.missing) missing += (missing.empty() ? "" : ", ") + t;
+  m.set("charts_missing", missing);
+  m.set("has_charts_missing", !missing.empty());
+  m.set("band_label", tl.load_window && tl.load_window->length() > 0 ? "load window" : "analysed window");
+
+  m.set("details", run_details(tl, dx, opt));
+  data warnings = list();
+  for (const std::string& w : tl.warnings) warnings.push_back(data{"text", w});
+  if (tl.truncated) warnings.push_back(data{"text", "The recording was truncated: its last line was incomplete and was ignored."});
+  m.set("warnings", warnings);
+  m.set("generated_at", opt.generated_at);
+  m.set("has_generated_at", !opt.generated_at.empty());
+  m.set("version", opt.loopdoctor_version);
+  return m;
+}
+
+}  // namespace loopdoctor::render

@@ -1,0 +1,48 @@
+// Small text helpers shared by the renderers: compact number formatting with
+// units, escaping for markup the C++ side writes itself (SVG), and splitting
+// `code` spans out of recommendation texts so templates can escape them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace loopdoctor::render {
+
+// `v` with at most `max_decimals` decimals and trailing zeros removed
+// ("312", "0.81"); "–" for NaN or infinity.
+std::string fmt_num(double v, int max_decimals = 1);
+
+std::string fmt_bytes(double bytes);     // "312 MiB", "1.2 GiB", "840 KiB"
+std::string fmt_ms(double ms);           // "0.42 ms", "312 ms", "1.5 s"
+std::string fmt_seconds(double s);       // "12.3 s", "4 min 05 s", "1 h 02 min"
+std::string fmt_percent(double fraction, int max_decimals = 1);  // 0.423 -> "42.3 %"
+
+// Escapes &, <, >, " and ' for text and attribute values in markup we build
+// by hand (the SVG charts). Mustache escapes everything else.
+std::string xml_escape(std::string_view s);
+
+// Appends `v` rounded to one decimal ("12.3", "-4", "0.5"): SVG coordinates
+// need no more precision at screen size, and this keeps the report small.
+void append_coord(std::string& out, double v);
+
+struct TextSegment {
+  std::string text;
+  bool code = false;  // was inside `backticks`
+};
+// Splits "use `--cpu-prof` to confirm" into plain and code segments. An
+// unmatched backtick is kept as a literal character.
+std::vector<TextSegment> split_backticks(std::string_view s);
+
+// Paragraphs separated by one or more blank lines, each with its internal
+// line breaks folded into spaces (the recommendations/<kind>.txt format).
+std::vector<std::string> split_paragraphs(std::string_view s);
+
+// The argv as one line a person could paste into a shell.
+std::string shell_join(const std::vector<std::string>& argv);
+
+// The whole file, or std::nullopt if it cannot be read.
+std::optional<std::string> read_text_file(const std::string& path);
+
+}  // namespace loopdoctor::render

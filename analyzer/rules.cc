@@ -1,0 +1,209 @@
+// The combiner: the one place that turns per-signal findings into a verdict.
+//
+// Precedence (also in README.md, "How the verdict is decided"):
+//  1. No probe data in the window, or too little         -> insufficient-data
+//  2. GC pauses over their limit, or a growing heap, and GC explains the
+//     loop's stalls (or there are none)                   -> gc-pressure
+//  3. The loop stalled (delay p99 or stalled share)       -> blocked-loop
+//     (queued connections and rising handles are its consequence, not a
+//     second cause; GC pressure that does not explain the stalls is listed
+//     as a second issue)
+//  4. Slow responses with requests in flight while the loop and CPU idle
+//                                                         -> io-bound
+//  5. Otherwise                                           -> healthy
+//     (with a note when the load was too light to judge)
+// There is no "unknown": when signals mix, the cause is picked by this order
+// and the rest is listed as evidence.
+#include <algorithm>
+
+#include "analyzer/analysers/analysers.h"
+#include "analyzer/analyze.h"
+#include "analyzer/thresholds.h"
+
+namespace loopdoctor {
+namespace {
+
+using namespace thresholds;
+using analysers::mib;
+using analysers::pct;
+
+const Finding& find(const std::vector<Finding>& fs, const char* signal) {
+  for (const auto& f : fs)
+    if (f.signal == signal) return f;
+  static const Finding kNone;
+  return kNone;
+}
+
+bool abnormal(const std::vector<Finding>& fs, const char* signal) {
+  return find(fs, signal).outcome == Outcome::kAbnormal;
+}
+
+void append(std::vector<Evidence>* to, const Finding& f) {
+  to->insert(to->end(), f.evidence.begin(), f.evidence.end());
+}
+
+Issue make_issue(Verdict kind, Severity severity = Severity::kLow, double confidence = 0) {
+  Issue i;
+  i.kind = kind;
+  i.severity = severity;
+  i.confidence = confidence;
+  return i;
+}
+
+// How far past its limit a value is, mapped to 0.6 .. 0.99: just over the
+// line is a fair call, twice the limit is near certain.
+double confidence_over(double value, double limit) {
+  if (limit <= 0) return 0.6;
+  double over = std::clamp(value / limit - 1.0, 0.0, 1.0);
+  return std::min(0.99, 0.6 + 0.39 * over);
+}
+
+Issue insufficient(const Timeline& tl, const WindowStats& st) {
+  Issue i = make_issue(Verdict::kInsufficientData, Severity::kLow, 0.9);
+  if (!tl.probe_connected) {
+    i.summary = fmt::format(
+        "No probe connected, so the event loop could not be observed; loopdoctor saw only "
+        "external /proc samples (CPU {:.0f} % of a core, peak RSS {}). Is the target a Node.js "
+        "process started directly, with NODE_OPTIONS intact?",
+        st.cpu_cores_proc * 100, mib(st.rss_max));
+  } else if (st.samples == 0) {
+    i.summary = "The probe connected but sent no samples inside the analysis window.";
+  } else {
+    i.summary = fmt::format(
+        "Only {:.1f} s and {} samples were recorded in the window; at least {:.0f} s and {:.0f} "
+        "samples are needed to judge.",
+        st.window_ms / 1000.0, st.samples, kMinWindowMs / 1000.0, kMinProbeSamples);
+  }
+  i.evidence.push_back(analysers::evidence("probe_samples", static_cast<double>(st.samples),
+                                           kMinProbeSamples,
+                                           fmt::format("{} probe samples in the window", st.samples)));
+  return i;
+}
+
+Issue gc_issue(const WindowStats& st, const std::vector<Finding>& fs) {
+  const bool leak = abnormal(fs, "memory");
+  Issue i = make_issue(Verdict::kGcPressure);
+  i.severity = std::max(find(fs, "gc").severity, find(fs, "memory").severity);
+  i.confidence = std::max(confidence_over(st.gc_share, kGcShareLimit),
+                          leak ? confidence_over(st.heap_growth_bytes_per_s,
+                                                 kHeapGrowthLeakBytesPerS)
+                               : 0.0);
+  if (leak)
+    i.summary = fmt::format(
+        "Memory is retained and never released: the live heap grew {:.1f} MB/s (peak {} "
+        "used) and the garbage collector took {} of the time.",
+        st.heap_growth_bytes_per_s / 1048576.0, mib(st.heap_used_max), pct(st.gc_share));
+  else
+    i.summary = fmt::format(
+        "The garbage collector took {} of the time ({} pauses, longest {:.0f} ms): the "
+        "server allocates short-lived objects faster than it can collect them.",
+        pct(st.gc_share), st.gc_count, st.gc_max_pause_ms);
+  append(&i.evidence, find(fs, "gc"));
+  append(&i.evidence, find(fs, "memory"));
+  if (abnormal(fs, "delay")) append(&i.evidence, find(fs, "delay"));
+  return i;
+}
+
+Issue blocked_issue(const WindowStats& st, const std::vector<Finding>& fs) {
+  Issue i = make_issue(Verdict::kBlockedLoop);
+  i.severity = find(fs, "delay").severity;
+  i.confidence = std::max(confidence_over(st.delay_p99_ms, kDelayP99LimitMs),
+                          confidence_over(st.blocked_share, kBlockedShareLimit));
+  i.summary = fmt::format(
+      "The event loop was blocked: callbacks waited up to {:.0f} ms (p99 {:.0f} ms) while the "
+      "loop was busy {} of the time. Synchronous work on the main thread is holding it; "
+      "find it and move it off the loop.",
+      st.delay_max_ms, st.delay_p99_ms, pct(st.elu_mean));
+  append(&i.evidence, find(fs, "delay"));
+  append(&i.evidence, find(fs, "utilisation"));
+  append(&i.evidence, find(fs, "cpu"));
+  if (st.http_present) append(&i.evidence, find(fs, "http"));
+  return i;
+}
+
+Issue io_issue(const WindowStats& st, const std::vector<Finding>& fs) {
+  Issue i = make_issue(Verdict::kIoBound, Severity::kMedium);
+  i.confidence = confidence_over(st.http_latency_mean_ms, kIoLatencyMs);
+  i.summary = fmt::format(
+      "Requests waited on I/O: responses took {:.0f} ms on average with {:.1f} in flight, "
+      "while the loop was idle {} of the time and CPU stayed at {:.0f} % of a core. The "
+      "server is waiting on something slower than itself (an upstream, a database, a pool).",
+      st.http_latency_mean_ms, st.http_inflight_mean, pct(1.0 - st.elu_mean),
+      std::max(st.cpu_cores_proc, st.cpu_cores_probe) * 100);
+  append(&i.evidence, find(fs, "http"));
+  append(&i.evidence, find(fs, "utilisation"));
+  append(&i.evidence, find(fs, "cpu"));
+  append(&i.evidence, find(fs, "delay"));
+  return i;
+}
+
+Issue healthy_issue(const WindowStats& st, const std::vector<Finding>& fs, bool light) {
+  Issue i = make_issue(Verdict::kHealthy, Severity::kLow, light ? 0.6 : 0.9);
+  i.summary = fmt::format(
+      "No problem found: loop delay p99 {:.1f} ms, loop busy {}, GC {} of the time{}.",
+      st.delay_p99_ms, pct(st.elu_mean), pct(st.gc_share),
+      st.http_present ? fmt::format(", {:.0f} req/s", st.http_rps) : std::string());
+  append(&i.evidence, find(fs, "delay"));
+  append(&i.evidence, find(fs, "utilisation"));
+  append(&i.evidence, find(fs, "gc"));
+  return i;
+}
+
+}  // namespace
+
+Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding> findings) {
+  Diagnosis dx;
+  const auto& fs = findings;
+
+  if (!analysers::enough_probe_data(st)) {
+    dx.issues.push_back(insufficient(tl, st));
+  } else {
+    const bool gc_bad = abnormal(fs, "gc") || abnormal(fs, "memory");
+    const bool delay_bad = abnormal(fs, "delay");
+    // GC explains the stalls when its pauses are a large part of the time the
+    // loop was busy; otherwise the stalls are the application's own work.
+    const double busy = std::max(st.elu_mean, st.gc_share);
+    const bool gc_explains = busy > 0 && st.gc_share / busy >= kGcShareOfBusyForCause;
+    const double cpu = std::max(st.cpu_cores_proc, st.cpu_cores_probe);
+    const bool waiting = abnormal(fs, "http") && st.elu_mean < kEluWaiting &&
+                         cpu < kCpuNotBoundCores && !delay_bad;
+
+    if (gc_bad && (!delay_bad || gc_explains)) {
+      dx.issues.push_back(gc_issue(st, fs));
+    } else if (delay_bad) {
+      dx.issues.push_back(blocked_issue(st, fs));
+      if (gc_bad) {
+        Issue second = gc_issue(st, fs);
+        second.severity = Severity::kLow;
+        second.confidence *= 0.8;
+        dx.issues.push_back(std::move(second));
+      }
+    } else if (waiting) {
+      dx.issues.push_back(io_issue(st, fs));
+    } else {
+      const bool light = st.elu_mean < kLightLoadElu && st.http_rps < kMinLoadRps;
+      dx.issues.push_back(healthy_issue(st, fs, light));
+      if (light)
+        dx.notes.push_back(
+            "The load was too light to judge: the loop was busy under 5 % of the time and few "
+            "requests arrived. Run with --load or --on-port to see the server under pressure.");
+    }
+  }
+
+  dx.verdict = dx.issues.front().kind;
+  if (!tl.load_window)
+    dx.notes.push_back("No load ran during this recording: the analysis covers the whole run.");
+  if (tl.exit.present && !tl.exit.stopped_by_loopdoctor) {
+    std::string how = tl.exit.signal ? "was killed by " + *tl.exit.signal
+                                     : "exited with code " + std::to_string(tl.exit.code.value_or(-1));
+    dx.notes.push_back(fmt::format("The target {} at {:.1f} s, before loopdoctor stopped it; the "
+                                   "analysis covers the run up to then.",
+                                   how, tl.exit.t / 1000.0));
+  }
+  if (tl.truncated)
+    dx.notes.push_back("The recording was cut off; everything before the cut was analysed.");
+  dx.findings = std::move(findings);
+  return dx;
+}
+
+}  // namespace loopdoctor

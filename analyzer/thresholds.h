@@ -1,0 +1,57 @@
+// Every number the rules use, with its unit and the reason for it.
+// Measured figures behind these are in docs/thresholds.md.
+#pragma once
+
+namespace loopdoctor::thresholds {
+
+// --- enough data -----------------------------------------------------------
+// Under 1 s of window or 20 probe intervals a percentile is noise.
+inline constexpr double kMinWindowMs = 1000;
+inline constexpr double kMinProbeSamples = 20;
+
+// --- event-loop delay ------------------------------------------------------
+// A request that waits 100 ms for the loop is felt by a person (the RAIL
+// "instant" budget), and prom-client users alert at this level.
+inline constexpr double kDelayP99LimitMs = 100;
+// Above 250 ms a single stall is visible as a hang; severity becomes high.
+inline constexpr double kDelayP99HighMs = 250;
+// An interval whose max delay exceeds this counts as "blocked" time. 50 ms is
+// half the user-visible budget and ~5 timer periods at the default 10 ms.
+inline constexpr double kBlockedIntervalMs = 50;
+// Share of the window spent in blocked intervals that is a finding by itself
+// even when the p99 is under its limit (many medium stalls).
+inline constexpr double kBlockedShareLimit = 0.25;
+
+// --- utilisation and CPU ---------------------------------------------------
+// A loop busy over 90 % of the time has no headroom: a queue forms.
+inline constexpr double kEluBusy = 0.9;
+// Below 50 % busy while requests are slow, the loop is waiting, not working.
+inline constexpr double kEluWaiting = 0.5;
+// One core is what a single JS thread can use; below 0.7 of it the process is
+// not CPU-bound (GC and libuv threads add a little on top of the JS thread).
+inline constexpr double kCpuNotBoundCores = 0.7;
+
+// --- garbage collection ----------------------------------------------------
+// Share of wall time inside GC pauses. Healthy servers under load stay under
+// ~5 %; at 15 % a sixth of every second is lost to the collector.
+inline constexpr double kGcShareLimit = 0.15;
+inline constexpr double kGcShareHigh = 0.30;
+// When GC pauses account for this much of the loop's busy time, a high loop
+// delay is the collector's doing: the verdict is gc-pressure, delay is evidence.
+inline constexpr double kGcShareOfBusyForCause = 0.35;
+// Heap used over this fraction of V8's limit: the next step is an OOM crash.
+inline constexpr double kHeapNearLimit = 0.85;
+// Heap growth over the window that marks a leak-like trend, bytes per second.
+inline constexpr double kHeapGrowthLeakBytesPerS = 5.0 * 1024 * 1024;
+
+// --- I/O -------------------------------------------------------------------
+// Evidence of load: at least this many requests per second reached the server.
+inline constexpr double kMinLoadRps = 5;
+// Server-side response time that counts as slow while the loop is idle.
+inline constexpr double kIoLatencyMs = 50;
+// Requests open at once, on average, that show queueing behind I/O.
+inline constexpr double kIoMinInflight = 2;
+// Under this utilisation with no slow responses, the load was too light to judge.
+inline constexpr double kLightLoadElu = 0.05;
+
+}  // namespace loopdoctor::thresholds

@@ -1,0 +1,143 @@
+#include "analyzer/window_stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "analyzer/thresholds.h"
+
+namespace loopdoctor {
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  double rank = std::clamp(p, 0.0, 100.0) / 100.0 * static_cast<double>(v.size() - 1);
+  auto lo = static_cast<std::size_t>(std::floor(rank));
+  auto hi = std::min(lo + 1, v.size() - 1);
+  double frac = rank - static_cast<double>(lo);
+  return v[lo] + (v[hi] - v[lo]) * frac;
+}
+
+double slope(const std::vector<double>& x, const std::vector<double>& y) {
+  const std::size_t n = std::min(x.size(), y.size());
+  if (n < 3) return 0;
+  double mx = 0, my = 0;
+  for (std::size_t i = 0; i < n; ++i) mx += x[i], my += y[i];
+  mx /= n, my /= n;
+  double sxy = 0, sxx = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+  }
+  return sxx > 0 ? sxy / sxx : 0;
+}
+
+namespace {
+
+// Time-weighted mean of f over the samples; a sample covers [t - interval, t].
+template <class F>
+double weighted_mean(const std::vector<const ProbeSample*>& s, F f) {
+  double num = 0, den = 0;
+  for (const ProbeSample* p : s) {
+    double w = p->interval > 0 ? p->interval : 1;
+    num += f(*p) * w;
+    den += w;
+  }
+  return den > 0 ? num / den : 0;
+}
+
+// Rising troughs of heap used are live data growing (a leak); flat troughs
+// with high peaks are churn. The trough of each second approximates the heap
+// right after a collection, without needing a GC event per second.
+double heap_trough_slope(const std::vector<const ProbeSample*>& s) {
+  std::map<long, double> trough;  // second -> min heap used
+  for (const ProbeSample* p : s) {
+    long sec = static_cast<long>(std::floor(p->t / 1000.0));
+    auto [it, fresh] = trough.emplace(sec, p->heap_used);
+    if (!fresh) it->second = std::min(it->second, p->heap_used);
+  }
+  std::vector<double> x, y;
+  for (const auto& [sec, v] : trough) x.push_back(static_cast<double>(sec)), y.push_back(v);
+  return slope(x, y);
+}
+
+}  // namespace
+
+WindowStats compute_window_stats(const Timeline& tl, const Window& w) {
+  WindowStats st;
+  st.window_ms = w.length();
+  std::vector<const ProbeSample*> in;
+  for (const auto& s : tl.samples)
+    if (w.contains(s.t)) in.push_back(&s);
+  st.samples = in.size();
+
+  if (!in.empty()) {
+    std::vector<double> maxima;
+    maxima.reserve(in.size());
+    double blocked_ms = 0, covered_ms = 0, cpu_us = 0;
+    std::vector<double> ht, hv;
+    for (const ProbeSample* p : in) {
+      maxima.push_back(p->delay.max);
+      covered_ms += p->interval;
+      if (p->delay.max >= thresholds::kBlockedIntervalMs) blocked_ms += p->interval;
+      cpu_us += p->cpu_user_us + p->cpu_system_us;
+      st.heap_used_max = std::max(st.heap_used_max, p->heap_used);
+      st.heap_total_max = std::max(st.heap_total_max, p->heap_total);
+      st.rss_max = std::max(st.rss_max, p->rss);
+      st.handles_max = std::max(st.handles_max, p->handles_total);
+      ht.push_back(p->t / 1000.0);
+      hv.push_back(p->handles_total);
+      if (p->http.present) {
+        st.http_present = true;
+        st.http_requests += p->http.requests;
+        st.http_latency_max_ms = std::max(st.http_latency_max_ms, p->http.latency_max_ms);
+      }
+    }
+    st.delay_p50_ms = percentile(maxima, 50);
+    st.delay_p99_ms = percentile(maxima, 99);
+    st.delay_max_ms = *std::max_element(maxima.begin(), maxima.end());
+    st.blocked_share = covered_ms > 0 ? blocked_ms / covered_ms : 0;
+    st.elu_mean = weighted_mean(in, [](const ProbeSample& p) { return p.elu; });
+    st.cpu_cores_probe = covered_ms > 0 ? cpu_us / 1000.0 / covered_ms : 0;
+    st.handles_mean = weighted_mean(in, [](const ProbeSample& p) { return p.handles_total; });
+    st.handles_growth_per_s = slope(ht, hv);
+    st.heap_growth_bytes_per_s = heap_trough_slope(in);
+    if (st.http_present) {
+      st.http_rps = covered_ms > 0 ? st.http_requests / (covered_ms / 1000.0) : 0;
+      st.http_inflight_mean =
+          weighted_mean(in, [](const ProbeSample& p) { return p.http.inflight; });
+      double lat = 0, n = 0;
+      for (const ProbeSample* p : in) {
+        lat += p->http.latency_mean_ms * p->http.responses;
+        n += p->http.responses;
+      }
+      st.http_latency_mean_ms = n > 0 ? lat / n : 0;
+    }
+  }
+
+  const ProcSample* first = nullptr;
+  const ProcSample* last = nullptr;
+  for (const auto& p : tl.proc) {
+    if (!w.contains(p.t)) continue;
+    ++st.proc_samples;
+    if (!first) first = &p;
+    last = &p;
+    st.rss_max = std::max(st.rss_max, p.rss);
+  }
+  if (first && last && last->t > first->t)
+    st.cpu_cores_proc = (last->cpu_ms - first->cpu_ms) / (last->t - first->t);
+
+  for (const auto& g : tl.gc) {
+    if (!w.contains(g.t)) continue;
+    ++st.gc_count;
+    st.gc_ms += g.duration_ms;
+    st.gc_max_pause_ms = std::max(st.gc_max_pause_ms, g.duration_ms);
+    if (g.kind == "major") st.gc_major_ms += g.duration_ms, ++st.gc_major_count;
+    else if (g.kind == "minor") st.gc_minor_ms += g.duration_ms;
+    else if (g.kind == "incremental") st.gc_incremental_ms += g.duration_ms;
+  }
+  st.gc_share = st.window_ms > 0 ? st.gc_ms / st.window_ms : 0;
+  return st;
+}
+
+}  // namespace loopdoctor

@@ -1,0 +1,42 @@
+// Aggregates of a timeline over a window, shared by the analysers.
+#pragma once
+
+#include <vector>
+
+#include "analyzer/timeline.h"
+
+namespace loopdoctor {
+
+// p in [0,100]; linear interpolation; 0 for an empty input. Sorts a copy.
+double percentile(std::vector<double> values, double p);
+
+// Least-squares slope of y over x (units of y per unit of x); 0 when fewer
+// than 3 points or no spread in x.
+double slope(const std::vector<double>& x, const std::vector<double>& y);
+
+struct WindowStats {
+  std::size_t samples = 0;         // probe samples in the window
+  std::size_t proc_samples = 0;
+  double window_ms = 0;
+
+  double delay_p50_ms = 0, delay_p99_ms = 0, delay_max_ms = 0;  // of interval maxima
+  double blocked_share = 0;        // window time in intervals over kBlockedIntervalMs
+  double elu_mean = 0;             // time-weighted
+  double cpu_cores_probe = 0;      // process.cpuUsage over the window, cores
+  double cpu_cores_proc = 0;       // /proc over the window, cores
+  double gc_ms = 0, gc_share = 0;  // pause time and share of the window
+  double gc_major_ms = 0, gc_minor_ms = 0, gc_incremental_ms = 0;
+  std::size_t gc_count = 0, gc_major_count = 0;
+  double gc_max_pause_ms = 0;
+  double heap_used_max = 0, heap_total_max = 0, rss_max = 0;
+  double heap_growth_bytes_per_s = 0;  // slope of heap used after major GCs, or of heap used
+  double handles_mean = 0, handles_max = 0, handles_growth_per_s = 0;
+  bool http_present = false;
+  double http_rps = 0, http_inflight_mean = 0, http_latency_mean_ms = 0,
+         http_latency_max_ms = 0;
+  double http_requests = 0;
+};
+
+WindowStats compute_window_stats(const Timeline& tl, const Window& w);
+
+}  // namespace loopdoctor

@@ -1,0 +1,138 @@
+#include "cli/report_outputs.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "analyzer/analyze.h"
+#include "analyzer/render/html_report.h"
+#include "cli/commands.h"
+#include "cli/paths.h"
+#include "cli/terminal_summary.h"
+
+namespace loopdoctor::cli {
+namespace {
+
+std::string iso_now() {
+  std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return buf;
+}
+
+// Writes through a temporary file and a rename, so a reader never sees half a
+// report and an old report is replaced whole.
+bool write_file(const std::string& path, const std::string& content, std::string* error) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path p(path);
+  if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out || !out.write(content.data(), static_cast<std::streamsize>(content.size()))) {
+      *error = "cannot write '" + path + "'";
+      return false;
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    *error = "cannot write '" + path + "': " + ec.message();
+    return false;
+  }
+  return true;
+}
+
+bool emit(const std::string& path, const std::string& content, std::string* error) {
+  if (path == "-") {
+    std::cout << content;
+    std::cout.flush();
+    return true;
+  }
+  return write_file(path, content, error);
+}
+
+void open_in_browser(const std::string& path) {
+  // xdg-open returns at once; the browser outlives us.
+  std::string cmd = "xdg-open '" + path + "' >/dev/null 2>&1 &";
+  if (std::system(cmd.c_str()) != 0)
+    std::cerr << "loopdoctor: could not open a browser; the report is " << path << "\n";
+}
+
+}  // namespace
+
+bool check_fail_on(const std::vector<std::string>& kinds, std::string* error) {
+  for (const auto& k : kinds) {
+    Verdict v;
+    if (!parse_verdict(k, &v)) {
+      *error = "--fail-on: unknown verdict '" + k +
+               "' (use blocked-loop, gc-pressure, io-bound, healthy or insufficient-data)";
+      return false;
+    }
+  }
+  return true;
+}
+
+int analyze_and_report(const std::string& recording_path, const OutputOptions& opts) {
+  std::string error;
+  auto tl = load_timeline(recording_path, &error);
+  if (!tl) {
+    std::cerr << "loopdoctor: " << error << "\n";
+    return kExitFailed;
+  }
+  for (const auto& w : tl->warnings) std::cerr << "loopdoctor: warning: " << w << "\n";
+
+  DataPaths paths;
+  if (!find_data_paths(&paths, &error)) {
+    std::cerr << "loopdoctor: " << error << "\n";
+    return kExitFailed;
+  }
+  Diagnosis dx = analyze(*tl);
+  if (!attach_recommendations(&dx, paths.templates_dir, &error))
+    std::cerr << "loopdoctor: warning: " << error << "\n";
+
+  int rc = kExitOk;
+  if (!opts.html_path.empty()) {
+    render::ReportOptions ro;
+    ro.templates_dir = paths.templates_dir;
+    ro.generated_at = iso_now();
+    ro.loopdoctor_version = LOOPDOCTOR_VERSION;
+    std::string html = render::html_report(*tl, dx, ro, &error);
+    if (html.empty()) {
+      std::cerr << "loopdoctor: cannot render the report: " << error << "\n";
+      rc = kExitFailed;
+    } else if (!write_file(opts.html_path, html, &error)) {
+      std::cerr << "loopdoctor: " << error << "\n";
+      rc = kExitFailed;
+    }
+  }
+  if (!opts.json_path.empty() &&
+      !emit(opts.json_path, diagnosis_json(*tl, dx).dump(2) + "\n", &error)) {
+    std::cerr << "loopdoctor: " << error << "\n";
+    rc = kExitFailed;
+  }
+  if (!opts.markdown_path.empty() &&
+      !emit(opts.markdown_path, markdown_summary(*tl, dx, opts.html_path), &error)) {
+    std::cerr << "loopdoctor: " << error << "\n";
+    rc = kExitFailed;
+  }
+  if (!opts.quiet_summary)
+    print_terminal_summary(std::cerr, *tl, dx, opts.html_path, recording_path,
+                           isatty(STDERR_FILENO) == 1);
+  if (opts.open && !opts.html_path.empty() && rc == kExitOk) open_in_browser(opts.html_path);
+
+  if (rc == kExitOk)
+    for (const auto& k : opts.fail_on)
+      if (k == to_string(dx.verdict)) {
+        std::cerr << "loopdoctor: verdict " << k << " matches --fail-on: exit 3\n";
+        return kExitFailOn;
+      }
+  return rc;
+}
+
+}  // namespace loopdoctor::cli

@@ -1,0 +1,28 @@
+// What `run` and `analyze` share: recording -> diagnosis -> report files and
+// the terminal summary.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace loopdoctor::cli {
+
+struct OutputOptions {
+  std::string html_path;      // "" : no HTML report
+  std::string json_path;      // "" : none, "-" : stdout
+  std::string markdown_path;  // "" : none, "-" : stdout
+  std::vector<std::string> fail_on;  // verdict names
+  bool open = false;                 // open the HTML report in a browser
+  bool quiet_summary = false;        // no terminal summary (JSON on stdout)
+};
+
+// Analyses the recording and writes every requested output. Returns the
+// process exit code: 0, 2 (recording unreadable, a file not writable) or 3
+// (--fail-on matched). `target_note` is printed under the verdict when set
+// (e.g. "the target crashed").
+int analyze_and_report(const std::string& recording_path, const OutputOptions& opts);
+
+// Validates --fail-on values; false with a message naming the bad one.
+bool check_fail_on(const std::vector<std::string>& kinds, std::string* error);
+
+}  // namespace loopdoctor::cli

@@ -1,0 +1,124 @@
+#include "cli/terminal_summary.h"
+
+#include <fmt/format.h>
+
+#include "analyzer/window_stats.h"
+
+namespace loopdoctor::cli {
+namespace {
+
+const char* verdict_colour(Verdict v) {
+  switch (v) {
+    case Verdict::kBlockedLoop: return "\x1b[1;31m";       // bold red
+    case Verdict::kGcPressure: return "\x1b[1;35m";        // bold magenta
+    case Verdict::kIoBound: return "\x1b[1;33m";           // bold yellow
+    case Verdict::kHealthy: return "\x1b[1;32m";           // bold green
+    case Verdict::kInsufficientData: return "\x1b[1;37m";  // bold
+  }
+  return "";
+}
+
+std::string exit_text(const Timeline& tl) {
+  if (!tl.exit.present) return "still running at the end of the recording";
+  std::string how = tl.exit.signal ? "killed by " + *tl.exit.signal
+                                   : "exited with code " + std::to_string(tl.exit.code.value_or(-1));
+  if (tl.exit.stopped_by_loopdoctor) return "stopped by loopdoctor (" + how + ")";
+  return fmt::format("{} at {:.1f} s, by itself", how, tl.exit.t / 1000.0);
+}
+
+std::string key_figures(const Timeline& tl, const WindowStats& st, const char* sep) {
+  std::string s;
+  auto add = [&](const std::string& part) { s += (s.empty() ? "" : sep) + part; };
+  if (st.samples > 0) {
+    add(fmt::format("loop delay p99 {:.0f} ms, max {:.0f} ms", st.delay_p99_ms, st.delay_max_ms));
+    add(fmt::format("loop busy {:.0f} %", st.elu_mean * 100));
+  }
+  double cpu = st.proc_samples > 1 ? st.cpu_cores_proc : st.cpu_cores_probe;
+  add(fmt::format("CPU {:.0f} %", cpu * 100));
+  if (st.samples > 0) add(fmt::format("GC {:.1f} %", st.gc_share * 100));
+  if (st.rss_max > 0) add(fmt::format("RSS {:.0f} MB", st.rss_max / 1048576.0));
+  if (tl.load_summary.present)
+    add(fmt::format("{:.0f} req/s, latency p99 {:.0f} ms", tl.load_summary.rps, tl.load_summary.p99));
+  else if (st.http_present)
+    add(fmt::format("{:.0f} req/s", st.http_rps));
+  return s;
+}
+
+}  // namespace
+
+void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnosis& dx,
+                            const std::string& report_path, const std::string& recording_path,
+                            bool colour) {
+  const WindowStats st = compute_window_stats(tl, dx.window);
+  const char* on = colour ? verdict_colour(dx.verdict) : "";
+  const char* off = colour ? "\x1b[0m" : "";
+  const char* dim = colour ? "\x1b[2m" : "";
+  out << "\n";
+  if (!dx.issues.empty()) {
+    const Issue& top = dx.issues.front();
+    out << "  " << on << to_string(dx.verdict) << off;
+    if (top.kind != Verdict::kHealthy && top.kind != Verdict::kInsufficientData)
+      out << fmt::format("  ({} severity, confidence {:.2f})", to_string(top.severity),
+                         top.confidence);
+    out << "\n  " << top.summary << "\n";
+    for (std::size_t i = 1; i < dx.issues.size(); ++i)
+      out << "  also: " << to_string(dx.issues[i].kind) << " — " << dx.issues[i].summary << "\n";
+  }
+  out << "\n  " << key_figures(tl, st, " · ") << "\n";
+  out << "  " << dim << "window " << fmt::format("{:.1f}", dx.window.length() / 1000.0)
+      << " s, " << st.samples << " samples; target " << exit_text(tl) << off << "\n";
+  for (const auto& n : dx.notes) out << "  note: " << n << "\n";
+  if (!dx.issues.empty() && !dx.issues.front().recommendations.empty())
+    out << "\n  → " << dx.issues.front().recommendations.front() << "\n";
+  out << "\n";
+  if (!report_path.empty()) out << "  report:    " << report_path << "\n";
+  if (!recording_path.empty()) out << "  recording: " << recording_path << "\n";
+  out << "\n";
+}
+
+std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
+                             const std::string& report_path) {
+  const WindowStats st = compute_window_stats(tl, dx.window);
+  std::string md = fmt::format("### loopdoctor: `{}`\n\n", to_string(dx.verdict));
+  if (!dx.issues.empty()) md += "> " + dx.issues.front().summary + "\n\n";
+  md += "| figure | value |\n|---|---|\n";
+  if (st.samples > 0) {
+    md += fmt::format("| loop delay p99 / max | {:.0f} ms / {:.0f} ms |\n", st.delay_p99_ms,
+                      st.delay_max_ms);
+    md += fmt::format("| loop utilisation | {:.0f} % |\n", st.elu_mean * 100);
+    md += fmt::format("| GC pause share | {:.1f} % ({} pauses) |\n", st.gc_share * 100,
+                      st.gc_count);
+    md += fmt::format("| heap used peak | {:.0f} MB |\n", st.heap_used_max / 1048576.0);
+  }
+  md += fmt::format("| CPU | {:.0f} % of a core |\n",
+                    (st.proc_samples > 1 ? st.cpu_cores_proc : st.cpu_cores_probe) * 100);
+  md += fmt::format("| peak RSS | {:.0f} MB |\n", st.rss_max / 1048576.0);
+  if (tl.load_summary.present)
+    md += fmt::format("| throughput / latency p99 | {:.0f} req/s / {:.0f} ms |\n",
+                      tl.load_summary.rps, tl.load_summary.p99);
+  else if (st.http_present)
+    md += fmt::format("| requests (server side) | {:.0f} req/s, {:.1f} ms mean |\n", st.http_rps,
+                      st.http_latency_mean_ms);
+  md += "\n";
+  for (const auto& issue : dx.issues) {
+    for (const auto& h : issue.hotspots)
+      md += fmt::format("- hotspot `{}` at `{}` ({:.0f} %)\n", h.function, h.location,
+                        h.share * 100);
+  }
+  if (!dx.issues.empty() && !dx.issues.front().recommendations.empty())
+    md += "\n**First step:** " + dx.issues.front().recommendations.front() + "\n";
+  for (const auto& n : dx.notes) md += "\n_Note: " + n + "_\n";
+  md += "\n<details><summary>How it was run</summary>\n\n";
+  std::string cmd;
+  for (const auto& a : tl.command) cmd += (cmd.empty() ? "" : " ") + a;
+  md += "- target: `" + cmd + "`";
+  if (auto it = tl.versions.find("node"); it != tl.versions.end()) md += " (Node " + it->second + ")";
+  md += "\n";
+  if (!tl.load_command.empty()) md += "- load: `" + tl.load_command + "`\n";
+  md += fmt::format("- window: {:.1f} s, {} samples\n", dx.window.length() / 1000.0, st.samples);
+  if (!report_path.empty()) md += "- full report: `" + report_path + "`\n";
+  md += "\n</details>\n";
+  return md;
+}
+
+}  // namespace loopdoctor::cli

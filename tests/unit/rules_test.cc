@@ -1,0 +1,119 @@
+// The combiner's truth table on seeded synthetic timelines.
+#include <catch2/catch.hpp>
+
+#include "analyzer/analyze.h"
+#include "synthetic.h"
+
+using namespace loopdoctor;
+using loopdoctor::testing::Scenario;
+
+namespace {
+Verdict verdict_of(const Scenario& sc) {
+  return analyze(build_timeline(loopdoctor::testing::make_recording(sc))).verdict;
+}
+Scenario blocked() {
+  Scenario s;
+  s.stall_ms = 300, s.stall_every = 1, s.elu = 0.99, s.cpu_cores = 1.0;
+  s.inflight = 50, s.latency_ms = 600, s.rps = 150;
+  return s;
+}
+Scenario gc_churn() {
+  Scenario s;
+  s.elu = 0.95, s.cpu_cores = 1.1, s.gc_minor_ms_per_s = 300, s.delay_base_ms = 20;
+  return s;
+}
+Scenario io_wait() {
+  Scenario s;
+  s.elu = 0.08, s.cpu_cores = 0.1, s.inflight = 50, s.latency_ms = 110, s.rps = 450;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("blocked loop: long stalls while busy") { CHECK(verdict_of(blocked()) == Verdict::kBlockedLoop); }
+
+TEST_CASE("healthy: busy but no stalls is not blocked") {
+  Scenario s;
+  s.elu = 0.97, s.cpu_cores = 1.0, s.delay_base_ms = 3, s.rps = 9000, s.inflight = 50;
+  CHECK(verdict_of(s) == Verdict::kHealthy);
+}
+
+TEST_CASE("gc pressure: churn") {
+  Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(gc_churn())));
+  CHECK(dx.verdict == Verdict::kGcPressure);
+  CHECK(dx.issues.front().summary.find("short-lived") != std::string::npos);
+}
+
+TEST_CASE("gc pressure: a leak is named as one") {
+  Scenario s;
+  s.heap_growth_per_s = 40e6, s.gc_major_ms_per_s = 100, s.elu = 0.6, s.cpu_cores = 0.7;
+  Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
+  CHECK(dx.verdict == Verdict::kGcPressure);
+  CHECK(dx.issues.front().summary.find("retained") != std::string::npos);
+}
+
+TEST_CASE("GC that explains the stalls wins over blocked-loop") {
+  Scenario s = gc_churn();
+  s.stall_ms = 120, s.stall_every = 3, s.gc_minor_ms_per_s = 450, s.elu = 0.9;
+  CHECK(verdict_of(s) == Verdict::kGcPressure);
+}
+
+TEST_CASE("stalls that GC does not explain stay blocked-loop, GC listed second") {
+  Scenario s = blocked();
+  s.gc_minor_ms_per_s = 160;  // 16 % of the time, but the loop is busy ~100 %
+  Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
+  REQUIRE(dx.issues.size() == 2);
+  CHECK(dx.verdict == Verdict::kBlockedLoop);
+  CHECK(dx.issues[1].kind == Verdict::kGcPressure);
+}
+
+TEST_CASE("io-bound: slow responses, idle loop") { CHECK(verdict_of(io_wait()) == Verdict::kIoBound); }
+
+TEST_CASE("an idle server with no load is healthy, not io-bound") {
+  Scenario s;
+  s.load = false, s.elu = 0.01, s.cpu_cores = 0.01, s.rps = 0, s.inflight = 0, s.gc_minor_ms_per_s = 0;
+  s.seconds = 3;
+  Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
+  CHECK(dx.verdict == Verdict::kHealthy);
+  CHECK_FALSE(dx.notes.empty());
+}
+
+TEST_CASE("no probe: insufficient data, explained") {
+  Scenario s;
+  s.probe = false;
+  Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
+  CHECK(dx.verdict == Verdict::kInsufficientData);
+  CHECK(dx.issues.front().summary.find("No probe connected") != std::string::npos);
+}
+
+TEST_CASE("too short a window: insufficient data") {
+  Scenario s = blocked();
+  s.seconds = 0.1;
+  CHECK(verdict_of(s) == Verdict::kInsufficientData);
+}
+
+TEST_CASE("verdict is never anything but the five kinds, across seeds") {
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    for (Scenario s : {blocked(), gc_churn(), io_wait()}) {
+      s.seed = seed;
+      Verdict v = verdict_of(s);
+      CHECK((v == Verdict::kBlockedLoop || v == Verdict::kGcPressure || v == Verdict::kIoBound));
+    }
+  }
+}
+
+TEST_CASE("diagnosis JSON follows the contract") {
+  Timeline tl = build_timeline(loopdoctor::testing::make_recording(blocked()));
+  Diagnosis dx = analyze(tl);
+  auto j = diagnosis_json(tl, dx);
+  CHECK(j["schema"] == "loopdoctor.diagnosis/1");
+  CHECK(j["verdict"] == "blocked-loop");
+  REQUIRE(j["issues"].size() >= 1);
+  CHECK(j["issues"][0]["kind"] == "blocked-loop");
+  CHECK(j["issues"][0]["evidence"][0]["signal"] == "loop_delay_p99_ms");
+  CHECK(j["issues"][0]["evidence"][0]["value"].get<double>() > 100);
+  CHECK(j["target"]["command"][0] == "node");
+  CHECK(j["target"]["pid"] == 1234);
+  CHECK(j["target"]["exit"]["signal"] == "SIGINT");
+  CHECK(j["window"]["samples"].get<int>() > 0);
+  CHECK(j["load"]["source"] == "probe");
+}

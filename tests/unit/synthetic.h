@@ -1,0 +1,102 @@
+// Seeded synthetic recordings for analyser tests: each scenario writes the
+// records a collector would, so tests go through the real timeline builder.
+#pragma once
+
+#include <random>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace loopdoctor::testing {
+
+struct Scenario {
+  double seconds = 10;
+  double interval_ms = 10;
+  bool probe = true;
+  bool load = true;
+  // per-interval behaviour
+  double delay_base_ms = 0.5;    // typical excess delay
+  double stall_ms = 0;           // when >0, one stall per stall_every intervals
+  int stall_every = 1;
+  double elu = 0.3;
+  double cpu_cores = 0.3;
+  double gc_minor_ms_per_s = 5;  // minor pause time per second
+  double gc_major_ms_per_s = 0;
+  double heap_start = 20e6, heap_growth_per_s = 0, heap_churn = 5e6;
+  double rps = 500, inflight = 2, latency_ms = 2;
+  double heap_limit = 4e9;
+  unsigned seed = 42;
+};
+
+inline std::vector<nlohmann::json> make_recording(const Scenario& sc) {
+  using nlohmann::json;
+  std::mt19937 rng(sc.seed);
+  std::uniform_real_distribution<double> jitter(0.8, 1.2);
+  std::vector<json> out;
+  out.push_back({{"type", "meta"}, {"format", 1}, {"command", {"node", "server.js"}}});
+  // The probe clock starts 40 ms after the run's clock: rt - t = 40.
+  const double off = 40;
+  if (sc.probe) {
+    out.push_back({{"type", "hello"}, {"t", 0}, {"rt", off}, {"pid", 1234}, {"runtime", "node"},
+                   {"versions", {{"node", "20.0.0"}}}, {"interval_ms", sc.interval_ms},
+                   {"heap_limit", sc.heap_limit}});
+    out.push_back({{"type", "listen"}, {"t", 50}, {"rt", 50 + off}, {"port", 8080}});
+  }
+  const double load_start = 200, load_end = load_start + sc.seconds * 1000;
+  if (sc.load) out.push_back({{"type", "load-start"}, {"t", load_start}, {"kind", "on-port"}});
+  double cpu_ms = 0;
+  int i = 0;
+  double gc_minor_debt = 0, gc_major_debt = 0;
+  for (double t = 100; t < load_end + 200; ++i) {
+    const bool in_load = !sc.load || (t >= load_start && t < load_end);
+    const double k = in_load ? 1.0 : 0.05;
+    double delay = sc.delay_base_ms * jitter(rng);
+    double interval = sc.interval_ms;
+    if (in_load && sc.stall_ms > 0 && i % sc.stall_every == 0) {
+      delay = sc.stall_ms * jitter(rng);
+      interval += delay;
+    }
+    t += interval;  // a sample is stamped at the end of its (possibly stalled) interval
+    const double pt = t - off;  // probe clock
+    cpu_ms += sc.cpu_cores * k * interval;
+    out.push_back({{"type", "proc"}, {"t", t}, {"cpu_ms", cpu_ms}, {"rss", 80e6}, {"threads", 7},
+                   {"fds", 20}});
+    if (!sc.probe) continue;
+    const double secs = (t - load_start) / 1000.0;
+    const double heap = sc.heap_start + std::max(0.0, secs) * sc.heap_growth_per_s +
+                        sc.heap_churn * (i % 10) / 10.0;
+    out.push_back({{"type", "sample"}, {"t", pt}, {"rt", pt + off + 0.3}, {"interval_ms", interval},
+                   {"delay", {{"min", 0}, {"mean", delay / 2}, {"max", delay}, {"p50", delay / 2},
+                              {"p90", delay * 0.9}, {"p99", delay}, {"count", 1}}},
+                   {"elu", sc.elu * k},
+                   {"cpu", {{"user_us", sc.cpu_cores * k * interval * 900},
+                            {"system_us", sc.cpu_cores * k * interval * 100}}},
+                   {"mem", {{"rss", 80e6}, {"heap_used", heap}, {"heap_total", heap * 1.3},
+                            {"external", 1e6}, {"array_buffers", 1e5}}},
+                   {"handles", {{"total", 3 + sc.inflight * k}, {"by_type", {{"TCPSocketWrap", sc.inflight * k}}}}},
+                   {"http", {{"requests", sc.rps * k * interval / 1000},
+                             {"responses", sc.rps * k * interval / 1000},
+                             {"inflight", sc.inflight * k}, {"latency_mean_ms", sc.latency_ms},
+                             {"latency_max_ms", sc.latency_ms * 2}}}});
+    if (in_load) {
+      gc_minor_debt += sc.gc_minor_ms_per_s * interval / 1000;
+      gc_major_debt += sc.gc_major_ms_per_s * interval / 1000;
+      if (gc_minor_debt >= 2) {
+        out.push_back({{"type", "gc"}, {"t", pt - 1}, {"rt", pt + off}, {"kind", "minor"},
+                       {"duration_ms", gc_minor_debt}});
+        gc_minor_debt = 0;
+      }
+      if (gc_major_debt >= 20) {
+        out.push_back({{"type", "gc"}, {"t", pt - 1}, {"rt", pt + off}, {"kind", "major"},
+                       {"duration_ms", gc_major_debt}});
+        gc_major_debt = 0;
+      }
+    }
+  }
+  if (sc.load) out.push_back({{"type", "load-end"}, {"t", load_end}});
+  out.push_back({{"type", "exit"}, {"t", load_end + 300}, {"code", nullptr}, {"signal", "SIGINT"},
+                 {"stopped_by_loopdoctor", true}});
+  return out;
+}
+
+}  // namespace loopdoctor::testing

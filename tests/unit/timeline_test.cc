@@ -1,0 +1,122 @@
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <zlib.h>
+
+#include "analyzer/recording/recording.h"
+#include "analyzer/timeline.h"
+#include "analyzer/window_stats.h"
+#include "synthetic.h"
+
+using namespace loopdoctor;
+
+namespace {
+std::string temp_path(const char* name) { return std::string("/tmp/ld-unit-") + name; }
+
+void write_lines(const std::string& path, const std::vector<nlohmann::json>& recs, bool gz) {
+  std::string all;
+  for (const auto& r : recs) all += r.dump() + "\n";
+  if (gz) {
+    gzFile f = gzopen(path.c_str(), "wb");
+    gzwrite(f, all.data(), static_cast<unsigned>(all.size()));
+    gzclose(f);
+  } else {
+    std::ofstream(path) << all;
+  }
+}
+}  // namespace
+
+TEST_CASE("probe times are shifted onto the run clock") {
+  testing::Scenario sc;
+  Timeline tl = build_timeline(testing::make_recording(sc));
+  REQUIRE(!tl.samples.empty());
+  REQUIRE(!tl.proc.empty());
+  // synthetic probe clock = run clock - 40 ms; the minimum rt - t is 40.
+  CHECK(tl.samples.front().t == Approx(110.0));  // end of the first 10 ms interval
+  CHECK(tl.listen_t == Approx(90.0));
+  REQUIRE(tl.load_window);
+  CHECK(tl.load_window->start == 200);
+  CHECK(tl.exit.present);
+  CHECK(tl.exit.signal == std::optional<std::string>("SIGINT"));
+}
+
+TEST_CASE("plain and gzip recordings read alike") {
+  auto recs = testing::make_recording(testing::Scenario{});
+  write_lines(temp_path("a.ndjson"), recs, false);
+  write_lines(temp_path("a.ndjson.gz"), recs, true);
+  std::string err;
+  auto a = load_timeline(temp_path("a.ndjson"), &err);
+  auto b = load_timeline(temp_path("a.ndjson.gz"), &err);
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(a->samples.size() == b->samples.size());
+  CHECK(a->gc.size() == b->gc.size());
+  CHECK_FALSE(a->truncated);
+  CHECK_FALSE(b->truncated);
+}
+
+TEST_CASE("a recording cut in the middle of a line analyses up to the cut") {
+  auto recs = testing::make_recording(testing::Scenario{});
+  std::string all;
+  for (const auto& r : recs) all += r.dump() + "\n";
+  const std::string cut = all.substr(0, all.size() / 2 + 7);  // mid-line
+  std::ofstream(temp_path("cut.ndjson")) << cut;
+  std::string err;
+  auto tl = load_timeline(temp_path("cut.ndjson"), &err);
+  REQUIRE(tl);
+  CHECK(tl->truncated);
+  CHECK(!tl->samples.empty());
+  CHECK(!tl->warnings.empty());
+}
+
+TEST_CASE("a gzip recording cut short still reads up to the cut") {
+  auto recs = testing::make_recording(testing::Scenario{});
+  write_lines(temp_path("full.ndjson.gz"), recs, true);
+  std::ifstream in(temp_path("full.ndjson.gz"), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  std::ofstream(temp_path("cut.ndjson.gz"), std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  std::size_t n = 0;
+  auto res = recording::read(temp_path("cut.ndjson.gz"), [&](const nlohmann::json&) { ++n; });
+  CHECK(res.ok);
+  CHECK(res.truncated);
+  CHECK(n > 10);
+}
+
+TEST_CASE("garbage lines are skipped, not fatal") {
+  std::ofstream(temp_path("junk.ndjson")) << "{\"type\":\"meta\",\"format\":1}\nnot json\n[1,2]\n"
+                                             "{\"type\":\"proc\",\"t\":5,\"cpu_ms\":1}\n";
+  std::string err;
+  auto tl = load_timeline(temp_path("junk.ndjson"), &err);
+  REQUIRE(tl);
+  CHECK(tl->proc.size() == 1);
+  CHECK(tl->warnings.size() == 2);
+}
+
+TEST_CASE("a missing or empty recording is a clear error") {
+  std::string err;
+  CHECK_FALSE(load_timeline("/nonexistent/x.ndjson", &err));
+  CHECK(err.find("/nonexistent/x.ndjson") != std::string::npos);
+  std::ofstream(temp_path("empty.ndjson")) << "";
+  CHECK_FALSE(load_timeline(temp_path("empty.ndjson"), &err));
+  CHECK(err.find("no record") != std::string::npos);
+}
+
+TEST_CASE("percentile and slope") {
+  CHECK(percentile({}, 99) == 0);
+  CHECK(percentile({5}, 99) == 5);
+  CHECK(percentile({1, 2, 3, 4, 5}, 50) == 3);
+  CHECK(percentile({1, 2, 3, 4, 5}, 100) == 5);
+  CHECK(slope({0, 1, 2, 3}, {1, 3, 5, 7}) == Approx(2));
+  CHECK(slope({1, 1, 1}, {1, 2, 3}) == 0);
+}
+
+TEST_CASE("window stats: GC share and blocked share") {
+  testing::Scenario sc;
+  sc.gc_minor_ms_per_s = 200;
+  Timeline tl = build_timeline(testing::make_recording(sc));
+  WindowStats st = compute_window_stats(tl, analysis_window(tl));
+  CHECK(st.gc_share == Approx(0.2).margin(0.02));
+  CHECK(st.blocked_share == 0);
+  CHECK(st.cpu_cores_proc == Approx(0.3).margin(0.02));
+}
