@@ -34,6 +34,11 @@ struct Config {
 // Returns false and sets *error for anything else.
 bool parse_target(const std::string& text, Config* cfg, std::string* error);
 
+// Empty when cfg can run; otherwise a message naming the bad value and what
+// is accepted (port, counts, rate, timeout, method, header, unresolvable
+// host). start() returns nullptr for such a config.
+std::string validate(const Config& cfg);
+
 // Records are JSON objects without "type"/"t"; the caller stamps both.
 //  per second: {"requests","bytes","errors","non_2xx","latency_ms":{"p50","p90","p99","max"}}
 //  summary:    the `loopdoctor load --json` object of README (requests,
