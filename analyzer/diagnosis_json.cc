@@ -1,6 +1,7 @@
 #include <cmath>
 
 #include "analyzer/analyze.h"
+#include "analyzer/figures.h"
 
 namespace loopdoctor {
 namespace {
@@ -113,6 +114,7 @@ json diagnosis_json(const Timeline& tl, const Diagnosis& dx) {
   j["window"] = {{"start_ms", r3(dx.window.start)},
                  {"end_ms", r3(dx.window.end)},
                  {"samples", dx.window_samples}};
+  j["figures"] = figures_json(figures_of(tl, dx));
   j["warnings"] = tl.warnings;
   return j;
 }

@@ -1,4 +1,5 @@
 // `loopdoctor analyze <recording>`: re-render a kept recording.
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 

@@ -15,6 +15,9 @@ struct Command {
 Command add_run(CLI::App& root);
 Command add_analyze(CLI::App& root);
 Command add_load(CLI::App& root);
+Command add_agent(CLI::App& root);
+Command add_env(CLI::App& root);
+Command add_compare(CLI::App& root);
 
 // Exit codes (DESIGN.md): 0 done, 1 usage, 2 target or stage failed, 3 --fail-on matched.
 inline constexpr int kExitOk = 0, kExitUsage = 1, kExitFailed = 2, kExitFailOn = 3;

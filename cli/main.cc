@@ -11,10 +11,8 @@ int main(int argc, char** argv) {
                "  loopdoctor analyze .loopdoctor/1234.ndjson.gz --json -"};
   app.set_version_flag("-V,--version", std::string("loopdoctor ") + LOOPDOCTOR_VERSION);
   app.require_subcommand(1);
-  std::vector<Command> commands = {add_run(app), add_analyze(app)};
-#ifdef LOOPDOCTOR_HAVE_LOAD_CMD
-  commands.push_back(add_load(app));
-#endif
+  std::vector<Command> commands = {add_run(app), add_analyze(app), add_compare(app),
+                                   add_load(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/paths.h"
 #include "cli/terminal_summary.h"
+#include "cli/text_files.h"
 
 namespace loopdoctor::cli {
 namespace {
@@ -23,38 +24,6 @@ std::string iso_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   return buf;
-}
-
-// Writes through a temporary file and a rename, so a reader never sees half a
-// report and an old report is replaced whole.
-bool write_file(const std::string& path, const std::string& content, std::string* error) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::path p(path);
-  if (p.has_parent_path()) fs::create_directories(p.parent_path(), ec);
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out || !out.write(content.data(), static_cast<std::streamsize>(content.size()))) {
-      *error = "cannot write '" + path + "'";
-      return false;
-    }
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    *error = "cannot write '" + path + "': " + ec.message();
-    return false;
-  }
-  return true;
-}
-
-bool emit(const std::string& path, const std::string& content, std::string* error) {
-  if (path == "-") {
-    std::cout << content;
-    std::cout.flush();
-    return true;
-  }
-  return write_file(path, content, error);
 }
 
 void open_in_browser(const std::string& path) {
@@ -106,18 +75,18 @@ int analyze_and_report(const std::string& recording_path, const OutputOptions& o
     if (html.empty()) {
       std::cerr << "loopdoctor: cannot render the report: " << error << "\n";
       rc = kExitFailed;
-    } else if (!write_file(opts.html_path, html, &error)) {
+    } else if (!write_output(opts.html_path, html, &error)) {
       std::cerr << "loopdoctor: " << error << "\n";
       rc = kExitFailed;
     }
   }
   if (!opts.json_path.empty() &&
-      !emit(opts.json_path, diagnosis_json(*tl, dx).dump(2) + "\n", &error)) {
+      !write_output(opts.json_path, diagnosis_json(*tl, dx).dump(2) + "\n", &error)) {
     std::cerr << "loopdoctor: " << error << "\n";
     rc = kExitFailed;
   }
   if (!opts.markdown_path.empty() &&
-      !emit(opts.markdown_path, markdown_summary(*tl, dx, opts.html_path), &error)) {
+      !write_output(opts.markdown_path, markdown_summary(*tl, dx, opts.html_path), &error)) {
     std::cerr << "loopdoctor: " << error << "\n";
     rc = kExitFailed;
   }

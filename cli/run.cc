@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/paths.h"
 #include "cli/report_outputs.h"
+#include "cli/text_files.h"
 
 namespace loopdoctor::cli {
 namespace {
@@ -69,7 +70,9 @@ int run_command(const RunArgs& a) {
     double timeout_ms = 0;
     if (!load::parse_duration_ms(a.timeout, &timeout_ms, &err)) return usage("--timeout: " + err);
     cfg.timeout_s = timeout_ms / 1000.0;
-    if (!a.body.empty() && !load::load_body(a.body, &cfg.body, &err)) return usage("--body: " + err);
+    cfg.body = a.body;
+    if (a.body.starts_with("@") && !read_text_file(a.body.substr(1), &cfg.body, &err))
+      return usage("--body: " + err);
     if (cfg.connections < 1) return usage("-c/--connections must be at least 1");
     ro.load = cfg;
   } else {

@@ -1,0 +1,86 @@
+// --load: the built-in generator (agent/load) on the collector's own loop.
+#include <utility>
+
+#include <spdlog/spdlog.h>
+
+#include "agent/collector/load_driver.h"
+
+namespace loopdoctor::collector {
+namespace {
+
+// A server bound to every address ("::", "0.0.0.0") is reached on loopback;
+// one bound to a single address (Node's "localhost" may be "::1") must be
+// reached there, or every connection would be refused.
+std::string load_host(const std::string& configured, const std::string& listen_address) {
+  bool default_host = configured.empty() || configured == "127.0.0.1" || configured == "localhost";
+  bool wildcard = listen_address.empty() || listen_address == "::" || listen_address == "0.0.0.0";
+  return default_host && !wildcard ? listen_address : configured;
+}
+
+std::string target_url(const load::Config& cfg) {
+  bool v6 = cfg.host.find(':') != std::string::npos;
+  return "http://" + (v6 ? "[" + cfg.host + "]" : cfg.host) + ":" + std::to_string(cfg.port) +
+         cfg.path;
+}
+
+class BuiltinLoad final : public LoadDriver {
+ public:
+  BuiltinLoad(uv_loop_t* loop, load::Config cfg, EmitFn emit, std::function<void()> on_end)
+      : loop_(loop), cfg_(std::move(cfg)), emit_(std::move(emit)), on_end_(std::move(on_end)) {}
+
+  void start(int port, const std::string& address) override {
+    cfg_.port = port;
+    cfg_.host = load_host(cfg_.host, address);
+    emit_({{"type", "load-start"}, {"kind", "builtin"}, {"command", target_url(cfg_)}});
+    started_ = true;
+    runner_ = load::start(
+        loop_, cfg_,
+        [this](const nlohmann::json& sec) { emit_with_type("load", sec); },
+        [this](const nlohmann::json& summary) { done(summary); });
+    if (!runner_ && !finished_) {
+      emit_({{"type", "warning"}, {"text", "the built-in load generator did not start"}});
+      done(nlohmann::json::object());
+    }
+  }
+
+  void stop() override {
+    // The runner may call on_done from inside stop(); `finished_` makes a
+    // second stop harmless.
+    if (runner_ && !finished_) runner_->stop();
+  }
+
+  bool running() const override { return started_ && !finished_; }
+
+ private:
+  void emit_with_type(const char* type, const nlohmann::json& fields) {
+    nlohmann::json r = fields.is_object() ? fields : nlohmann::json::object();
+    r["type"] = type;
+    emit_(std::move(r));
+  }
+
+  void done(const nlohmann::json& summary) {
+    if (finished_) return;
+    finished_ = true;
+    if (!summary.empty()) emit_with_type("load-summary", summary);
+    emit_({{"type", "load-end"}, {"exit_code", nullptr}});
+    // The runner is kept until the session ends: destroying it from inside
+    // its own callback would pull the ground from under it.
+    on_end_();
+  }
+
+  uv_loop_t* loop_;
+  load::Config cfg_;
+  EmitFn emit_;
+  std::function<void()> on_end_;
+  std::unique_ptr<load::Runner> runner_;
+  bool started_ = false, finished_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<LoadDriver> make_builtin_load(uv_loop_t* loop, load::Config cfg, EmitFn emit,
+                                              std::function<void()> on_end) {
+  return std::make_unique<BuiltinLoad>(loop, std::move(cfg), std::move(emit), std::move(on_end));
+}
+
+}  // namespace loopdoctor::collector

@@ -1,0 +1,59 @@
+// Our end of the socketpair the probe inside the target writes to: reads
+// NDJSON messages, hands each valid one on, and writes the few control lines
+// we send back ({"type":"end"}).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <uv.h>
+
+#include "agent/collector/line_splitter.h"
+
+namespace loopdoctor::collector {
+
+class ProbeConnection {
+ public:
+  struct Handlers {
+    // A JSON object with a string "type"; `raw` is the line as received.
+    std::function<void(const nlohmann::json& msg, std::string_view raw)> on_message;
+    // The connection ended: EOF, a read error, or a limit broken (`reason`
+    // says which, empty for a plain EOF). Called once.
+    std::function<void(const std::string& reason)> on_close;
+  };
+
+  ProbeConnection() = default;
+  ProbeConnection(const ProbeConnection&) = delete;
+  ProbeConnection& operator=(const ProbeConnection&) = delete;
+
+  // Takes ownership of `fd` (a connected stream socket) and starts reading.
+  // Returns 0 or a negative libuv error; on error the fd is closed.
+  int open(uv_loop_t* loop, int fd, Handlers handlers);
+
+  // Queues one line (a '\n' is appended). False when the connection is closed.
+  bool send(std::string line);
+
+  bool is_open() const { return open_; }
+  std::size_t bad_lines() const { return bad_lines_; }
+
+  // Closes now; on_close fires with `reason`.
+  void close(const std::string& reason);
+
+ private:
+  static void on_alloc(uv_handle_t* h, std::size_t suggested, uv_buf_t* buf);
+  static void on_read(uv_stream_t* s, ssize_t n, const uv_buf_t* buf);
+  void handle_line(std::string_view line);
+
+  uv_pipe_t pipe_{};
+  bool initialized_ = false;
+  bool open_ = false;
+  Handlers handlers_;
+  LineSplitter splitter_;
+  std::vector<char> read_buf_;
+  std::size_t bad_lines_ = 0;
+};
+
+}  // namespace loopdoctor::collector

@@ -1,0 +1,169 @@
+#include "agent/collector/proc_stats.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <string>
+#include <vector>
+
+namespace loopdoctor::collector {
+namespace {
+
+// Indexes of the fields after the command name: index 0 is field 3 (state).
+constexpr std::size_t kFirstFieldAfterComm = 3;
+constexpr std::size_t kUtimeIndex = 14 - kFirstFieldAfterComm;
+constexpr std::size_t kStimeIndex = 15 - kFirstFieldAfterComm;
+constexpr std::size_t kThreadsIndex = 20 - kFirstFieldAfterComm;
+constexpr std::size_t kRssIndex = 24 - kFirstFieldAfterComm;
+
+// /proc/<pid>/status is about 1.5 KB; stat and io are smaller. Reading at most
+// this much keeps one sample to a single read() per file.
+constexpr std::size_t kProcFileMaxBytes = 16 * 1024;
+
+template <typename T>
+bool to_number(std::string_view s, T* out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+std::vector<std::string_view> split_spaces(std::string_view s) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\n')) ++i;
+    std::size_t j = i;
+    while (j < s.size() && s[j] != ' ' && s[j] != '\n') ++j;
+    if (j > i) out.push_back(s.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+// Finds "key:<spaces>number" at the start of a line of a "key: value" file.
+bool find_keyed(std::string_view text, std::string_view key, std::uint64_t* out) {
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    std::string_view line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    if (line.size() <= key.size() || line.substr(0, key.size()) != key ||
+        line[key.size()] != ':')
+      continue;
+    std::string_view v = line.substr(key.size() + 1);
+    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+    std::size_t end = 0;
+    while (end < v.size() && v[end] >= '0' && v[end] <= '9') ++end;
+    return end > 0 && to_number(v.substr(0, end), out);
+  }
+  return false;
+}
+
+bool read_small_file(const std::string& path, std::string* out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  out->resize(kProcFileMaxBytes);
+  std::size_t got = 0;
+  for (;;) {
+    ssize_t n = ::read(fd, out->data() + got, out->size() - got);
+    if (n > 0) {
+      got += static_cast<std::size_t>(n);
+      if (got == out->size()) break;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    break;
+  }
+  ::close(fd);
+  out->resize(got);
+  return got > 0;
+}
+
+std::int64_t count_fds(const std::string& dir_path) {
+  DIR* dir = ::opendir(dir_path.c_str());
+  if (!dir) return 0;
+  std::int64_t n = 0;
+  while (dirent* e = ::readdir(dir))
+    if (e->d_name[0] != '.') ++n;
+  ::closedir(dir);
+  return n;
+}
+
+}  // namespace
+
+std::optional<StatFields> parse_proc_stat(std::string_view text) {
+  std::size_t open = text.find('(');
+  std::size_t close = text.rfind(')');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open)
+    return std::nullopt;
+  auto f = split_spaces(text.substr(close + 1));
+  if (f.size() <= kRssIndex) return std::nullopt;
+  StatFields s;
+  if (!to_number(f[kUtimeIndex], &s.utime_ticks) || !to_number(f[kStimeIndex], &s.stime_ticks) ||
+      !to_number(f[kThreadsIndex], &s.num_threads) || !to_number(f[kRssIndex], &s.rss_pages))
+    return std::nullopt;
+  return s;
+}
+
+std::optional<StatusFields> parse_proc_status(std::string_view text) {
+  StatusFields s;
+  if (!find_keyed(text, "voluntary_ctxt_switches", &s.ctx_voluntary) ||
+      !find_keyed(text, "nonvoluntary_ctxt_switches", &s.ctx_involuntary))
+    return std::nullopt;
+  return s;
+}
+
+std::optional<IoFields> parse_proc_io(std::string_view text) {
+  IoFields io;
+  if (!find_keyed(text, "read_bytes", &io.read_bytes) ||
+      !find_keyed(text, "write_bytes", &io.write_bytes))
+    return std::nullopt;
+  return io;
+}
+
+std::optional<ProcSample> read_proc_sample(int pid) {
+  static const double kMsPerTick = 1000.0 / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  static const double kPageBytes = static_cast<double>(::sysconf(_SC_PAGESIZE));
+  const std::string base = "/proc/" + std::to_string(pid);
+  std::string text;
+  if (!read_small_file(base + "/stat", &text)) return std::nullopt;
+  auto stat = parse_proc_stat(text);
+  // No resident pages means a zombie (exited, not yet reaped) or a process
+  // in the middle of execve(): neither is a measurement of the target.
+  if (!stat || stat->rss_pages == 0) return std::nullopt;
+
+  ProcSample s;
+  s.cpu_ms = static_cast<double>(stat->utime_ticks + stat->stime_ticks) * kMsPerTick;
+  s.rss_bytes = static_cast<double>(stat->rss_pages) * kPageBytes;
+  s.threads = stat->num_threads;
+  if (read_small_file(base + "/status", &text))
+    if (auto st = parse_proc_status(text)) {
+      s.ctx_voluntary = st->ctx_voluntary;
+      s.ctx_involuntary = st->ctx_involuntary;
+    }
+  s.fds = count_fds(base + "/fd");
+  // /proc/<pid>/io needs ptrace-read access; under some sandboxes it is
+  // EACCES even for our own child, so io stays absent rather than zero.
+  if (read_small_file(base + "/io", &text)) s.io = parse_proc_io(text);
+  return s;
+}
+
+nlohmann::json proc_record(const ProcSample& s) {
+  nlohmann::json r = {{"type", "proc"},
+                      {"cpu_ms", s.cpu_ms},
+                      {"rss", s.rss_bytes},
+                      {"threads", s.threads},
+                      {"fds", s.fds},
+                      {"ctx_voluntary", s.ctx_voluntary},
+                      {"ctx_involuntary", s.ctx_involuntary}};
+  if (s.io) {
+    r["io_read_bytes"] = s.io->read_bytes;
+    r["io_write_bytes"] = s.io->write_bytes;
+  }
+  return r;
+}
+
+}  // namespace loopdoctor::collector

@@ -1,0 +1,57 @@
+// Reading one process's counters from /proc. The parsers are pure functions
+// of the file text so they can be tested on fixed inputs; read_proc_sample
+// does the file access.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace loopdoctor::collector {
+
+// Fields of /proc/<pid>/stat we use (proc(5) numbering in comments).
+struct StatFields {
+  std::uint64_t utime_ticks = 0;  // 14
+  std::uint64_t stime_ticks = 0;  // 15
+  std::int64_t num_threads = 0;   // 20
+  std::int64_t rss_pages = 0;     // 24
+};
+
+struct StatusFields {
+  std::uint64_t ctx_voluntary = 0;    // voluntary_ctxt_switches
+  std::uint64_t ctx_involuntary = 0;  // nonvoluntary_ctxt_switches
+};
+
+struct IoFields {
+  std::uint64_t read_bytes = 0;   // bytes that reached the storage layer
+  std::uint64_t write_bytes = 0;
+};
+
+// The command name (field 2) is in parentheses and may itself contain spaces
+// and ')' (a process can name itself anything), so the fields after it are
+// found from the LAST ')' in the text.
+std::optional<StatFields> parse_proc_stat(std::string_view text);
+std::optional<StatusFields> parse_proc_status(std::string_view text);
+std::optional<IoFields> parse_proc_io(std::string_view text);
+
+struct ProcSample {
+  double cpu_ms = 0;  // user + system, cumulative since the process started
+  double rss_bytes = 0;
+  std::int64_t threads = 0;
+  std::int64_t fds = 0;
+  std::uint64_t ctx_voluntary = 0;
+  std::uint64_t ctx_involuntary = 0;
+  std::optional<IoFields> io;  // absent when /proc/<pid>/io is not readable (EACCES)
+};
+
+// Reads /proc/<pid>/{stat,status,fd,io}. Returns nullopt when the process is
+// gone, a zombie or mid-exec (no resident pages), or stat is unreadable;
+// missing secondary files leave zeros.
+std::optional<ProcSample> read_proc_sample(int pid);
+
+// The `proc` record without "t" (the caller stamps it), as DESIGN.md names it.
+nlohmann::json proc_record(const ProcSample& s);
+
+}  // namespace loopdoctor::collector

@@ -1,0 +1,141 @@
+#include "agent/collector/recording_writer.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+#include <spdlog/spdlog.h>
+
+namespace loopdoctor::collector {
+namespace {
+
+// zlib's internal buffer; larger than the default 8 KiB so a burst of samples
+// compresses in one go between flushes.
+constexpr unsigned kGzBufferBytes = 64 * 1024;
+
+std::string number_text(double v) { return nlohmann::json(v).dump(); }
+
+}  // namespace
+
+bool is_gzip_path(std::string_view path) {
+  return path.size() >= 3 && path.substr(path.size() - 3) == ".gz";
+}
+
+bool RecordingWriter::open(const std::string& path, std::string* error) {
+  close();
+  path_ = path;
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+    if (ec) {
+      *error = "cannot create the directory '" + parent.string() + "' for the recording: " +
+               ec.message();
+      return false;
+    }
+  }
+  // "T" is zlib's transparent mode: the same gz* calls write a plain file, so
+  // one code path serves both formats. "e" opens with O_CLOEXEC so the target
+  // and load commands do not inherit the recording.
+  std::string mode = is_gzip_path(path) ? "wbe" + std::to_string(kGzipLevel) : "wbTe";
+  errno = 0;
+  file_.reset(gzopen(path.c_str(), mode.c_str()));
+  if (!file_) {
+    *error = "cannot create the recording '" + path + "': " +
+             (errno ? std::strerror(errno) : "out of memory");
+    return false;
+  }
+  gzbuffer(file_.get(), kGzBufferBytes);
+  return true;
+}
+
+void RecordingWriter::write(const nlohmann::json& record) {
+  // Replace, not throw, on invalid UTF-8: a strange argv must not end the run.
+  write_line(record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+void RecordingWriter::write_line(std::string_view line) {
+  if (!file_) return;
+  bool ok = line.empty() ||
+            gzwrite(file_.get(), line.data(), static_cast<unsigned>(line.size())) > 0;
+  ok = ok && gzputc(file_.get(), '\n') != -1;
+  dirty_ = true;
+  if (!ok && write_errors_++ == 0) {
+    int err = Z_OK;
+    const char* msg = gzerror(file_.get(), &err);
+    spdlog::error("writing the recording '{}' failed: {}", path_,
+                  err == Z_ERRNO ? std::strerror(errno) : msg);
+  }
+}
+
+void RecordingWriter::flush() {
+  if (!file_ || !dirty_) return;
+  gzflush(file_.get(), Z_SYNC_FLUSH);
+  dirty_ = false;
+}
+
+void RecordingWriter::close() {
+  if (!file_) return;
+  int rc = gzclose(file_.release());
+  if (rc != Z_OK && write_errors_ == 0)
+    spdlog::error("closing the recording '{}' failed (zlib error {})", path_, rc);
+}
+
+nlohmann::json meta_record(const std::vector<std::string>& command,
+                           const std::string& loopdoctor_version, double interval_ms,
+                           const std::string& start_time_iso, const std::string& host, int pid) {
+  return {{"type", "meta"},
+          {"format", 1},
+          {"loopdoctor_version", loopdoctor_version},
+          {"command", command},
+          {"start_time", start_time_iso},
+          {"host", host},
+          {"interval_ms", interval_ms},
+          {"pid", pid}};
+}
+
+std::string iso8601_utc_now() {
+  using namespace std::chrono;
+  auto now = system_clock::now();
+  std::time_t secs = system_clock::to_time_t(now);
+  auto ms = duration_cast<milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[40];
+  std::size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  std::snprintf(buf + n, sizeof buf - n, ".%03dZ", static_cast<int>(ms));
+  return buf;
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "";
+  return buf;
+}
+
+std::string stamp_run_time(std::string_view raw, const nlohmann::json& msg, double rt_ms) {
+  // Splice only when the raw text is a non-empty object without its own "rt";
+  // otherwise re-serialize (rare: it costs a dump of the whole message).
+  while (!raw.empty() && (raw.front() == ' ' || raw.front() == '\t')) raw.remove_prefix(1);
+  if (raw.empty() || raw.front() != '{' || !msg.is_object() || msg.empty() ||
+      msg.contains("rt")) {
+    nlohmann::json copy = msg;
+    copy["rt"] = rt_ms;
+    return copy.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  std::string out;
+  out.reserve(raw.size() + 24);
+  out += R"({"rt":)";
+  out += number_text(rt_ms);
+  out += ',';
+  out.append(raw.substr(1));
+  return out;
+}
+
+}  // namespace loopdoctor::collector
+

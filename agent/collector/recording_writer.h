@@ -1,0 +1,71 @@
+// Writes the recording (DESIGN.md "Recording"): NDJSON, gzip-compressed when
+// the name ends in .gz. Flushed at least once per sample interval so that if
+// loopdoctor itself dies, the file still reads up to the last flush.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <zlib.h>
+
+namespace loopdoctor::collector {
+
+// Level 6 is zlib's default trade-off; the recording is text with a lot of
+// repetition and level 9 buys little for noticeably more CPU beside the target.
+inline constexpr int kGzipLevel = 6;
+
+class RecordingWriter {
+ public:
+  RecordingWriter() = default;
+  ~RecordingWriter() { close(); }
+  RecordingWriter(const RecordingWriter&) = delete;
+  RecordingWriter& operator=(const RecordingWriter&) = delete;
+
+  // Creates the parent directories and the file (truncating it). Returns
+  // false and sets *error when the file cannot be created.
+  bool open(const std::string& path, std::string* error);
+
+  // One record per line. A write error (disk full) is logged once and the run
+  // goes on: the target must not be disturbed by our storage problems.
+  void write(const nlohmann::json& record);
+  void write_line(std::string_view line);  // serialized JSON, without '\n'
+
+  // Pushes buffered bytes to the file (Z_SYNC_FLUSH for gzip, so a reader
+  // sees everything written so far). Cheap when nothing was written since.
+  void flush();
+  void close();
+
+  bool is_open() const { return file_ != nullptr; }
+  const std::string& path() const { return path_; }
+  std::size_t write_errors() const { return write_errors_; }
+
+ private:
+  struct GzCloser {
+    void operator()(gzFile f) const { gzclose(f); }
+  };
+  std::unique_ptr<gzFile_s, GzCloser> file_;
+  std::string path_;
+  bool dirty_ = false;
+  std::size_t write_errors_ = 0;
+};
+
+bool is_gzip_path(std::string_view path);
+
+// The first line of every recording.
+nlohmann::json meta_record(const std::vector<std::string>& command,
+                           const std::string& loopdoctor_version, double interval_ms,
+                           const std::string& start_time_iso, const std::string& host, int pid);
+
+// Current wall-clock time as ISO-8601 UTC with milliseconds ("...T12:00:00.123Z").
+std::string iso8601_utc_now();
+std::string host_name();
+
+// Adds "rt" (run time, ms) to a probe message while keeping its bytes as
+// received: `{"rt":12.5,` + the rest of the object. `msg` is the parsed line,
+// used to decide whether the textual splice is safe.
+std::string stamp_run_time(std::string_view raw, const nlohmann::json& msg, double rt_ms);
+
+}  // namespace loopdoctor::collector

@@ -1,0 +1,176 @@
+// run_session: one diagnosis run on one libuv loop. This file sets the run
+// up and tears it down; session_events.cc decides what happens when (start
+// load on listen, stop sequence when load ends, finish when all has exited).
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include <spdlog/spdlog.h>
+
+#include "agent/collector/session_impl.h"
+
+namespace loopdoctor::collector {
+namespace detail {
+namespace {
+
+std::string interval_text(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", ms);
+  return buf;
+}
+
+}  // namespace
+
+bool Session::run() {
+  if (opts_.command.empty() || opts_.command[0].empty()) {
+    result_->error = "no command to run";
+    return false;
+  }
+  if (uv_loop_init(&loop_) != 0) {
+    result_->error = "cannot create an event loop";
+    return false;
+  }
+  loop_ready_ = true;
+  result_->record_path = opts_.record_path.empty()
+                             ? "./.loopdoctor/" + std::to_string(::getpid()) + ".ndjson.gz"
+                             : opts_.record_path;
+  if (!writer_.open(result_->record_path, &result_->error)) return false;
+  init_handles();
+
+  int fds[2];
+  // CLOEXEC on both ends: libuv dup2()s the child's end to fd 3 (which clears
+  // the flag there), and no other child may inherit either end.
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+    result_->error = std::string("cannot create the probe socket: ") + std::strerror(errno);
+    writer_.close();
+    ::unlink(result_->record_path.c_str());
+    return false;
+  }
+  clock_ = RunClock();  // t = 0 at the spawn
+  bool spawned = spawn_target(fds[1]);
+  ::close(fds[1]);  // only the child keeps it; we see EOF when the child is gone
+  if (!spawned) {
+    ::close(fds[0]);
+    writer_.close();
+    ::unlink(result_->record_path.c_str());  // no run happened; leave no empty recording
+    return false;
+  }
+  writer_.write(meta_record(opts_.command, opts_.loopdoctor_version, interval_ms(),
+                            iso8601_utc_now(), host_name(), target_.pid()));
+  writer_.flush();
+
+  int rc = probe_.open(&loop_, fds[0],
+                       {[this](const nlohmann::json& m, std::string_view raw) {
+                          on_probe_message(m, raw);
+                        },
+                        [this](const std::string& reason) { on_probe_closed(reason); }});
+  if (rc < 0) spdlog::warn("cannot read the probe socket: {}", uv_strerror(rc));
+
+  sampler_.start(
+      target_.pid(), interval_ms(),
+      [this](const ProcSample& s) {
+        double t = emit(proc_record(s));
+        model_.on_proc(t, s.cpu_ms);
+      },
+      [this] { writer_.flush(); });
+  status_.start([this] { return model_.line(clock_.now_ms()); });
+  create_loads();
+  if (load_requested())
+    port_timer_.start(kPortWaitMs, [this] { on_port_timeout(); });
+  else if (opts_.duration_ms > 0)
+    duration_timer_.start(opts_.duration_ms, [this] { begin_stop(); });
+
+  uv_run(&loop_, UV_RUN_DEFAULT);
+  return true;
+}
+
+void Session::init_handles() {
+  sampler_.init(&loop_);
+  status_.init(&loop_, opts_.live_status);
+  duration_timer_.init(&loop_);
+  port_timer_.init(&loop_);
+  drain_timer_.init(&loop_);
+  finish_timer_.init(&loop_);
+  stop_.init(&loop_, {[this] { return hello_ && probe_.send(R"({"type":"end"})"); },
+                      [this](int signum) { target_.signal_group(signum); }});
+  // Handlers go in before the target exists, so a Ctrl-C at any moment of the
+  // run is ours to handle.
+  for (auto [h, signum] : {std::pair{&sigint_, SIGINT}, std::pair{&sigterm_, SIGTERM}}) {
+    uv_signal_init(&loop_, h);
+    h->data = this;
+    uv_signal_start(h, &Session::signal_cb, signum);
+  }
+}
+
+bool Session::spawn_target(int child_fd) {
+  std::map<std::string, std::string> env = {{"LOOPDOCTOR_FD", "3"},
+                                            {"LOOPDOCTOR_INTERVAL_MS", interval_text(interval_ms())}};
+  if (!opts_.probe_path.empty()) {
+    const char* existing = std::getenv("NODE_OPTIONS");
+    env["NODE_OPTIONS"] = node_options_with_probe(existing ? existing : "", opts_.probe_path);
+  }
+  int rc = target_.spawn(&loop_, opts_.command, environment_with(env), child_fd,
+                         [this](const ChildExit& e) { on_target_exit(e); });
+  if (rc < 0) {
+    result_->error = spawn_error_message(opts_.command[0], rc);
+    return false;
+  }
+  result_->pid = target_.pid();
+  return true;
+}
+
+void Session::create_loads() {
+  auto emit_fn = [this](nlohmann::json r) {
+    if (r.value("type", "") == "load") model_.on_load_second(r);
+    emit(std::move(r));
+  };
+  if (!opts_.on_port.empty())
+    loads_.push_back(make_on_port_load(&loop_, opts_.on_port, emit_fn, [this] { on_load_end(); }));
+  if (opts_.load)
+    loads_.push_back(make_builtin_load(&loop_, *opts_.load, emit_fn, [this] { on_load_end(); }));
+}
+
+double Session::emit(nlohmann::json r) {
+  double t = clock_.now_ms();
+  r["t"] = t;
+  writer_.write(r);
+  return t;
+}
+
+void Session::warn(const std::string& text) {
+  emit({{"type", "warning"}, {"text", text}});
+  status_.clear();  // the next redraw puts the status line back below the message
+  std::fprintf(stderr, "loopdoctor: %s\n", text.c_str());
+  status_.start([this] { return model_.line(clock_.now_ms()); });
+}
+
+void Session::teardown() {
+  if (!loop_ready_) return;
+  status_.clear();
+  loads_.clear();
+  writer_.close();
+  uv_walk(
+      &loop_,
+      [](uv_handle_t* h, void*) {
+        if (!uv_is_closing(h)) uv_close(h, nullptr);
+      },
+      nullptr);
+  uv_run(&loop_, UV_RUN_DEFAULT);
+  if (int rc = uv_loop_close(&loop_); rc != 0)
+    spdlog::debug("collector loop did not close cleanly: {}", uv_strerror(rc));
+  loop_ready_ = false;
+}
+
+}  // namespace detail
+
+bool run_session(const RunOptions& opts, RunResult* result) {
+  detail::Session session(opts, result);
+  return session.run();
+}
+
+}  // namespace loopdoctor::collector

@@ -1,0 +1,136 @@
+// The session's reactions to events: probe messages, the target's exit,
+// the end of the load, Ctrl-C, timeouts; and finishing once all is over.
+#include <csignal>
+#include <cstdio>
+
+#include <spdlog/spdlog.h>
+
+#include "agent/collector/session_impl.h"
+#include "agent/collector/signal_names.h"
+
+namespace loopdoctor::collector::detail {
+
+void Session::on_probe_message(const nlohmann::json& msg, std::string_view raw) {
+  double rt = clock_.now_ms();
+  writer_.write_line(stamp_run_time(raw, msg, rt));
+  const std::string& type = msg["type"].get_ref<const std::string&>();
+  if (type == "sample") {
+    model_.on_probe_sample(rt, msg);
+  } else if (type == "hello") {
+    hello_ = true;
+  } else if (type == "listen") {
+    auto p = msg.find("port");
+    if (p != msg.end() && p->is_number_integer() && *p > 0 && *p < 65536 && port_ == 0) {
+      auto a = msg.find("address");
+      on_listen(p->get<int>(), a != msg.end() && a->is_string() ? a->get<std::string>() : "");
+    }
+  } else if (type == "bye") {
+    stop_.on_bye();
+  }
+}
+
+void Session::on_probe_closed(const std::string& reason) {
+  if (!reason.empty()) emit({{"type", "warning"}, {"text", reason}});
+  drain_timer_.stop();
+  stop_.on_bye();  // nobody left to say bye: go on to the signals
+  maybe_finish();
+}
+
+void Session::on_listen(int port, const std::string& address) {
+  port_ = port;
+  port_timer_.stop();
+  if (stop_.begun() || target_exited_) return;  // Ctrl-C came first
+  for (auto& l : loads_) l->start(port, address);
+}
+
+void Session::on_load_end() {
+  for (const auto& l : loads_)
+    if (l->running()) return;
+  begin_stop();
+  maybe_finish();
+}
+
+void Session::on_target_exit(const ChildExit& e) {
+  target_exited_ = true;
+  bool by_us = stop_.begun();
+  stop_.on_target_exit();
+  nlohmann::json r = {{"type", "exit"}, {"code", nullptr}, {"signal", nullptr},
+                      {"stopped_by_loopdoctor", by_us}};
+  if (e.code) r["code"] = *e.code;
+  if (e.signal) r["signal"] = signal_name(*e.signal);
+  emit(std::move(r));
+  result_->exit_code = e.code;
+  if (e.signal) result_->exit_signal = signal_name(*e.signal);
+  // Exiting on its own is the expected end of a run with neither load nor
+  // --duration; otherwise it cut the run short.
+  if (!by_us && (load_requested() || opts_.duration_ms > 0)) result_->target_exited_early = true;
+
+  sampler_.stop();
+  duration_timer_.stop();
+  port_timer_.stop();
+  target_.end_leftovers(SIGTERM);
+  for (auto& l : loads_) l->stop();
+  if (probe_.is_open())
+    drain_timer_.start(kProbeDrainMs, [this] { probe_.close(""); });
+  maybe_finish();
+}
+
+void Session::on_signal(int signum) {
+  ++interrupts_;
+  if (interrupts_ == 1) {
+    emit({{"type", "interrupt"}, {"signal", signal_name(signum)}});
+    result_->interrupted = true;
+    for (auto& l : loads_) l->stop();
+    begin_stop();
+    return;
+  }
+  // A second Ctrl-C means "now": no grace periods, no waiting for the probe.
+  for (auto& l : loads_) l->hurry();
+  stop_.hurry();
+  if (target_exited_) probe_.close("");
+}
+
+void Session::on_port_timeout() {
+  std::string text = "the target did not report a listening port within " +
+                     std::to_string(static_cast<int>(kPortWaitMs / 1000)) + " s";
+  if (!hello_)
+    text += "; its probe never connected (is it a Node.js program? the probe is preloaded "
+            "through NODE_OPTIONS)";
+  text += "; stopping it without load";
+  warn(text);
+  begin_stop();
+}
+
+void Session::begin_stop() {
+  if (target_exited_) return;
+  duration_timer_.stop();
+  port_timer_.stop();
+  stop_.begin();
+}
+
+void Session::maybe_finish() {
+  if (finishing_ || !target_exited_ || probe_.is_open()) return;
+  for (const auto& l : loads_)
+    if (l->running()) return;
+  finishing_ = true;
+  // Finish from a fresh callback: we may be inside a load runner's callback
+  // here, and finishing destroys the runner.
+  finish_timer_.start(0, [this] { finish(); });
+}
+
+void Session::finish() {
+  status_.clear();
+  loads_.clear();
+  target_.end_leftovers(SIGKILL);
+  writer_.close();
+  // Every handle still open is ours (timers, signals, process handles of
+  // reaped children); closing them lets uv_run return.
+  uv_walk(
+      &loop_,
+      [](uv_handle_t* h, void*) {
+        if (!uv_is_closing(h)) uv_close(h, nullptr);
+      },
+      nullptr);
+}
+
+}  // namespace loopdoctor::collector::detail

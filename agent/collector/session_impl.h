@@ -1,0 +1,115 @@
+// The state of one run_session call, shared by session.cc (setup and
+// teardown) and session_events.cc (what happens when). Private to the
+// collector: other folders use session.h.
+#pragma once
+
+#include <csignal>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <uv.h>
+
+#include "agent/collector/child_process.h"
+#include "agent/collector/live_status.h"
+#include "agent/collector/load_driver.h"
+#include "agent/collector/probe_connection.h"
+#include "agent/collector/proc_sampler.h"
+#include "agent/collector/recording_writer.h"
+#include "agent/collector/run_clock.h"
+#include "agent/collector/session.h"
+#include "agent/collector/stop_sequence.h"
+#include "agent/collector/timer.h"
+
+namespace loopdoctor::collector::detail {
+
+// A server that has not listened 30 s after start (TypeScript compile and a
+// database connection included) is not going to; waiting longer only delays
+// the message.
+inline constexpr double kPortWaitMs = 30000;
+// When the target exits its last probe bytes are already in the socket
+// buffer, so EOF follows at once, unless a process it left behind still holds
+// the socket; do not wait on that longer than this.
+inline constexpr double kProbeDrainMs = 1000;
+inline constexpr double kDefaultSampleIntervalMs = 10;
+
+// Writing to the probe after it died must be an error code, not a SIGPIPE that
+// kills loopdoctor. libuv resets signal dispositions in the children it spawns,
+// so the target still gets the default SIGPIPE behaviour.
+class IgnoreSigpipe {
+ public:
+  IgnoreSigpipe() {
+    struct sigaction ign {};
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    ::sigaction(SIGPIPE, &ign, &previous_);
+  }
+  ~IgnoreSigpipe() { ::sigaction(SIGPIPE, &previous_, nullptr); }
+  IgnoreSigpipe(const IgnoreSigpipe&) = delete;
+  IgnoreSigpipe& operator=(const IgnoreSigpipe&) = delete;
+
+ private:
+  struct sigaction previous_ {};
+};
+
+class Session {
+ public:
+  Session(const RunOptions& opts, RunResult* result) : opts_(opts), result_(result) {}
+  ~Session() { teardown(); }
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  bool run();
+
+ private:
+  bool load_requested() const { return !opts_.on_port.empty() || opts_.load.has_value(); }
+  double interval_ms() const {
+    return opts_.sample_interval_ms > 0 ? opts_.sample_interval_ms : kDefaultSampleIntervalMs;
+  }
+
+  void init_handles();
+  bool spawn_target(int child_fd);
+  void create_loads();
+  double emit(nlohmann::json r);
+  void warn(const std::string& text);
+
+  void on_probe_message(const nlohmann::json& msg, std::string_view raw);
+  void on_probe_closed(const std::string& reason);
+  void on_listen(int port, const std::string& address);
+  void on_load_end();
+  void on_target_exit(const ChildExit& e);
+  void on_signal(int signum);
+  void on_port_timeout();
+  void begin_stop();
+  void maybe_finish();
+  void finish();
+  void teardown();
+
+  static void signal_cb(uv_signal_t* h, int signum) {
+    static_cast<Session*>(h->data)->on_signal(signum);
+  }
+
+  const RunOptions& opts_;
+  RunResult* result_;
+  uv_loop_t loop_{};
+  bool loop_ready_ = false;
+  IgnoreSigpipe sigpipe_;
+  RunClock clock_;
+  RecordingWriter writer_;
+  ChildProcess target_;
+  ProbeConnection probe_;
+  ProcSampler sampler_;
+  StopSequence stop_;
+  StatusModel model_;
+  LiveStatus status_;
+  Timer duration_timer_, port_timer_, drain_timer_, finish_timer_;
+  uv_signal_t sigint_{}, sigterm_{};
+  std::vector<std::unique_ptr<LoadDriver>> loads_;
+  int port_ = 0;
+  int interrupts_ = 0;
+  bool hello_ = false, target_exited_ = false, finishing_ = false;
+};
+
+}  // namespace loopdoctor::collector::detail

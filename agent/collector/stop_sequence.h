@@ -1,0 +1,49 @@
+// Ending the target politely, then less so: ask the probe to finish (it sends
+// its profile and "bye"), then SIGINT, SIGTERM and SIGKILL to the target's
+// process group, each after a bounded grace period. Every step has a timer,
+// so a hung target is always gone within kByeWaitMs + kSigintGraceMs +
+// kSigtermGraceMs.
+#pragma once
+
+#include <functional>
+
+#include "agent/collector/timer.h"
+
+namespace loopdoctor::collector {
+
+// The probe writes its CPU profile on "end"; 2 s covers serializing a large
+// profile on a loaded machine without making a hung probe hold up the run.
+inline constexpr double kByeWaitMs = 2000;
+// Node servers typically close their listeners and drain within a second.
+inline constexpr double kSigintGraceMs = 3000;
+inline constexpr double kSigtermGraceMs = 2000;
+
+class StopSequence {
+ public:
+  struct Hooks {
+    // Sends {"type":"end"} to the probe; false when there is no probe to ask.
+    std::function<bool()> request_bye;
+    std::function<void(int signum)> signal_target;
+  };
+
+  void init(uv_loop_t* loop, Hooks hooks);
+
+  void begin();           // idempotent
+  void hurry();           // second Ctrl-C: SIGKILL now
+  void on_bye();          // the probe said bye, or its connection closed
+  void on_target_exit();  // nothing left to do; stop the timers
+
+  bool begun() const { return phase_ != Phase::kIdle; }
+
+ private:
+  enum class Phase { kIdle, kWaitingBye, kSentSigint, kSentSigterm, kSentSigkill, kDone };
+
+  void send_sigint();
+  void escalate();
+
+  Timer timer_;
+  Hooks hooks_;
+  Phase phase_ = Phase::kIdle;
+};
+
+}  // namespace loopdoctor::collector

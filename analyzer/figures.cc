@@ -1,0 +1,135 @@
+#include "analyzer/figures.h"
+
+#include <cmath>
+
+#include "analyzer/window_stats.h"
+
+namespace loopdoctor {
+namespace {
+
+using nlohmann::json;
+
+// Changes under 5 % are within run-to-run noise on a shared 2-core machine.
+constexpr double kSameWithin = 0.05;
+
+json opt(const std::optional<double>& v) {
+  if (!v || !std::isfinite(*v)) return nullptr;
+  return std::round(*v * 1000.0) / 1000.0;
+}
+
+std::optional<double> read(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+}  // namespace
+
+Figures figures_of(const Timeline& tl, const Diagnosis& dx) {
+  const WindowStats st = compute_window_stats(tl, dx.window);
+  Figures f;
+  f.verdict = to_string(dx.verdict);
+  f.window_s = dx.window.length() / 1000.0;
+  if (tl.load_summary.present) {
+    f.rps = tl.load_summary.rps;
+    f.latency_p50_ms = tl.load_summary.p50;
+    f.latency_p99_ms = tl.load_summary.p99;
+    f.latency_max_ms = tl.load_summary.max;
+  } else if (st.http_present) {
+    f.rps = st.http_rps;
+    f.latency_max_ms = st.http_latency_max_ms;
+  }
+  if (st.samples > 0) {
+    f.loop_delay_p99_ms = st.delay_p99_ms;
+    f.loop_delay_max_ms = st.delay_max_ms;
+    f.blocked_share = st.blocked_share;
+    f.elu_mean = st.elu_mean;
+    f.gc_pause_share = st.gc_share;
+    f.heap_used_max_bytes = st.heap_used_max;
+  }
+  if (st.proc_samples > 1) f.cpu_cores = st.cpu_cores_proc;
+  else if (st.samples > 0) f.cpu_cores = st.cpu_cores_probe;
+  if (st.rss_max > 0) f.rss_max_bytes = st.rss_max;
+  return f;
+}
+
+json figures_json(const Figures& f) {
+  return {{"window_s", std::round(f.window_s * 1000) / 1000},
+          {"rps", opt(f.rps)},
+          {"latency_p50_ms", opt(f.latency_p50_ms)},
+          {"latency_p99_ms", opt(f.latency_p99_ms)},
+          {"latency_max_ms", opt(f.latency_max_ms)},
+          {"loop_delay_p99_ms", opt(f.loop_delay_p99_ms)},
+          {"loop_delay_max_ms", opt(f.loop_delay_max_ms)},
+          {"blocked_share", opt(f.blocked_share)},
+          {"elu_mean", opt(f.elu_mean)},
+          {"gc_pause_share", opt(f.gc_pause_share)},
+          {"heap_used_max_bytes", opt(f.heap_used_max_bytes)},
+          {"cpu_cores", opt(f.cpu_cores)},
+          {"rss_max_bytes", opt(f.rss_max_bytes)}};
+}
+
+bool figures_from_diagnosis_json(const json& j, Figures* f, std::string* error) {
+  if (!j.is_object() || j.value("schema", "") != "loopdoctor.diagnosis/1") {
+    *error = "not a loopdoctor diagnosis (schema loopdoctor.diagnosis/1)";
+    return false;
+  }
+  auto it = j.find("figures");
+  if (it == j.end() || !it->is_object()) {
+    *error = "the diagnosis has no \"figures\" (written by an older loopdoctor?)";
+    return false;
+  }
+  const json& g = *it;
+  f->verdict = j.value("verdict", "");
+  f->window_s = read(g, "window_s").value_or(0);
+  f->rps = read(g, "rps");
+  f->latency_p50_ms = read(g, "latency_p50_ms");
+  f->latency_p99_ms = read(g, "latency_p99_ms");
+  f->latency_max_ms = read(g, "latency_max_ms");
+  f->loop_delay_p99_ms = read(g, "loop_delay_p99_ms");
+  f->loop_delay_max_ms = read(g, "loop_delay_max_ms");
+  f->blocked_share = read(g, "blocked_share");
+  f->elu_mean = read(g, "elu_mean");
+  f->gc_pause_share = read(g, "gc_pause_share");
+  f->heap_used_max_bytes = read(g, "heap_used_max_bytes");
+  f->cpu_cores = read(g, "cpu_cores");
+  f->rss_max_bytes = read(g, "rss_max_bytes");
+  return true;
+}
+
+std::optional<double> FigureRow::change() const {
+  if (!before || !after || *before == 0) return std::nullopt;
+  return *after / *before - 1.0;
+}
+
+std::string FigureRow::direction() const {
+  if (!before || !after) return "";
+  if (*before == 0 && *after == 0) return "same";
+  auto c = change();
+  if (!c) return lower_is_better ? "worse" : "better";  // from zero to something
+  if (std::fabs(*c) < kSameWithin) return "same";
+  return (*c < 0) == lower_is_better ? "better" : "worse";
+}
+
+std::vector<FigureRow> compare_figures(const Figures& b, const Figures& a) {
+  auto scale = [](std::optional<double> v, double k) {
+    return v ? std::optional<double>(*v * k) : std::nullopt;
+  };
+  constexpr double kMiB = 1.0 / 1048576.0;
+  return {
+      {"throughput", "req/s", b.rps, a.rps, false},
+      {"latency p50", "ms", b.latency_p50_ms, a.latency_p50_ms, true},
+      {"latency p99", "ms", b.latency_p99_ms, a.latency_p99_ms, true},
+      {"latency max", "ms", b.latency_max_ms, a.latency_max_ms, true},
+      {"loop delay p99", "ms", b.loop_delay_p99_ms, a.loop_delay_p99_ms, true},
+      {"loop delay max", "ms", b.loop_delay_max_ms, a.loop_delay_max_ms, true},
+      {"loop stalled", "%", scale(b.blocked_share, 100), scale(a.blocked_share, 100), true},
+      {"loop utilisation", "%", scale(b.elu_mean, 100), scale(a.elu_mean, 100), true},
+      {"CPU", "% core", scale(b.cpu_cores, 100), scale(a.cpu_cores, 100), true},
+      {"GC pauses", "% time", scale(b.gc_pause_share, 100), scale(a.gc_pause_share, 100), true},
+      {"heap used peak", "MB", scale(b.heap_used_max_bytes, kMiB), scale(a.heap_used_max_bytes, kMiB), true},
+      {"RSS peak", "MB", scale(b.rss_max_bytes, kMiB), scale(a.rss_max_bytes, kMiB), true},
+  };
+}
+
+}  // namespace loopdoctor

@@ -1,0 +1,42 @@
+// The key figures of a run, the same whether they come from a recording or
+// from a diagnosis JSON written earlier: what `compare` puts side by side.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analyzer/diagnosis.h"
+
+namespace loopdoctor {
+
+struct Figures {
+  std::string verdict;
+  double window_s = 0;
+  std::optional<double> rps, latency_p50_ms, latency_p99_ms, latency_max_ms;
+  std::optional<double> loop_delay_p99_ms, loop_delay_max_ms, blocked_share;
+  std::optional<double> elu_mean, gc_pause_share, heap_used_max_bytes;
+  std::optional<double> cpu_cores, rss_max_bytes;
+};
+
+Figures figures_of(const Timeline& tl, const Diagnosis& dx);
+nlohmann::json figures_json(const Figures& f);
+// Reads the "figures" and "verdict" of a loopdoctor.diagnosis/1 document.
+// False with *error when it is not one.
+bool figures_from_diagnosis_json(const nlohmann::json& j, Figures* f, std::string* error);
+
+// One row of a before/after comparison.
+struct FigureRow {
+  std::string name, unit;
+  std::optional<double> before, after;
+  bool lower_is_better = true;
+  // after/before - 1 when both are known and before != 0
+  std::optional<double> change() const;
+  // "better", "worse" or "same" (within kSameWithin), "" when unknown
+  std::string direction() const;
+};
+std::vector<FigureRow> compare_figures(const Figures& before, const Figures& after);
+
+}  // namespace loopdoctor

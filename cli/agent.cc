@@ -1,0 +1,90 @@
+// `loopdoctor agent`: the long-running mode (agent/exporter/agent.h).
+#include <iostream>
+#include <memory>
+
+#include "agent/exporter/agent.h"
+#include "agent/exporter/http_server.h"
+#include "agent/exporter/socket_path.h"
+#include "agent/load/duration.h"
+#include "cli/commands.h"
+#include "cli/paths.h"
+
+namespace loopdoctor::cli {
+namespace {
+
+// Under 5 s a window at the default 1 s probe interval cannot reach the
+// analyzer's 20-sample minimum at any setting; refuse it as a usage error.
+constexpr double kMinWindowMs = 5'000;
+// Beyond an hour, memory per process grows with no better verdict: the
+// report's charts and the alerting rules look at minutes.
+constexpr double kMaxWindowMs = 3'600'000;
+
+struct AgentArgs {
+  std::string listen = "127.0.0.1:9464";
+  std::string socket;
+  std::vector<int> attach;
+  std::string window = "60s";
+};
+
+bool is_loopback(const std::string& host) {
+  return host == "127.0.0.1" || host == "localhost" || host == "::1" || host.starts_with("127.");
+}
+
+int agent_command(const AgentArgs& a) {
+  exporter::AgentOptions o;
+  std::string err;
+  if (!load::parse_duration_ms(a.window, &o.window_ms, &err)) {
+    std::cerr << "loopdoctor agent: --window: " << err << "\n";
+    return kExitUsage;
+  }
+  if (o.window_ms < kMinWindowMs || o.window_ms > kMaxWindowMs) {
+    std::cerr << "loopdoctor agent: --window " << a.window << " is outside 5s..1h\n";
+    return kExitUsage;
+  }
+  std::string host;
+  int port = 0;
+  if (!exporter::parse_listen_address(a.listen, &host, &port)) {
+    std::cerr << "loopdoctor agent: --listen '" << a.listen
+              << "' is not host:port (e.g. 127.0.0.1:9464)\n";
+    return kExitUsage;
+  }
+  if (!is_loopback(host))
+    std::cerr << "loopdoctor agent: warning: serving on " << a.listen
+              << "; anyone who can reach it can read the metrics and reports\n";
+  for (int pid : a.attach)
+    if (pid <= 0) {
+      std::cerr << "loopdoctor agent: --attach " << pid << " is not a process id\n";
+      return kExitUsage;
+    }
+  DataPaths paths;
+  if (!find_data_paths(&paths, &err)) {
+    std::cerr << "loopdoctor agent: " << err << "\n";
+    return kExitFailed;
+  }
+  o.listen = a.listen;
+  o.socket_path = a.socket.empty() ? exporter::default_socket_path() : a.socket;
+  o.attach = a.attach;
+  o.templates_dir = paths.templates_dir;
+  o.version = LOOPDOCTOR_VERSION;
+  return exporter::run_agent(o);
+}
+
+}  // namespace
+
+Command add_agent(CLI::App& root) {
+  auto a = std::make_shared<AgentArgs>();
+  CLI::App* s = root.add_subcommand(
+      "agent",
+      "Run as a long-lived agent: probes connect over a Unix socket, Prometheus scrapes "
+      "/metrics, /report/<pid> serves a doctor report of a process's last window");
+  s->add_option("--listen", a->listen, "HTTP address for /metrics, /processes, /report/<pid>")
+      ->capture_default_str();
+  s->add_option("--socket", a->socket,
+                "Unix socket probes connect to (default " + exporter::default_socket_path() +
+                    "); its directory is created with mode 0700");
+  s->add_option("--attach", a->attach, "Also observe this process from /proc (no probe); repeatable");
+  s->add_option("--window", a->window, "Rolling analysis window per process")->capture_default_str();
+  return {s, [a] { return agent_command(*a); }};
+}
+
+}  // namespace loopdoctor::cli

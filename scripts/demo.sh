@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The quick start: install, build, and diagnose a bundled server that blocks
+# its event loop (synchronous password hashing per request) under load.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+scripts/build.sh
+echo
+echo "== loopdoctor run: samples/node/pbkdf2-sync (hashes passwords with pbkdf2Sync per request)"
+exec build/loopdoctor run --load / -c 50 -d 5s --json .loopdoctor/demo.json \
+  -o loopdoctor-demo.html -- node samples/node/pbkdf2-sync/server.js

@@ -1,0 +1,33 @@
+#include <catch2/catch.hpp>
+
+#include "agent/collector/live_status.h"
+
+using namespace loopdoctor::collector;
+
+TEST_CASE("status line from probe samples and /proc") {
+  StatusModel m;
+  for (int i = 0; i <= 10; ++i) {
+    double t = 1000 + i * 100.0;
+    m.on_probe_sample(t, {{"delay", {{"p99", i == 5 ? 42.0 : 3.0}}},
+                          {"http", {{"responses", 50}}}});
+    m.on_proc(t, i * 50.0);  // 50 ms of CPU per 100 ms
+  }
+  std::string line = m.line(2000);
+  CHECK(line.find("2.0s") != std::string::npos);
+  CHECK(line.find("500 req/s") != std::string::npos);
+  CHECK(line.find("loop p99    42.0 ms") != std::string::npos);
+  CHECK(line.find("CPU   50%") != std::string::npos);
+}
+
+TEST_CASE("status line prefers the load generator's requests per second") {
+  StatusModel m;
+  m.on_load_second({{"requests", 1234}});
+  CHECK(m.line(0).find("1234 req/s") != std::string::npos);
+}
+
+TEST_CASE("status line without data shows dashes") {
+  StatusModel m;
+  std::string line = m.line(500);
+  CHECK(line.find("- req/s") != std::string::npos);
+  CHECK(line.find("CPU    -%") != std::string::npos);
+}

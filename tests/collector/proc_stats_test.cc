@@ -1,0 +1,78 @@
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "agent/collector/proc_stats.h"
+
+using namespace loopdoctor::collector;
+
+namespace {
+
+// Fields after the command: state ppid pgrp session tty tpgid flags minflt
+// cminflt majflt cmajflt utime(150) stime(30) cutime cstime priority nice
+// num_threads(11) itrealvalue starttime vsize rss(10240) rsslim ...
+const std::string kStatTail =
+    " S 1 1234 1234 0 -1 4194560 2035 0 0 0 150 30 0 0 20 0 11 0 12345 1098907648 10240 "
+    "18446744073709551615 1 1 0 0 0 0 0 4096 0 0 0 17 0 0 0 0 0 0\n";
+
+}  // namespace
+
+TEST_CASE("parse_proc_stat reads cpu ticks and threads and rss") {
+  auto s = parse_proc_stat("1234 (node)" + kStatTail);
+  REQUIRE(s);
+  CHECK(s->utime_ticks == 150);
+  CHECK(s->stime_ticks == 30);
+  CHECK(s->num_threads == 11);
+  CHECK(s->rss_pages == 10240);
+}
+
+TEST_CASE("parse_proc_stat copes with spaces and parentheses in the command name") {
+  auto s = parse_proc_stat("1234 (my (weird) app) 1 2)" + kStatTail);
+  REQUIRE(s);
+  CHECK(s->utime_ticks == 150);
+  CHECK(s->stime_ticks == 30);
+  CHECK(s->num_threads == 11);
+  CHECK(s->rss_pages == 10240);
+}
+
+TEST_CASE("parse_proc_stat rejects damaged text") {
+  CHECK_FALSE(parse_proc_stat(""));
+  CHECK_FALSE(parse_proc_stat("1234 node S 1 2 3"));
+  CHECK_FALSE(parse_proc_stat("1234 (node) S 1 2 3"));
+  CHECK_FALSE(parse_proc_stat("1234 (node) S 1 1234 1234 0 -1 4194560 2035 0 0 0 x 30 0 0 20 0 11 0 "
+                              "12345 1098907648 10240 1"));
+}
+
+TEST_CASE("parse_proc_status reads context switches") {
+  const char* text =
+      "Name:\tnode\nState:\tS (sleeping)\nThreads:\t11\n"
+      "voluntary_ctxt_switches:\t4521\nnonvoluntary_ctxt_switches:\t37\n";
+  auto s = parse_proc_status(text);
+  REQUIRE(s);
+  CHECK(s->ctx_voluntary == 4521);
+  CHECK(s->ctx_involuntary == 37);
+  CHECK_FALSE(parse_proc_status("Name:\tnode\n"));
+}
+
+TEST_CASE("parse_proc_io reads storage bytes and not cancelled ones") {
+  const char* text =
+      "rchar: 123456\nwchar: 654321\nsyscr: 10\nsyscw: 20\n"
+      "cancelled_write_bytes: 999\nread_bytes: 4096\nwrite_bytes: 8192\n";
+  auto io = parse_proc_io(text);
+  REQUIRE(io);
+  CHECK(io->read_bytes == 4096);
+  CHECK(io->write_bytes == 8192);
+  CHECK_FALSE(parse_proc_io("rchar: 1\n"));
+}
+
+TEST_CASE("read_proc_sample reads this process") {
+  auto s = read_proc_sample(::getpid());
+  REQUIRE(s);
+  CHECK(s->threads >= 1);
+  CHECK(s->rss_bytes > 0);
+  CHECK(s->fds >= 3);
+  auto r = proc_record(*s);
+  CHECK(r["type"] == "proc");
+  CHECK(r["threads"] == s->threads);
+  CHECK_FALSE(read_proc_sample(0x3fffffff));  // no such pid
+}

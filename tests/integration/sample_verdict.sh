@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs one labelled sample under load and checks that the verdict equals its label.
+#   sample_verdict.sh <sample dir> [builtin|wrk]
+source "$(dirname "$0")/lib.sh"
+sample=$1
+mode=${2:-builtin}
+label=$(tr -d '[:space:]' < "$sample/label")
+# 5 s of load: long enough for a leak to show and for percentiles to settle.
+if [[ $mode == wrk ]]; then
+  load=(--on-port 'wrk -t1 -c50 -d5s http://127.0.0.1:{port}/')
+else
+  load=(--load / -c 50 -d 5s)
+fi
+rc=0
+timeout 90 "$LD" run "${load[@]}" --json out.json -o report.html --record rec.ndjson.gz \
+  -- node "$sample/server.js" > stdout.txt 2> stderr.txt || rc=$?
+[[ $rc -eq 0 ]] || { cat stderr.txt >&2; fail "loopdoctor exited $rc"; }
+verdict=$(json_get out.json 'j.verdict')
+echo "sample $(basename "$sample"): label $label, verdict $verdict"
+[[ -s report.html ]] || fail "no report written"
+grep -q "$verdict" report.html || fail "report does not show the verdict"
+if [[ $verdict != "$label" ]]; then
+  json_get out.json 'j.findings.map(f=>f.signal+": "+f.note).join("\n")' >&2
+  fail "verdict $verdict != label $label"
+fi
