@@ -70,9 +70,10 @@ Issue insufficient(const Timeline& tl, const WindowStats& st) {
     i.summary = "The probe connected but sent no samples inside the analysis window.";
   } else {
     i.summary = fmt::format(
-        "Only {:.1f} s and {} samples were recorded in the window; at least {:.0f} s and {:.0f} "
-        "samples are needed to judge.",
-        st.window_ms / 1000.0, st.samples, kMinWindowMs / 1000.0, kMinProbeSamples);
+        "Too little probe data to judge: {} samples covering {:.1f} s of a {:.1f} s window; at "
+        "least {:.0f} samples covering half of a window of {:.0f} s or more are needed.",
+        st.samples, st.probe_covered_ms / 1000.0, st.window_ms / 1000.0, kMinProbeSamples,
+        kMinWindowMs / 1000.0);
   }
   i.evidence.push_back(analysers::evidence("probe_samples", static_cast<double>(st.samples),
                                            kMinProbeSamples,

@@ -5,9 +5,16 @@
 namespace loopdoctor::thresholds {
 
 // --- enough data -----------------------------------------------------------
-// Under 1 s of window or 20 probe intervals a percentile is noise.
+// Under 1 s of window a percentile is noise.
 inline constexpr double kMinWindowMs = 1000;
-inline constexpr double kMinProbeSamples = 20;
+// A blocked loop sends few samples (one per stall: 12 in 5 s for a GC-bound
+// sample), so the count alone cannot be the test; what matters is that the
+// probe's intervals cover the window. Five intervals is the least that shows
+// a pattern rather than one event.
+inline constexpr double kMinProbeSamples = 5;
+// Share of the window the probe's intervals must cover: less means the probe
+// connected late, stopped early or dropped data.
+inline constexpr double kMinProbeCoverage = 0.5;
 
 // --- event-loop delay ------------------------------------------------------
 // A request that waits 100 ms for the loop is felt by a person (the RAIL

@@ -96,6 +96,7 @@ WindowStats compute_window_stats(const Timeline& tl, const Window& w) {
     st.delay_p50_ms = percentile(maxima, 50);
     st.delay_p99_ms = percentile(maxima, 99);
     st.delay_max_ms = *std::max_element(maxima.begin(), maxima.end());
+    st.probe_covered_ms = covered_ms;
     st.blocked_share = covered_ms > 0 ? blocked_ms / covered_ms : 0;
     st.elu_mean = weighted_mean(in, [](const ProbeSample& p) { return p.elu; });
     st.cpu_cores_probe = covered_ms > 0 ? cpu_us / 1000.0 / covered_ms : 0;

@@ -16,6 +16,7 @@ double slope(const std::vector<double>& x, const std::vector<double>& y);
 
 struct WindowStats {
   std::size_t samples = 0;         // probe samples in the window
+  double probe_covered_ms = 0;     // sum of their intervals
   std::size_t proc_samples = 0;
   double window_ms = 0;
 

@@ -6,7 +6,8 @@ namespace loopdoctor::analysers {
 using namespace thresholds;
 
 bool enough_probe_data(const WindowStats& st) {
-  return st.samples >= kMinProbeSamples && st.window_ms >= kMinWindowMs;
+  return st.samples >= kMinProbeSamples && st.window_ms >= kMinWindowMs &&
+         st.probe_covered_ms >= kMinProbeCoverage * st.window_ms;
 }
 
 Finding delay(const WindowStats& st) {

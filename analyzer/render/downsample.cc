@@ -7,9 +7,11 @@ namespace loopdoctor::render {
 
 namespace {
 // A hole in the data is drawn only when points are this many typical
-// spacings apart: probe samples arrive late by a few intervals on a busy loop,
-// and that jitter is not missing data.
-constexpr double kGapFactor = 5.0;
+// spacings apart AND at least kMinGap apart. A blocked loop delays the probe's
+// next sample by the whole stall (its interval then covers the stall), which
+// is not missing data; only a probe that went silent for seconds is.
+constexpr double kGapFactor = 10.0;
+constexpr double kMinGapSeconds = 5.0;  // x is in seconds in every chart
 }  // namespace
 
 std::vector<Point> downsample_minmax(std::span<const Point> pts, double x0, double x1,
@@ -76,7 +78,7 @@ double typical_gap(std::span<const Point> pts) {
   for (size_t i = 1; i < pts.size(); ++i) dx.push_back(pts[i].x - pts[i - 1].x);
   auto mid = dx.begin() + static_cast<long>(dx.size() / 2);
   std::nth_element(dx.begin(), mid, dx.end());
-  return *mid > 0 ? *mid * kGapFactor : 0;
+  return *mid > 0 ? std::max(*mid * kGapFactor, kMinGapSeconds) : 0;
 }
 
 }  // namespace loopdoctor::render

@@ -28,8 +28,8 @@ std::vector<Point> downsample_minmax(std::span<const Point> pts, double x0, doub
 // disconnected, target paused) instead of a straight line across it.
 std::vector<std::vector<Point>> split_at_gaps(std::span<const Point> pts, double max_gap);
 
-// A gap threshold for a series: several typical spacings (median dx), so a
-// late sample or two do not cut the line.
+// A gap threshold for a series (x in seconds): ten typical spacings (median
+// dx) and at least 5 s, so late samples after a loop stall do not cut the line.
 double typical_gap(std::span<const Point> pts);
 
 }  // namespace loopdoctor::render

@@ -1,6 +1,7 @@
-// The handful of numbers shown under the verdict banner, computed over the
-// analysed window. Where the diagnosis already quotes a figure as evidence
-// (same signal name), that value is used so banner and evidence agree.
+// The handful of numbers shown under the verdict banner, over the analysed
+// window. They come from the analyzer's own window statistics
+// (analyzer/window_stats.h), so the report, the JSON and `compare` never
+// disagree about a number.
 #pragma once
 
 #include <string>

@@ -19,6 +19,10 @@ constexpr size_t kTopHandleTypes = 3;
 // A CPU axis never narrower than 0..10 %, so an idle target's 0.3 % wiggle is
 // not drawn as a mountain.
 constexpr double kCpuAxisMinPercent = 10;
+// /proc CPU time advances in clock ticks (10 ms at USER_HZ 100), so a share
+// over a 10 ms sampling interval can only read 0 %, 100 % or 200 %. Shares
+// are drawn over windows at least this long, where a tick is 10 % at most.
+constexpr double kProcCpuMinWindowMs = 100;
 // Delay below this is timer noise; the log axis starts here.
 constexpr double kDelayLogFloorMs = 0.1;
 
@@ -36,6 +40,20 @@ std::vector<Point> series(const std::vector<T>& rows, F value) {
   std::vector<Point> pts;
   pts.reserve(rows.size());
   for (const T& r : rows) pts.push_back({r.t / kMsPerS, value(r)});
+  return pts;
+}
+
+// CPU share of one core from cumulative /proc CPU time, each point over the
+// shortest run of samples spanning kProcCpuMinWindowMs (see there).
+std::vector<Point> proc_cpu_percent(const std::vector<ProcSample>& proc) {
+  std::vector<Point> pts;
+  size_t j = 0;
+  for (size_t i = 1; i < proc.size(); ++i) {
+    while (j + 1 < i && proc[i].t - proc[j + 1].t >= kProcCpuMinWindowMs) ++j;
+    double dt = proc[i].t - proc[j].t;
+    if (dt < kProcCpuMinWindowMs) continue;  // the first 100 ms: no full window yet
+    pts.push_back({proc[i].t / kMsPerS, (proc[i].cpu_ms - proc[j].cpu_ms) / dt * kPercent});
+  }
   return pts;
 }
 
@@ -57,8 +75,10 @@ ChartSpec base_spec(const Timeline& tl, const Diagnosis& dx, const std::string& 
   }
   if (tl.exit.present) {
     bool crash = !tl.exit.stopped_by_loopdoctor && (tl.exit.signal || tl.exit.code.value_or(0) != 0);
-    std::string label = tl.exit.signal ? "exit " + *tl.exit.signal
-                        : tl.exit.code ? "exit " + std::to_string(*tl.exit.code) : "exit";
+    std::string label = tl.exit.stopped_by_loopdoctor ? "stopped"
+                        : tl.exit.signal                 ? "exit " + *tl.exit.signal
+                        : tl.exit.code                   ? "exit " + std::to_string(*tl.exit.code)
+                                                         : "exit";
     c.markers.push_back({tl.exit.t / kMsPerS, label, crash});
   }
   return c;
@@ -94,8 +114,8 @@ ChartSet build_charts(const Timeline& tl, const Diagnosis& dx) {
   ChartSpec cpu = base_spec(tl, dx, "CPU");
   cpu.y_unit = Unit::kPercent;
   cpu.y_max_at_least = kCpuAxisMinPercent;
-  cpu.lines.push_back({"process (/proc)", kBlue, series(tl.proc, [](const ProcSample& p) { return p.cpu_share * kPercent; })});
-  cpu.lines.push_back({"probe", kAmber, series(s, [](const ProbeSample& p) { return probe_cpu_share(p) * kPercent; }), true});
+  cpu.lines.push_back({"process (/proc)", kBlue, proc_cpu_percent(tl.proc), false, true});
+  cpu.lines.push_back({"probe", kAmber, series(s, [](const ProbeSample& p) { return probe_cpu_share(p) * kPercent; }), true, true});
   add(set, "cpu", "% of one core, user + system", cpu);
 
   ChartSpec mem = base_spec(tl, dx, "Memory");
@@ -110,17 +130,18 @@ ChartSet build_charts(const Timeline& tl, const Diagnosis& dx) {
   delay.y_unit = Unit::kMilliseconds;
   delay.log_y = true;
   delay.log_floor = kDelayLogFloorMs;
-  delay.lines.push_back({"max", kRed, series(s, [](const ProbeSample& p) { return p.delay.max; })});
-  delay.lines.push_back({"p99", kAmber, series(s, [](const ProbeSample& p) { return p.delay.p99; })});
-  delay.lines.push_back({"p50", kBlue, series(s, [](const ProbeSample& p) { return p.delay.p50; })});
-  delay.annotate_max_of = 0;
+  // Drawn low to high so the worst value (max, red) is on top where they meet.
+  delay.lines.push_back({"p50", kBlue, series(s, [](const ProbeSample& p) { return p.delay.p50; }), false, true});
+  delay.lines.push_back({"p99", kAmber, series(s, [](const ProbeSample& p) { return p.delay.p99; }), false, true});
+  delay.lines.push_back({"max", kRed, series(s, [](const ProbeSample& p) { return p.delay.max; }), false, true});
+  delay.annotate_max_of = 2;
   add(set, "delay", "per sampling interval, ms, log scale", delay);
 
   ChartSpec elu = base_spec(tl, dx, "Event-loop utilisation");
   elu.y_unit = Unit::kRatio;
   elu.y_min = 0;
   elu.y_max = 1;
-  elu.lines.push_back({"ELU", kViolet, series(s, [](const ProbeSample& p) { return p.elu; })});
+  elu.lines.push_back({"ELU", kViolet, series(s, [](const ProbeSample& p) { return p.elu; }), false, true});
   add(set, "elu", "share of each interval the loop was busy, 0–1", elu);
 
   ChartSpec handles = base_spec(tl, dx, "Active handles");

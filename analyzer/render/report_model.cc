@@ -99,8 +99,19 @@ data run_details(const Timeline& tl, const Diagnosis& dx, const ReportOptions& o
   data rows = list();
   rows.push_back(detail("Command", tl.command.empty() ? "(unknown)" : shell_join(tl.command), true));
   if (tl.pid > 0) rows.push_back(detail("PID", fmt_num(tl.pid, 0), true));
-  std::string runtime = tl.runtime.empty() ? "unknown (no probe connected)" : tl.runtime;
-  for (const auto& [name, version] : tl.versions) runtime += " · " + name + " " + version;
+  // The runtime's own version first, then the engine and libuv, then the rest.
+  std::string runtime;
+  std::vector<std::string> order = {tl.runtime, "v8", "uv"};
+  for (const auto& [name, version] : tl.versions) {
+    if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
+  }
+  for (const std::string& name : order) {
+    auto it = tl.versions.find(name);
+    if (it == tl.versions.end()) continue;
+    runtime += (runtime.empty() ? "" : " · ") + name + " " + it->second;
+  }
+  if (runtime.empty()) runtime = tl.runtime.empty() ? "unknown (no probe connected)" : tl.runtime;
+  else if (tl.versions.find(tl.runtime) == tl.versions.end() && !tl.runtime.empty()) runtime = tl.runtime + " · " + runtime;
   rows.push_back(detail("Runtime", runtime));
   if (tl.port) rows.push_back(detail("Listening", "port " + std::to_string(*tl.port) +
                                                      (tl.listen_t >= 0 ? " at " + fmt_seconds(tl.listen_t / kMsPerS) : "")));
@@ -169,16 +180,17 @@ data issue_data(const Issue& is) {
 ExitText describe_exit(const Timeline& tl) {
   if (!tl.exit.present) {
     return {tl.truncated ? "unknown: the recording ends abruptly (loopdoctor itself may have been killed)"
-                         : "no exit recorded (still running when the recording ended)", false};
+                         : "no exit recorded (still running when the recording ended)", "", false};
   }
   const ExitInfo& e = tl.exit;
   std::string how = e.signal ? "killed by " + *e.signal : "exited with code " + std::to_string(e.code.value_or(0));
   how += " at " + fmt_seconds(e.t / kMsPerS);
+  const std::string what = how;
   bool crash = !e.stopped_by_loopdoctor && (e.signal || e.code.value_or(0) != 0);
   if (e.stopped_by_loopdoctor) how += ", stopped by loopdoctor";
   else if (crash) how += " — the target crashed or failed by itself";
   else how += ", the target exited by itself";
-  return {how, crash};
+  return {how, what, crash};
 }
 
 kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, const ReportOptions& opt) {
@@ -200,7 +212,7 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
 
   ExitText ex = describe_exit(tl);
   m.set("crash", ex.crash);
-  m.set("crash_text", ex.text);
+  m.set("crash_text", ex.what);
   m.set("no_probe", !tl.probe_connected);
   m.set("truncated", tl.truncated);
 
@@ -246,9 +258,11 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
   }
   m.set("findings", findings);
   data notes = list();
-  for (const std::string& n : dx.notes) notes.push_back(data{"text", n});
+  // Without an issue the banner already says the first note; do not repeat it.
+  size_t first_note = !lead && dx.verdict != Verdict::kHealthy && !dx.notes.empty() ? 1 : 0;
+  for (size_t i = first_note; i < dx.notes.size(); ++i) notes.push_back(data{"text", dx.notes[i]});
   m.set("notes", notes);
-  m.set("has_notes", !dx.notes.empty());
+  m.set("has_notes", dx.notes.size() > first_note);
 
   ChartSet charts = build_charts(tl, dx);
   data cl = list();

@@ -14,7 +14,7 @@ constexpr double kPlotHeightPx = kChartHeightPx - kPlotTopPx - kPlotBottomPx;
 // Legend entries are laid out with an estimated glyph width (11 px font):
 // exact metrics are unknown without a browser, and a slight overestimate only
 // widens the spacing.
-constexpr double kLegendCharPx = 6.6;
+constexpr double kLegendCharPx = 5.7;
 constexpr double kLegendSwatchPx = 14;
 constexpr double kLegendGapPx = 18;
 // Marker labels closer than this to the right edge are anchored to the end.
@@ -139,7 +139,8 @@ void draw_band(std::string& out, const Mapper& m) {
   out += "\" height=\"";
   append_coord(out, kPlotHeightPx);
   out += "\"/>";
-  if (!m.spec.band->label.empty()) text_at(out, "bandl", x0 + 4, kPlotTopPx + 12, m.spec.band->label);
+  // Labels sit in the strip above the plot so they never cover data.
+  if (!m.spec.band->label.empty()) text_at(out, "bandl", x0 + 2, kPlotTopPx - 5, m.spec.band->label);
 }
 
 void draw_line(std::string& out, const Mapper& m, const LineSeries& s) {
@@ -149,8 +150,18 @@ void draw_line(std::string& out, const Mapper& m, const LineSeries& s) {
     auto pts = downsample_minmax(seg, m.spec.x0, m.spec.x1, kPlotWidthPx);
     if (pts.empty()) continue;
     d += 'M';
-    for (size_t i = 0; i < pts.size(); ++i) {
-      if (i > 0) d += ' ';
+    append_coord(d, m.px(pts[0].x));
+    d += ' ';
+    append_coord(d, m.py(pts[0].y));
+    for (size_t i = 1; i < pts.size(); ++i) {
+      if (s.step) {  // up/down at the interval's start, then along it
+        d += 'V';
+        append_coord(d, m.py(pts[i].y));
+        d += 'H';
+        append_coord(d, m.px(pts[i].x));
+        continue;
+      }
+      d += ' ';
       append_coord(d, m.px(pts[i].x));
       d += ' ';
       append_coord(d, m.py(pts[i].y));
@@ -203,7 +214,7 @@ void draw_markers(std::string& out, const Mapper& m) {
     out += "\"/>";
     bool near_right = x > kPlotLeftPx + kPlotWidthPx - kLabelEdgePx;
     std::string cls = std::string("mkl") + (near_right ? " end" : "") + (mk.alarm ? " alarm" : "");
-    text_at(out, cls.c_str(), near_right ? x - 4 : x + 4, kPlotTopPx + kPlotHeightPx - 6, mk.label);
+    text_at(out, cls.c_str(), near_right ? x - 3 : x + 3, kPlotTopPx - 5, mk.label);
   }
 }
 
@@ -228,9 +239,20 @@ void draw_max_label(std::string& out, const Mapper& m) {
                       " at " + fmt_seconds(best->x);
   bool near_right = x > kPlotLeftPx + kPlotWidthPx - kLabelEdgePx * 1.4;
   std::string cls = near_right ? "pkl end" : "pkl";
-  text_at(out, cls.c_str(), near_right ? x - 6 : x + 6, std::max<double>(y + 4, kPlotTopPx + 10), label);
+  // Above the point when there is room, else beside it; a white halo (CSS
+  // paint-order) keeps it readable over the lines.
+  double ly = y - 8 >= kPlotTopPx + 8 ? y - 8 : y + 4;
+  text_at(out, cls.c_str(), near_right ? x - 6 : x + 6, ly, label);
 }
 
+bool has_points(const ChartSpec& spec, const std::vector<Point>& pts) {
+  return std::any_of(pts.begin(), pts.end(), [&](const Point& p) {
+    return std::isfinite(p.y) && p.x >= spec.x0 && p.x <= spec.x1;
+  });
+}
+
+// Series without a point in range get no legend entry: "probe" with no line
+// next to it would only make a reader search for it.
 void draw_legend(std::string& out, const ChartSpec& spec) {
   double x = kPlotLeftPx;
   const double y = 14;
@@ -246,8 +268,12 @@ void draw_legend(std::string& out, const ChartSpec& spec) {
     text_at(out, "lg", x + kLegendSwatchPx, y + 4, name);
     x += kLegendSwatchPx + static_cast<double>(name.size()) * kLegendCharPx + kLegendGapPx;
   };
-  for (const auto& l : spec.lines) entry(l.name, l.color, l.dashed, false);
-  for (const auto& b : spec.bars) entry(b.name, b.color, false, true);
+  for (const auto& l : spec.lines) {
+    if (has_points(spec, l.points)) entry(l.name, l.color, l.dashed, false);
+  }
+  for (const auto& b : spec.bars) {
+    if (has_points(spec, b.points)) entry(b.name, b.color, false, true);
+  }
 }
 
 }  // namespace

@@ -19,6 +19,10 @@ struct LineSeries {
   std::string color;   // a CSS colour we choose ("#2563eb"), never target data
   std::vector<Point> points;  // x in seconds, y in the chart's unit
   bool dashed = false;
+  // Each value holds over the interval that ends at its x (per-interval
+  // metrics: delay, ELU, CPU). Drawn as steps, so a sample that arrives late
+  // after a 150 ms stall is a 150 ms plateau, not a misleading ramp.
+  bool step = false;
 };
 
 // Events drawn as vertical ticks from the axis up to their value (GC pauses).

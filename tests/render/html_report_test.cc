@@ -1,0 +1,189 @@
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "analyzer/render/html_report.h"
+#include "analyzer/render/text.h"
+#include "analyzer/window_stats.h"
+#include "tests/render/synthetic.h"
+
+using namespace loopdoctor;
+using namespace loopdoctor::render;
+using loopdoctor::render::testing::Scenario;
+using loopdoctor::render::testing::synthetic_diagnosis;
+using loopdoctor::render::testing::synthetic_timeline;
+
+namespace {
+
+constexpr size_t kTenSecondBudgetBytes = 300 * 1024;
+constexpr size_t kOneHourBudgetBytes = 2 * 1024 * 1024;
+
+ReportOptions options() {
+  return {LOOPDOCTOR_TEMPLATES_DIR, "2024-05-01T10:00:12Z", "0.1.0-test"};
+}
+
+std::string render_report(const Timeline& tl, const Diagnosis& dx) {
+  std::string err;
+  std::string html = html_report(tl, dx, options(), &err);
+  INFO(err);
+  REQUIRE(!html.empty());
+  return html;
+}
+
+bool contains(const std::string& s, const std::string& needle) { return s.find(needle) != std::string::npos; }
+
+// A temporary directory removed at scope exit.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "ldrender-XXXXXX").string();
+    path = mkdtemp(tmpl.data());
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+};
+
+void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p) << text; }
+
+}  // namespace
+
+TEST_CASE("a blocked-loop report has every section in order", "[render][html]") {
+  Timeline tl = synthetic_timeline({});
+  Diagnosis dx = synthetic_diagnosis(tl);
+  std::string html = render_report(tl, dx);
+  CHECK(contains(html, "<!DOCTYPE html>"));
+  CHECK(contains(html, "class=\"verdict v-blocked-loop\""));
+  CHECK(contains(html, "Blocked event loop"));
+  CHECK(contains(html, "confidence <b>92 %</b>"));
+  size_t verdict = html.find("aria-label=\"Verdict\"");
+  size_t evidence = html.find("id=\"evidence\"");
+  size_t recs = html.find("id=\"recommendations\"");
+  size_t charts = html.find("id=\"charts\"");
+  size_t hotspots = html.find("id=\"hotspots\"");
+  size_t run = html.find("id=\"run\"");
+  REQUIRE(run != std::string::npos);
+  CHECK(verdict < evidence);
+  CHECK(evidence < recs);
+  CHECK(recs < charts);
+  CHECK(charts < hotspots);
+  CHECK(hotspots < run);
+  for (const char* id : {"cpu", "memory", "delay", "elu", "handles", "gc", "throughput", "latency"}) {
+    INFO(id);
+    CHECK(contains(html, std::string("id=\"chart-") + id + "\""));
+  }
+  CHECK(contains(html, "<code>piscina</code>"));   // backticks in recommendations
+  CHECK(contains(html, "<code>pbkdf2Sync</code>")); // hotspots
+  CHECK(contains(html, "Loop delay p99"));
+  // The banner figures are the analyzer's window statistics, so the report,
+  // the JSON and `compare` agree.
+  const WindowStats st = compute_window_stats(tl, dx.window);
+  CHECK(contains(html, "<div class=\"fig-value\">" + fmt_ms(st.delay_p99_ms) + "</div>"));
+  CHECK(contains(html, "max " + fmt_ms(st.delay_max_ms)));
+  CHECK(contains(html, "<div class=\"fig-value\">" + fmt_num(st.elu_mean, 2) + "</div>"));
+  CHECK(contains(html, "node 20.11.1"));
+  CHECK(contains(html, "stopped by loopdoctor"));
+  CHECK_FALSE(contains(html, "The target crashed"));
+}
+
+TEST_CASE("target strings are HTML-escaped everywhere", "[render][html]") {
+  Timeline tl = synthetic_timeline({.duration_s = 3});
+  tl.command = {"node", "<script>alert(1)</script>", "\"&'"};
+  tl.versions["node"] = "<b>20</b>";
+  tl.warnings = {"<script>w</script>"};
+  for (auto& s : tl.samples) s.handles_by_type["<img src=x onerror=alert(2)>"] = 99;
+  Diagnosis dx = synthetic_diagnosis(tl);
+  dx.issues[0].summary = "summary <script>alert(3)</script>";
+  dx.issues[0].evidence[0].text = "text <iframe src=\"javascript:1\">";
+  dx.issues[0].hotspots[0].function = "<svg onload=alert(4)>";
+  dx.issues[0].recommendations = {"use `<script>alert(5)</script>` \"&' carefully"};
+  std::string html = render_report(tl, dx);
+  CHECK_FALSE(contains(html, "<script"));
+  CHECK_FALSE(contains(html, "<img"));
+  CHECK_FALSE(contains(html, "<iframe"));
+  CHECK_FALSE(contains(html, "<svg onload"));
+  CHECK_FALSE(contains(html, "<b>20</b>"));
+  CHECK_FALSE(contains(html, "\"&'"));
+  CHECK(contains(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+  CHECK(contains(html, "<code>&lt;script&gt;alert(5)&lt;/script&gt;</code> &quot;&amp;&apos; carefully"));
+  CHECK(contains(html, "&lt;img src=x onerror=alert(2)&gt;"));
+}
+
+TEST_CASE("the report references nothing outside itself", "[render][html]") {
+  Timeline tl = synthetic_timeline({});
+  tl.command = {"node", "server.js", "--upstream=https://api.example.com/v1"};
+  std::string html = render_report(tl, synthetic_diagnosis(tl));
+  // Plain text (the escaped command, the load URL) may mention http, but no
+  // attribute or CSS construct may point anywhere.
+  CHECK_FALSE(std::regex_search(html, std::regex(R"(\bsrc\s*=)", std::regex::icase)));
+  CHECK_FALSE(std::regex_search(html, std::regex(R"(\bhref\s*=\s*["']?[^"'#\s>])", std::regex::icase)));
+  CHECK_FALSE(std::regex_search(html, std::regex(R"(url\(\s*["']?[^"'#\s)])", std::regex::icase)));
+  CHECK_FALSE(std::regex_search(html, std::regex(R"(@import|<link\b|<script\b|<img\b|<iframe\b|<object\b|<embed\b)",
+                                                 std::regex::icase)));
+  CHECK_FALSE(std::regex_search(html, std::regex(R"(xmlns(:\w+)?\s*=)", std::regex::icase)));
+  CHECK(contains(html, "default-src &#39;none&#39;") == false);  // CSP is ours, not escaped
+  CHECK(contains(html, "default-src 'none'"));
+}
+
+TEST_CASE("a missing or broken template is an error, not a crash", "[render][html]") {
+  Timeline tl = synthetic_timeline({.duration_s = 2});
+  Diagnosis dx = synthetic_diagnosis(tl);
+  std::string err;
+  CHECK(html_report(tl, dx, {"/nonexistent/loopdoctor", "", ""}, &err).empty());
+  CHECK(contains(err, "report.html.mustache"));
+  CHECK(html_report(tl, dx, {"/nonexistent/loopdoctor", "", ""}, nullptr).empty());
+
+  TempDir dir;
+  write(dir.path / "report.html.mustache", "<html>{{#issues}}never closed</html>");
+  err.clear();
+  CHECK(html_report(tl, dx, {dir.path.string(), "", ""}, &err).empty());
+  CHECK(contains(err, "report.css"));
+  write(dir.path / "report.css", "body{}");
+  err.clear();
+  CHECK(html_report(tl, dx, {dir.path.string(), "", ""}, &err).empty());
+  CHECK(contains(err, "bad HTML template"));
+}
+
+TEST_CASE("a target without probe renders from /proc and says so", "[render][html]") {
+  Timeline tl = synthetic_timeline({.duration_s = 3, .probe = false, .load = false});
+  REQUIRE(tl.samples.empty());
+  std::string html = render_report(tl, synthetic_diagnosis(tl));
+  CHECK(contains(html, "No probe connected."));
+  CHECK(contains(html, "v-insufficient-data"));
+  CHECK(contains(html, "id=\"chart-cpu\""));
+  CHECK(contains(html, "id=\"chart-memory\""));
+  CHECK_FALSE(contains(html, "id=\"chart-delay\""));
+  CHECK(contains(html, "Not shown, no data recorded: Event-loop delay"));
+  CHECK(contains(html, "sleep 3"));
+  // No issue: the general texts for the verdict are shown.
+  CHECK(contains(html, "Check that the probe attached"));
+}
+
+TEST_CASE("an empty timeline still renders", "[render][html]") {
+  Timeline tl;
+  Diagnosis dx;
+  std::string html = render_report(tl, dx);
+  CHECK(contains(html, "Not enough data"));
+}
+
+TEST_CASE("a crash is shown prominently", "[render][html]") {
+  Timeline tl = synthetic_timeline({.crash = true});
+  std::string html = render_report(tl, synthetic_diagnosis(tl));
+  CHECK(contains(html, "The target crashed:"));
+  CHECK(contains(html, "crashed:</strong> killed by SIGSEGV at 8.01 s"));
+  CHECK(std::regex_search(html, std::regex("class=\"mkl[a-z ]* alarm\"[^>]*>exit SIGSEGV<")));  // red exit marker
+}
+
+TEST_CASE("reports stay small", "[render][html][size]") {
+  Timeline ten = synthetic_timeline({.duration_s = 10, .interval_ms = 10});
+  std::string a = render_report(ten, synthetic_diagnosis(ten));
+  INFO("10 s report bytes: " << a.size());
+  CHECK(a.size() < kTenSecondBudgetBytes);
+
+  Timeline hour = synthetic_timeline({.duration_s = 3600, .interval_ms = 10, .proc_interval_ms = 100});
+  REQUIRE(hour.samples.size() >= 359000);
+  std::string b = render_report(hour, synthetic_diagnosis(hour));
+  INFO("1 h report bytes: " << b.size());
+  CHECK(b.size() < kOneHourBudgetBytes);
+}
