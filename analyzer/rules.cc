@@ -3,7 +3,8 @@
 // Precedence (also in README.md, "How the verdict is decided"):
 //  1. No probe data in the window, or too little         -> insufficient-data
 //  2. GC pauses over their limit, or a growing heap, and GC explains the
-//     loop's stalls (or there are none)                   -> gc-pressure
+//     loop's stalls (or there are none, or the heap would hit V8's limit
+//     within kLeakExhaustionS at its growth rate)         -> gc-pressure
 //  3. The loop stalled (delay p99 or stalled share)       -> blocked-loop
 //     (queued connections and rising handles are its consequence, not a
 //     second cause; GC pressure that does not explain the stalls is listed
@@ -169,8 +170,20 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
     const bool waiting = abnormal(fs, "http") && st.elu_mean < kEluWaiting &&
                          cpu < kCpuNotBoundCores && !delay_bad;
 
-    if (gc_bad && (!delay_bad || gc_explains)) {
+    // Time until the live heap reaches V8's limit at its current growth.
+    const double headroom = tl.heap_limit - st.heap_used_max;
+    const bool leak_urgent = abnormal(fs, "memory") && tl.heap_limit > 0 &&
+                             st.heap_growth_bytes_per_s > 0 &&
+                             headroom / st.heap_growth_bytes_per_s < kLeakExhaustionS;
+
+    if (gc_bad && (!delay_bad || gc_explains || leak_urgent)) {
       dx.issues.push_back(gc_issue(st, fs));
+      if (delay_bad && !gc_explains) {
+        Issue second = blocked_issue(st, fs);
+        second.severity = Severity::kLow;
+        second.confidence *= 0.8;
+        dx.issues.push_back(std::move(second));
+      }
     } else if (delay_bad) {
       dx.issues.push_back(blocked_issue(st, fs));
       if (gc_bad) {

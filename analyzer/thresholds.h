@@ -52,7 +52,13 @@ inline constexpr double kGcShareOfBusyForCause = 0.15;
 // Heap used over this fraction of V8's limit: the next step is an OOM crash.
 inline constexpr double kHeapNearLimit = 0.85;
 // Heap growth over the window that marks a leak-like trend, bytes per second.
+// Blocked and healthy samples grow 0.5-2 MB/s while warming up.
 inline constexpr double kHeapGrowthLeakBytesPerS = 5.0 * 1024 * 1024;
+// A leak that would exhaust V8's heap limit within this long is the first
+// problem to fix, whatever else stalls the loop: a growing Map rehashes and
+// old-space collections lengthen, so the stalls are the leak's doing too.
+// (unbounded-cache: 80 MB/s, limit ~4 GB -> under a minute.)
+inline constexpr double kLeakExhaustionS = 600;
 
 // --- I/O -------------------------------------------------------------------
 // Evidence of load: at least this many requests per second reached the server.

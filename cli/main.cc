@@ -8,11 +8,12 @@ int main(int argc, char** argv) {
   CLI::App app{"loopdoctor: diagnose the event loop of a Node.js server under load.\n"
                "  loopdoctor run --load / -- node server.js\n"
                "  loopdoctor run --on-port 'wrk -c50 -d10s http://127.0.0.1:{port}/' -- node server.js\n"
-               "  loopdoctor analyze .loopdoctor/1234.ndjson.gz --json -"};
+               "  loopdoctor analyze .loopdoctor/1234.ndjson.gz --json -\n"
+               "  loopdoctor agent --listen 127.0.0.1:9464   then   eval \"$(loopdoctor env)\"; node server.js"};
   app.set_version_flag("-V,--version", std::string("loopdoctor ") + LOOPDOCTOR_VERSION);
   app.require_subcommand(1);
-  std::vector<Command> commands = {add_run(app), add_analyze(app), add_compare(app),
-                                   add_load(app)};
+  std::vector<Command> commands = {add_run(app),  add_analyze(app), add_compare(app),
+                                   add_load(app), add_agent(app),   add_env(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

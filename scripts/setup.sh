@@ -11,7 +11,7 @@ pkgs=(build-essential cmake ninja-build pkg-config
       wrk)
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
 if [[ "${1:-}" == "--test" ]]; then
-  pkgs+=(chromium)
+  pkgs+=(chromium prometheus libcivetweb-dev)
 fi
 
 missing=()

@@ -117,3 +117,20 @@ TEST_CASE("diagnosis JSON follows the contract") {
   CHECK(j["window"]["samples"].get<int>() > 0);
   CHECK(j["load"]["source"] == "probe");
 }
+
+TEST_CASE("a leak that will exhaust the heap within minutes is gc-pressure even with stalls") {
+  Scenario s = blocked();
+  s.heap_growth_per_s = 80e6;  // ~4 GB limit reached in under a minute
+  s.gc_minor_ms_per_s = 50;
+  Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
+  CHECK(dx.verdict == Verdict::kGcPressure);
+  REQUIRE(dx.issues.size() == 2);
+  CHECK(dx.issues[1].kind == Verdict::kBlockedLoop);
+}
+
+TEST_CASE("a slow leak does not take the verdict from a blocked loop") {
+  Scenario s = blocked();
+  s.heap_growth_per_s = 6e6;  // a leak, but the heap lasts ~10 minutes more
+  Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
+  CHECK(dx.verdict == Verdict::kBlockedLoop);
+}

@@ -42,7 +42,10 @@
   if (!fdText && !endpoint) return;
 
   // Protocol and safety limits.
-  const DEFAULT_INTERVAL_MS = 10;
+  // One-shot runs (an inherited fd) sample every 10 ms; a long-running agent
+  // (an endpoint) every second, each sample keeping its interval's max and
+  // percentiles so no spike is lost between scrapes.
+  const DEFAULT_INTERVAL_MS = fdText ? 10 : 1000;
   const MIN_INTERVAL_MS = 1;           // below this the timer itself is the load
   const MAX_INTERVAL_MS = 60000;
   // The delay timer's period: fine enough to see 10 ms stalls even with a

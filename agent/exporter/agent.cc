@@ -1,0 +1,359 @@
+#include "agent/exporter/agent.h"
+
+#include <csignal>
+#include <limits>
+#include <map>
+#include <memory>
+
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+#include <uv.h>
+
+#include "agent/collector/proc_stats.h"
+#include "agent/collector/run_clock.h"
+#include "agent/collector/timer.h"
+#include "agent/exporter/http_server.h"
+#include "agent/exporter/probe_link.h"
+#include "agent/exporter/probe_listener.h"
+#include "agent/exporter/proc_info.h"
+#include "agent/exporter/routes.h"
+#include "agent/exporter/sample_convert.h"
+#include "analyzer/analyze.h"
+
+namespace loopdoctor::exporter {
+namespace {
+
+using nlohmann::json;
+using Id = ProcessTable::Id;
+
+// Exit codes shared with the CLI (cli/commands.h): 0 done, 2 a stage failed.
+constexpr int kExitOk = 0, kExitFailed = 2;
+// A probe in agent mode reports once a second unless told otherwise.
+constexpr double kDefaultProbeIntervalMs = 1000;
+
+struct Link {
+  std::unique_ptr<ProbeLink> link;
+  Id process = 0;  // 0 until hello
+  // probe clock -> agent clock: the smallest (receive time - t) seen, as the
+  // one-shot timeline does with `rt`.
+  double offset = std::numeric_limits<double>::infinity();
+};
+
+class Agent {
+ public:
+  explicit Agent(const AgentOptions& o) : opt_(o) {}
+
+  int run() {
+    uv_loop_init(&loop_);
+    std::string error;
+    if (!start(&error)) {
+      spdlog::error("{}", error);
+      shutdown();
+      uv_run(&loop_, UV_RUN_DEFAULT);
+      uv_loop_close(&loop_);
+      return kExitFailed;
+    }
+    uv_run(&loop_, UV_RUN_DEFAULT);
+    uv_loop_close(&loop_);
+    spdlog::info("loopdoctor agent stopped");
+    return kExitOk;
+  }
+
+ private:
+  bool start(std::string* error) {
+    for (int pid : opt_.attach)
+      if (!attach(pid, error)) return false;
+    if (!listener_.open(&loop_, opt_.socket_path, [this](uv_stream_t* s) { accept(s); }, error))
+      return false;
+    HttpRoutes routes;
+    routes.metrics = [this] { return metrics_response(table_); };
+    routes.processes = [this] { return processes_response(table_, clock_.now_ms()); };
+    routes.report = [this](long pid) {
+      return report_response(table_, pid, clock_.now_ms(), {opt_.templates_dir, opt_.version});
+    };
+    if (!http_.start(opt_.listen, std::move(routes), error)) return false;
+    std::string host;
+    int port = 0;
+    parse_listen_address(opt_.listen, &host, &port);
+    spdlog::info("loopdoctor agent: serving http://{}:{}/metrics ; probes connect to {} ; window {:.0f} s",
+                 host.find(':') != std::string::npos ? "[" + host + "]" : host, http_.port(),
+                 opt_.socket_path, opt_.window_ms / 1000);
+
+    sweep_timer_.init(&loop_);
+    sweep_timer_.start(kSweepPeriodMs, [this] { sweep(); }, true);
+    analysis_timer_.init(&loop_);
+    analysis_timer_.start(kAnalysisPeriodMs, [this] { analyse_all(); }, true);
+    for (int sig : {SIGTERM, SIGINT}) {
+      auto& h = signals_[sig];
+      uv_signal_init(&loop_, &h);
+      h.data = this;
+      uv_signal_start(&h, [](uv_signal_t* s, int signum) {
+        spdlog::info("received {}; shutting down", signum == SIGTERM ? "SIGTERM" : "SIGINT");
+        static_cast<Agent*>(s->data)->shutdown();
+      }, sig);
+    }
+    return true;
+  }
+
+  bool attach(int pid, std::string* error) {
+    if (!process_alive(pid)) {
+      *error = "--attach " + std::to_string(pid) + ": no such process";
+      return false;
+    }
+    ProcessIdentity id;
+    id.pid = pid;
+    id.argv = process_cmdline(pid);
+    id.job = job_from_argv(id.argv);
+    id.start_time_s = process_start_time_s(pid);
+    auto p = std::make_unique<ProcessState>(std::move(id), opt_.window_ms);
+    p->has_probe = false;
+    p->peer_pid = pid;
+    std::lock_guard lock(table_.mutex());
+    attached_[pid] = table_.add(std::move(p));
+    return true;
+  }
+
+  void accept(uv_stream_t* server) {
+    auto owned = std::make_unique<ProbeLink>();
+    ProbeLink* raw = owned.get();
+    links_[raw].link = std::move(owned);
+    const bool over = links_.size() > kMaxProbeConnections;
+    ProbeLink::Handlers h;
+    h.on_message = [this, raw](const json& m) { on_message(raw, m); };
+    h.on_close = [this, raw](const std::string& reason, bool protocol) { on_close(raw, reason, protocol); };
+    h.on_released = [this, raw] { links_.erase(raw); };
+    if (raw->accept(&loop_, server, std::move(h)) != 0) return;
+    std::lock_guard lock(table_.mutex());
+    table_.counters.connections_accepted += 1;
+    if (over) {
+      table_.counters.connections_rejected += 1;
+      raw->close("the agent holds its maximum of " + std::to_string(kMaxProbeConnections) +
+                     " probe connections",
+                 false);
+    }
+  }
+
+  void on_message(ProbeLink* raw, const json& m) {
+    Link& l = links_[raw];
+    const double now = clock_.now_ms();
+    double t = now;
+    if (auto it = m.find("t"); it != m.end() && it->is_number()) {
+      l.offset = std::min(l.offset, now - it->get<double>());
+      t = it->get<double>() + l.offset;
+    }
+    const std::string& type = m["type"].get_ref<const std::string&>();
+    if (type == "hello") return on_hello(raw, l, m);
+    std::lock_guard lock(table_.mutex());
+    ProcessState* p = table_.find(l.process);
+    if (!p) return;
+    if (type == "sample") {
+      double dropped = m.contains("dropped") && m["dropped"].is_number() ? m["dropped"].get<double>() : 0;
+      p->add_sample(sample_from_message(m, t, p->id.interval_ms), dropped);
+    } else if (type == "gc") {
+      p->add_gc(gc_from_message(m, t));
+    }
+  }
+
+  void on_hello(ProbeLink* raw, Link& l, const json& m) {
+    ProcessIdentity id;
+    id.pid = m["pid"].get<long>();
+    id.runtime = m.value("runtime", std::string("node"));
+    if (auto it = m.find("argv"); it != m.end() && it->is_array())
+      for (const auto& a : *it)
+        if (id.argv.size() < kMaxArgvEntries) id.argv.push_back(a.get<std::string>());
+    id.job = m.value("job", std::string());
+    if (id.job.empty()) id.job = job_from_argv(id.argv);
+    if (auto it = m.find("versions"); it != m.end() && it->is_object())
+      for (const auto& [k, v] : it->items())
+        if (v.is_string()) id.versions[k] = v.get<std::string>();
+    id.interval_ms = m.value("interval_ms", kDefaultProbeIntervalMs);
+    id.heap_limit = m.value("heap_limit", 0.0);
+    const int peer = raw->peer_pid();
+    id.start_time_s = process_start_time_s(peer > 0 ? peer : static_cast<int>(id.pid));
+
+    std::vector<ProbeLink*> replaced;
+    {
+      std::lock_guard lock(table_.mutex());
+      register_hello(l, std::move(id), peer, &replaced);
+    }
+    // Closed outside the lock: on_close takes it.
+    for (ProbeLink* old : replaced) old->close("replaced by a new connection from the same process", false);
+  }
+
+  void register_hello(Link& l, ProcessIdentity id, int peer,
+                      std::vector<ProbeLink*>* replaced) {
+    Id existing = find_process(id.pid, id.job);
+    if (existing && table_.find(existing)->connected && peer > 0 && peer != id.pid) {
+      // Same pid and job from another pid namespace (two containers): this
+      // agent's view of the pid tells them apart.
+      id.pid = peer;
+      existing = find_process(id.pid, id.job);
+    }
+    if (existing) {
+      ProcessState* p = table_.find(existing);
+      if (p->connected) detach_links_of(existing, replaced);
+      // A reconnecting probe keeps its window: the verdict does not restart.
+      p->id = std::move(id);
+      p->connected = true;
+      p->peer_pid = peer;
+      l.process = existing;
+    } else {
+      auto p = std::make_unique<ProcessState>(std::move(id), opt_.window_ms);
+      p->peer_pid = peer;
+      l.process = table_.add(std::move(p));
+    }
+    const ProcessState* p = table_.find(l.process);
+    spdlog::info("probe connected: pid {} job {} ({} {})", p->id.pid, p->id.job, p->id.runtime,
+                 p->id.versions.count("node") ? p->id.versions.at("node") : "");
+  }
+
+  Id find_process(long pid, const std::string& job) {
+    for (const auto& [id, p] : table_.all())
+      if (p->has_probe && p->id.pid == pid && p->id.job == job) return id;
+    return 0;
+  }
+
+  void detach_links_of(Id process, std::vector<ProbeLink*>* out) {
+    for (auto& [raw, l] : links_)
+      if (l.process == process && raw->is_open()) {
+        l.process = 0;  // its state now belongs to the new connection
+        out->push_back(raw);
+      }
+  }
+
+  void on_close(ProbeLink* raw, const std::string& reason, bool protocol) {
+    Link& l = links_[raw];
+    std::lock_guard lock(table_.mutex());
+    if (protocol) table_.counters.probes_disconnected_for_protocol += 1;
+    ProcessState* p = table_.find(l.process);
+    std::string who = p ? fmt::format("pid {} job {}", p->id.pid, p->id.job)
+                        : fmt::format("peer pid {} (before hello)", raw->peer_pid());
+    if (protocol) spdlog::warn("probe {} disconnected: {}", who, reason);
+    else if (!reason.empty()) spdlog::info("probe {} disconnected: {}", who, reason);
+    else spdlog::info("probe {} disconnected", who);
+    if (p) {
+      p->connected = false;
+      p->disconnected_at_ms = clock_.now_ms();
+    }
+    l.process = 0;
+  }
+
+  // Once a second: hello timeouts, departed processes, /proc samples of
+  // attached processes, and trimming every window.
+  void sweep() {
+    const double now = clock_.now_ms();
+    const double loop_now = static_cast<double>(uv_now(&loop_));
+    for (auto& [raw, l] : links_)
+      if (raw->is_open() && !raw->said_hello() && loop_now - raw->opened_at_ms() > kHelloTimeoutMs)
+        raw->close("no hello within " + std::to_string(static_cast<int>(kHelloTimeoutMs / 1000)) + " s",
+                   true);
+    std::map<int, std::optional<collector::ProcSample>> proc;
+    for (const auto& [pid, id] : attached_) proc[pid] = collector::read_proc_sample(pid);
+
+    std::lock_guard lock(table_.mutex());
+    for (auto it = attached_.begin(); it != attached_.end();) {
+      const auto& s = proc[it->first];
+      ProcessState* p = table_.find(it->second);
+      if (!s || !process_alive(it->first)) {
+        spdlog::info("attached process {} exited; its series are removed", it->first);
+        table_.remove(it->second);
+        it = attached_.erase(it);
+        continue;
+      }
+      ProcSample ps;
+      ps.t = now;
+      ps.cpu_ms = s->cpu_ms;
+      ps.rss = s->rss_bytes;
+      ps.threads = static_cast<double>(s->threads);
+      ps.fds = static_cast<double>(s->fds);
+      ps.ctx_voluntary = static_cast<double>(s->ctx_voluntary);
+      ps.ctx_involuntary = static_cast<double>(s->ctx_involuntary);
+      p->add_proc(ps);
+      ++it;
+    }
+    std::vector<Id> gone;
+    for (auto& [id, p] : table_.all()) {
+      p->trim(now);
+      // A disconnected probe may be reconnecting (agent restart, backoff):
+      // its series stay while the process lives, for at most one window.
+      if (p->has_probe && !p->connected &&
+          (now - p->disconnected_at_ms > opt_.window_ms || !process_alive(p->peer_pid)))
+        gone.push_back(id);
+    }
+    for (Id id : gone) table_.remove(id);
+  }
+
+  // Every kAnalysisPeriodMs: each window through the one-shot analyzer. The
+  // loop thread is the only writer of the windows, so it reads them without
+  // the lock and takes it only to publish the verdicts.
+  void analyse_all() {
+    const double now = clock_.now_ms();
+    std::vector<std::pair<Id, VerdictState>> results;
+    for (const auto& [id, p] : table_.all()) {
+      Diagnosis dx = analyze(p->timeline(now));
+      VerdictState v;
+      v.analysed = true;
+      v.verdict = dx.verdict;
+      // Problems only, as in the diagnosis JSON: not "healthy" or "not enough data".
+      for (const auto& issue : dx.issues)
+        if (issue.kind != Verdict::kHealthy && issue.kind != Verdict::kInsufficientData)
+          v.issue_kinds.push_back(issue.kind);
+      v.summary = dx.issues.empty() ? (dx.notes.empty() ? "" : dx.notes.front()) : dx.issues.front().summary;
+      v.window_samples = dx.window_samples;
+      for (const auto& f : dx.findings)
+        for (const auto& e : f.evidence) {
+          if (e.signal == "loop_delay_p99_ms") v.delay_p99_ms = e.value;
+          if (e.signal == "elu_mean") v.elu_mean = e.value;
+        }
+      results.emplace_back(id, std::move(v));
+    }
+    std::lock_guard lock(table_.mutex());
+    for (auto& [id, v] : results)
+      if (ProcessState* p = table_.find(id)) p->verdict = std::move(v);
+  }
+
+  void shutdown() {
+    if (stopping_) return;
+    stopping_ = true;
+    listener_.close();  // removes the socket file: probes back off, then retry
+    for (auto& [raw, l] : links_) raw->close("the agent is shutting down", false);
+    sweep_timer_.stop();
+    analysis_timer_.stop();
+    http_.stop();
+    for (auto& [sig, h] : signals_)
+      if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&h)))
+        uv_close(reinterpret_cast<uv_handle_t*>(&h), nullptr);
+    // collector::Timer keeps its handle private; walking the loop closes them.
+    uv_walk(&loop_, [](uv_handle_t* h, void*) {
+      if (h->type == UV_TIMER && !uv_is_closing(h)) uv_close(h, nullptr);
+    }, nullptr);
+  }
+
+  AgentOptions opt_;
+  uv_loop_t loop_{};
+  collector::RunClock clock_;
+  ProcessTable table_;
+  ProbeListener listener_;
+  HttpServer http_;
+  std::map<ProbeLink*, Link> links_;
+  std::map<int, Id> attached_;  // pid -> process
+  std::map<int, uv_signal_t> signals_;
+  collector::Timer sweep_timer_, analysis_timer_;
+  bool stopping_ = false;
+};
+
+}  // namespace
+
+int run_agent(const AgentOptions& options) {
+  // A probe that vanishes mid-write must not kill the agent with SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
+  // A daemon's log goes to stderr (journald, a container's log), one line
+  // per event with a sortable time; stdout stays free.
+  auto logger = spdlog::stderr_logger_mt("loopdoctor-agent");
+  logger->set_pattern("%Y-%m-%dT%H:%M:%S.%e %l %v");
+  spdlog::set_default_logger(logger);
+  Agent agent(options);
+  return agent.run();
+}
+
+}  // namespace loopdoctor::exporter

@@ -1,0 +1,127 @@
+#include "agent/exporter/probe_listener.h"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include <spdlog/spdlog.h>
+
+namespace loopdoctor::exporter {
+namespace {
+
+// Enough for the burst of every probe reconnecting at once after a restart.
+constexpr int kListenBacklog = 511;
+
+std::string errno_text(int e) { return std::strerror(e); }
+
+bool prepare_dir(const std::string& dir, std::string* error) {
+  struct stat st {};
+  if (lstat(dir.c_str(), &st) == 0) {
+    if (S_ISLNK(st.st_mode)) {
+      // A symlink in a shared place (/tmp) could point our socket anywhere.
+      *error = "the socket directory '" + dir + "' is a symbolic link; refusing to use it";
+      return false;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      *error = "'" + dir + "' exists and is not a directory";
+      return false;
+    }
+    if (st.st_uid != geteuid() && (st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) {
+      *error = "the socket directory '" + dir + "' belongs to another user and anyone may write to it";
+      return false;
+    }
+    return true;  // an operator's directory keeps its mode (and group)
+  }
+  std::error_code ec;
+  std::filesystem::path p(dir);
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+  if (mkdir(dir.c_str(), kSocketDirMode) != 0 && errno != EEXIST) {
+    *error = "cannot create the socket directory '" + dir + "': " + errno_text(errno);
+    return false;
+  }
+  chmod(dir.c_str(), kSocketDirMode);  // mkdir's mode is filtered by the umask
+  return true;
+}
+
+// True when something accepts connections on `path` (another agent).
+bool someone_listens(const std::string& path) {
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  ::close(fd);
+  return ok;
+}
+
+}  // namespace
+
+bool ProbeListener::open(uv_loop_t* loop, const std::string& path,
+                         std::function<void(uv_stream_t*)> on_connection, std::string* error) {
+  if (path.size() >= sizeof(sockaddr_un{}.sun_path)) {
+    *error = "the socket path '" + path + "' is longer than a Unix socket allows (" +
+             std::to_string(sizeof(sockaddr_un{}.sun_path) - 1) + " bytes)";
+    return false;
+  }
+  std::filesystem::path p(path);
+  if (!prepare_dir(p.has_parent_path() ? p.parent_path().string() : ".", error)) return false;
+  struct stat st {};
+  if (lstat(path.c_str(), &st) == 0) {
+    if (!S_ISSOCK(st.st_mode)) {
+      *error = "'" + path + "' exists and is not a socket";
+      return false;
+    }
+    if (someone_listens(path)) {
+      *error = "another agent is already listening on '" + path + "'";
+      return false;
+    }
+    spdlog::info("removing the stale socket '{}' (left by an agent that did not stop cleanly)", path);
+    unlink(path.c_str());
+  }
+  uv_pipe_init(loop, &pipe_, 0);
+  pipe_.data = this;
+  open_ = true;
+  int rc = uv_pipe_bind(&pipe_, path.c_str());
+  if (rc == 0) {
+    path_ = path;
+    if (stat(path.c_str(), &st) == 0) inode_ = st.st_ino;
+    if (chmod(path.c_str(), kSocketMode) != 0)
+      spdlog::warn("cannot set mode {:o} on '{}': {}", kSocketMode, path, errno_text(errno));
+    on_connection_ = std::move(on_connection);
+    rc = uv_listen(reinterpret_cast<uv_stream_t*>(&pipe_), kListenBacklog,
+                   [](uv_stream_t* server, int status) {
+                     auto* self = static_cast<ProbeListener*>(server->data);
+                     if (status < 0) {
+                       spdlog::warn("probe socket: accept error: {}", uv_strerror(status));
+                       return;
+                     }
+                     self->on_connection_(server);
+                   });
+  }
+  if (rc < 0) {
+    *error = "cannot listen on '" + path + "': " + uv_strerror(rc);
+    close();
+    return false;
+  }
+  return true;
+}
+
+void ProbeListener::close() {
+  if (!open_) return;
+  open_ = false;
+  auto* h = reinterpret_cast<uv_handle_t*>(&pipe_);
+  if (!uv_is_closing(h)) uv_close(h, nullptr);
+  // Remove the file only if it is still the one we bound: a second agent
+  // started on the same path must not lose its socket to our shutdown.
+  struct stat st {};
+  if (!path_.empty() && stat(path_.c_str(), &st) == 0 && st.st_ino == inode_) unlink(path_.c_str());
+  path_.clear();
+}
+
+}  // namespace loopdoctor::exporter

@@ -1,0 +1,48 @@
+// The Unix socket probes connect to (LOOPDOCTOR_ENDPOINT). Its directory is
+// created with mode 0700 when missing, and the socket is made 0660: only the
+// agent's user, or the group of a directory an operator created with a wider
+// mode, can reach it (samples/prometheus/README.md, "Permissions").
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <string>
+
+#include <uv.h>
+
+namespace loopdoctor::exporter {
+
+// The socket's mode: owner and group may connect (connecting needs write
+// permission on a Unix socket), others may not.
+inline constexpr mode_t kSocketMode = 0660;
+// A directory the agent creates: only its own user may enter it.
+inline constexpr mode_t kSocketDirMode = 0700;
+
+class ProbeListener {
+ public:
+  ProbeListener() = default;
+  ProbeListener(const ProbeListener&) = delete;
+  ProbeListener& operator=(const ProbeListener&) = delete;
+
+  // Prepares the directory, removes a stale socket left by a killed agent
+  // (refusing when another agent still answers on it), binds and listens.
+  // `on_connection` runs for each pending connection; it must accept it.
+  // False with *error set when the socket cannot be served.
+  bool open(uv_loop_t* loop, const std::string& path, std::function<void(uv_stream_t*)> on_connection,
+            std::string* error);
+
+  // Stops listening and removes the socket file, if it is still ours.
+  void close();
+
+  const std::string& path() const { return path_; }
+
+ private:
+  uv_pipe_t pipe_{};
+  bool open_ = false;
+  std::string path_;
+  ino_t inode_ = 0;
+  std::function<void(uv_stream_t*)> on_connection_;
+};
+
+}  // namespace loopdoctor::exporter

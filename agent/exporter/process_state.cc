@@ -1,0 +1,118 @@
+#include "agent/exporter/process_state.h"
+
+#include <algorithm>
+
+#include "agent/exporter/limits.h"
+#include "agent/exporter/sample_convert.h"
+
+namespace loopdoctor::exporter {
+
+void LagSinceScrape::add(const DelayStats& d) {
+  if (!any) {
+    *this = {true, d.min, d.max, d.mean, d.p50, d.p90, d.p99, d.count};
+    return;
+  }
+  mean_ms = count + d.count > 0 ? (mean_ms * count + d.mean * d.count) / (count + d.count) : d.mean;
+  min_ms = std::min(min_ms, d.min);
+  max_ms = std::max(max_ms, d.max);
+  // The worst second's percentile: an upper bound, so no spike is hidden.
+  p50_ms = std::max(p50_ms, d.p50);
+  p90_ms = std::max(p90_ms, d.p90);
+  p99_ms = std::max(p99_ms, d.p99);
+  count += d.count;
+}
+
+ProcessState::ProcessState(ProcessIdentity identity, double window)
+    : id(std::move(identity)), window_ms(window) {}
+
+void ProcessState::add_sample(const ProbeSample& s, double dropped) {
+  ++messages_total;
+  latest = s;
+  have_latest = true;
+  lag_pending.add(s.delay);
+  cpu_user_seconds += std::max(0.0, s.cpu_user_us) / 1e6;
+  cpu_system_seconds += std::max(0.0, s.cpu_system_us) / 1e6;
+  cpu_total_seconds = cpu_user_seconds + cpu_system_seconds;
+  // A counter must never go down; a restarted probe starts its count again.
+  dropped_total = std::max(dropped_total, dropped);
+
+  // Resolution of the stored window: faster samples are merged into buckets
+  // of this length, which bounds the ring at kMaxSamplesPerWindow.
+  const double bucket_ms = window_ms / static_cast<double>(kMaxSamplesPerWindow);
+  if (!samples.empty()) {
+    ProbeSample& last = samples.back();
+    if (s.t - (last.t - last.interval) <= bucket_ms) {
+      merge_sample(&last, s);
+      return;
+    }
+  }
+  samples.push_back(s);
+  // Clock jumps or intervals shorter than announced cannot grow it past this.
+  while (samples.size() > 2 * kMaxSamplesPerWindow) samples.pop_front();
+}
+
+void ProcessState::add_gc(const GcEvent& g) {
+  ++messages_total;
+  GcHistogram& h = gc_by_kind[prom_gc_kind(g.kind)];
+  const double seconds = std::max(0.0, g.duration_ms) / 1000.0;
+  for (std::size_t i = 0; i < kGcBucketsSeconds.size(); ++i)
+    if (seconds <= kGcBucketsSeconds[i]) h.cumulative[i] += 1;
+  h.count += 1;
+  h.sum_seconds += seconds;
+
+  if (gc.size() >= kMaxGcEventsPerWindow) {
+    // Keep the total pause time (what the verdict weighs) by folding the new
+    // pause into the latest one of the same kind.
+    for (auto it = gc.rbegin(); it != gc.rend() && it - gc.rbegin() < 8; ++it)
+      if (it->kind == g.kind) {
+        it->duration_ms += g.duration_ms;
+        return;
+      }
+    gc.pop_front();
+  }
+  gc.push_back(g);
+}
+
+void ProcessState::add_proc(ProcSample p) {
+  ++messages_total;
+  if (!proc.empty() && p.t > proc.back().t)
+    p.cpu_share = std::max(0.0, (p.cpu_ms - proc.back().cpu_ms) / (p.t - proc.back().t));
+  cpu_total_seconds = std::max(cpu_total_seconds, p.cpu_ms / 1000.0);
+  proc_rss = p.rss;
+  proc_fds = p.fds;
+  proc.push_back(p);
+  while (proc.size() > kMaxProcSamplesPerWindow) proc.pop_front();
+}
+
+void ProcessState::trim(double now_ms) {
+  const double start = now_ms - window_ms;
+  while (!samples.empty() && samples.front().t < start) samples.pop_front();
+  while (!gc.empty() && gc.front().t < start) gc.pop_front();
+  while (!proc.empty() && proc.front().t < start) proc.pop_front();
+}
+
+Timeline ProcessState::timeline(double now_ms) const {
+  Timeline tl;
+  tl.probe_connected = has_probe;
+  tl.pid = static_cast<double>(id.pid);
+  tl.runtime = id.runtime;
+  tl.versions = id.versions;
+  tl.command = id.argv;
+  tl.probe_interval_ms = id.interval_ms;
+  tl.heap_limit = id.heap_limit;
+  tl.samples.assign(samples.begin(), samples.end());
+  tl.gc.assign(gc.begin(), gc.end());
+  tl.proc.assign(proc.begin(), proc.end());
+  tl.end_t = now_ms;
+  return tl;
+}
+
+const char* prom_gc_kind(const std::string& k) {
+  if (k == "minor") return "minor";
+  if (k == "major") return "major";
+  if (k == "incremental") return "incremental";
+  if (k == "weak" || k == "weakcb") return "weakcb";
+  return "unknown";
+}
+
+}  // namespace loopdoctor::exporter

@@ -1,0 +1,103 @@
+// What the agent holds for one observed process: who it is, the rolling
+// window of samples the verdict is computed from, and the running figures the
+// metrics are read from. Bounded whatever the uptime: the window is trimmed
+// by time and capped by count (limits.h); counters are a fixed set of numbers.
+//
+// Not thread-safe by itself: ProcessTable's mutex guards every instance.
+#pragma once
+
+#include <array>
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analyzer/diagnosis.h"
+#include "analyzer/timeline.h"
+
+namespace loopdoctor::exporter {
+
+struct ProcessIdentity {
+  long pid = 0;        // the `pid` label
+  std::string job;     // the `job` label: LOOPDOCTOR_JOB, else the script name
+  std::string runtime; // "node"; empty for an attached process (no probe)
+  std::map<std::string, std::string> versions;
+  std::vector<std::string> argv;
+  double interval_ms = 0;   // the probe's reporting period
+  double heap_limit = 0;    // bytes
+  double start_time_s = 0;  // Unix time the process started; 0 when unknown
+};
+
+// prom-client's nodejs_gc_duration_seconds buckets, so its dashboards'
+// histogram_quantile() queries keep their meaning.
+inline constexpr std::array<double, 6> kGcBucketsSeconds = {0.001, 0.01, 0.1, 1, 2, 5};
+
+struct GcHistogram {
+  std::array<double, kGcBucketsSeconds.size()> cumulative{};  // count <= each bound
+  double count = 0, sum_seconds = 0;
+};
+
+// Loop delay seen since the previous scrape (prom-client resets its histogram
+// on each collect the same way), so a spike between two scrapes still shows
+// in that scrape's max and p99. Held over when no sample arrived in between.
+struct LagSinceScrape {
+  bool any = false;
+  double min_ms = 0, max_ms = 0, mean_ms = 0, p50_ms = 0, p90_ms = 0, p99_ms = 0, count = 0;
+  void add(const DelayStats& d);
+};
+
+// The published result of the last rolling analysis.
+struct VerdictState {
+  bool analysed = false;
+  Verdict verdict = Verdict::kInsufficientData;
+  std::vector<Verdict> issue_kinds;
+  std::string summary;
+  std::size_t window_samples = 0;
+  double delay_p99_ms = 0, elu_mean = 0;
+};
+
+struct ProcessState {
+  ProcessState(ProcessIdentity identity, double window_ms);
+
+  // Stores a probe sample (merging into the last one when the probe reports
+  // faster than the window's resolution) and updates the running figures.
+  void add_sample(const ProbeSample& s, double dropped_total);
+  void add_gc(const GcEvent& g);
+  // A /proc sample of an attached process (cumulative CPU in ms).
+  void add_proc(ProcSample p);
+  // Drops what fell out of the window ending at `now_ms`.
+  void trim(double now_ms);
+  // The window as a timeline the analyzer takes, ending at `now_ms`.
+  Timeline timeline(double now_ms) const;
+
+  ProcessIdentity id;
+  double window_ms;
+  bool has_probe = true;
+  bool connected = true;
+  double disconnected_at_ms = 0;
+  int peer_pid = 0;  // the process as this agent's /proc sees it (SO_PEERCRED)
+
+  // Rolling window.
+  std::deque<ProbeSample> samples;
+  std::deque<GcEvent> gc;
+  std::deque<ProcSample> proc;
+
+  // Running figures for /metrics.
+  bool have_latest = false;
+  ProbeSample latest;       // the last sample as received (not merged)
+  LagSinceScrape lag_pending, lag_published;
+  double cpu_user_seconds = 0, cpu_system_seconds = 0;  // from the probe
+  double cpu_total_seconds = 0;                          // user+system
+  double proc_rss = 0, proc_fds = 0;                     // attached processes
+  double dropped_total = 0;  // samples the probe dropped while we were slow or gone
+  double messages_total = 0;
+  std::map<std::string, GcHistogram> gc_by_kind;  // prom-client kind names
+  VerdictState verdict;
+};
+
+// The probe's GC kinds (minor|major|incremental|weak) under prom-client's
+// label values (minor|major|incremental|weakcb); anything else is "unknown",
+// so a probe cannot mint label values.
+const char* prom_gc_kind(const std::string& probe_kind);
+
+}  // namespace loopdoctor::exporter

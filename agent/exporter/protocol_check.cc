@@ -1,0 +1,139 @@
+#include "agent/exporter/protocol_check.h"
+
+#include <cmath>
+#include <initializer_list>
+
+#include "agent/exporter/limits.h"
+
+namespace loopdoctor::exporter {
+namespace {
+
+using nlohmann::json;
+
+// A number field's problem, or "" when absent or a finite number.
+std::string check_number(const json& parent, const char* key, const std::string& where) {
+  auto it = parent.find(key);
+  if (it == parent.end() || it->is_null()) return "";
+  if (!it->is_number()) return where + key + " is a " + it->type_name() + ", expected a number";
+  if (!std::isfinite(it->get<double>())) return where + key + " is not a finite number";
+  return "";
+}
+
+std::string check_numbers(const json& parent, std::initializer_list<const char*> keys,
+                          const std::string& where) {
+  for (const char* k : keys)
+    if (auto e = check_number(parent, k, where); !e.empty()) return e;
+  return "";
+}
+
+// An optional object field: its problem, or "" (and *out set when present).
+std::string check_object(const json& parent, const char* key, const std::string& where,
+                         const json** out) {
+  *out = nullptr;
+  auto it = parent.find(key);
+  if (it == parent.end() || it->is_null()) return "";
+  if (!it->is_object()) return where + key + " is a " + it->type_name() + ", expected an object";
+  *out = &*it;
+  return "";
+}
+
+std::string check_string(const json& parent, const char* key, const std::string& where,
+                         std::size_t max_bytes) {
+  auto it = parent.find(key);
+  if (it == parent.end() || it->is_null()) return "";
+  if (!it->is_string()) return where + key + " is a " + it->type_name() + ", expected a string";
+  if (it->get_ref<const std::string&>().size() > max_bytes)
+    return where + key + " is longer than " + std::to_string(max_bytes) + " bytes";
+  return "";
+}
+
+std::string check_hello(const json& m) {
+  const std::string w = "hello field ";
+  auto pid = m.find("pid");
+  if (pid == m.end() || !pid->is_number_integer() || pid->get<long long>() <= 0 ||
+      pid->get<long long>() > (1LL << 31))
+    return "hello has no pid, or it is not a positive integer";
+  for (const char* k : {"runtime", "job"})
+    if (auto e = check_string(m, k, w, kMaxLabelValueBytes); !e.empty()) return e;
+  if (auto e = check_numbers(m, {"interval_ms", "heap_limit", "v"}, w); !e.empty()) return e;
+  if (auto it = m.find("argv"); it != m.end() && !it->is_null()) {
+    if (!it->is_array()) return w + "argv is a " + std::string(it->type_name()) + ", expected an array";
+    for (const auto& a : *it)
+      if (!a.is_string()) return w + "argv holds a " + std::string(a.type_name()) + ", expected strings";
+  }
+  const json* versions = nullptr;
+  if (auto e = check_object(m, "versions", w, &versions); !e.empty()) return e;
+  return "";
+}
+
+std::string check_sample(const json& m) {
+  const std::string w = "sample field ";
+  if (auto e = check_numbers(m, {"elu", "interval_ms", "dropped"}, w); !e.empty()) return e;
+  const json* o = nullptr;
+  if (auto e = check_object(m, "delay", w, &o); !e.empty()) return e;
+  if (o) {
+    if (auto e = check_numbers(*o, {"min", "mean", "max", "p50", "p90", "p99", "count"}, w + "delay.");
+        !e.empty())
+      return e;
+  }
+  if (auto e = check_object(m, "cpu", w, &o); !e.empty()) return e;
+  if (o) {
+    if (auto e = check_numbers(*o, {"user_us", "system_us"}, w + "cpu."); !e.empty()) return e;
+  }
+  if (auto e = check_object(m, "mem", w, &o); !e.empty()) return e;
+  if (o) {
+    if (auto e = check_numbers(*o, {"rss", "heap_used", "heap_total", "external", "array_buffers"},
+                               w + "mem.");
+        !e.empty())
+      return e;
+  }
+  if (auto e = check_object(m, "http", w, &o); !e.empty()) return e;
+  if (o) {
+    if (auto e = check_numbers(*o, {"requests", "responses", "inflight", "latency_mean_ms",
+                                    "latency_max_ms"},
+                               w + "http.");
+        !e.empty())
+      return e;
+  }
+  if (auto e = check_object(m, "handles", w, &o); !e.empty()) return e;
+  if (o) {
+    if (auto e = check_number(*o, "total", w + "handles."); !e.empty()) return e;
+    const json* by_type = nullptr;
+    if (auto e = check_object(*o, "by_type", w + "handles.", &by_type); !e.empty()) return e;
+    if (by_type) {
+      // Each type becomes a series; an unbounded set is a cardinality attack.
+      if (by_type->size() > kMaxHandleTypes)
+        return w + "handles.by_type has " + std::to_string(by_type->size()) +
+               " types, over the limit of " + std::to_string(kMaxHandleTypes);
+      for (const auto& [k, v] : by_type->items()) {
+        if (k.size() > kMaxLabelValueBytes)
+          return w + "handles.by_type has a type name over " +
+                 std::to_string(kMaxLabelValueBytes) + " bytes";
+        if (!v.is_number())
+          return w + "handles.by_type." + k + " is a " + v.type_name() + ", expected a number";
+      }
+    }
+  }
+  return "";
+}
+
+std::string check_gc(const json& m) {
+  if (auto e = check_string(m, "kind", "gc field ", kMaxLabelValueBytes); !e.empty()) return e;
+  return check_number(m, "duration_ms", "gc field ");
+}
+
+}  // namespace
+
+std::string check_message(const json& m) {
+  if (!m.is_object()) return std::string("a message is a JSON ") + m.type_name() + ", expected an object";
+  auto type = m.find("type");
+  if (type == m.end() || !type->is_string()) return "a message has no string \"type\"";
+  if (auto e = check_number(m, "t", "field "); !e.empty()) return e;
+  const auto& t = type->get_ref<const std::string&>();
+  if (t == "hello") return check_hello(m);
+  if (t == "sample") return check_sample(m);
+  if (t == "gc") return check_gc(m);
+  return "";
+}
+
+}  // namespace loopdoctor::exporter

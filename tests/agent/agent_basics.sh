@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# The agent without Prometheus: hostile probes, clean shutdown, `env`.
+source "$(dirname "$0")/lib.sh"
+case_name=${1:?case}
+PORT=$(free_port)
+
+case "$case_name" in
+hostile-probes)
+  start_agent "$PORT"
+  start_node good hello-world good
+  wait_for 10 bash -c "curl -sf http://127.0.0.1:$PORT/processes | grep -q '\"job\": \"good\"'" ||
+    fail "the good probe did not appear in /processes"
+  for mode in oversized badjson wrongtypes nohello flood; do
+    out=$(node "$ROOT/tests/agent/hostile_probe.js" "$mode" "$SOCK") || fail "$mode: the agent left the connection open"
+    [ "$out" = closed ] || fail "$mode: $out"
+  done
+  # Each was disconnected with a logged reason...
+  grep -q "broke the agent's limit\|broke the protocol's limit" "$WORK/agent.log" || fail "no reason logged for the oversized line"
+  grep -q "is not valid JSON" "$WORK/agent.log" || fail "no reason logged for bad JSON"
+  grep -q "delay.p99 is a string, expected a number" "$WORK/agent.log" || fail "no reason logged for wrong types"
+  grep -q "the first message was not hello" "$WORK/agent.log" || fail "no reason logged for a missing hello"
+  grep -q "flood" "$WORK/agent.log" || fail "no reason logged for the flood"
+  # ...and the agent and the good probe carried on.
+  kill -0 "$AGENT_PID" || fail "the agent died"
+  curl -sf "http://127.0.0.1:$PORT/processes" >"$WORK/p.json" || fail "/processes failed"
+  [ "$(js "$WORK/p.json" 'j.processes.filter(p=>p.job==="good"&&p.connected).length')" = 1 ] ||
+    fail "the good probe is no longer connected: $(cat "$WORK/p.json")"
+  curl -sf "http://127.0.0.1:$PORT/metrics" >"$WORK/m.txt"
+  errors=$(sed -n 's/^loopdoctor_agent_probe_protocol_errors_total \(.*\)/\1/p' "$WORK/m.txt")
+  [ "$errors" = 5 ] || fail "protocol errors counted: '$errors', expected 5"
+  grep -q '^nodejs_eventloop_lag_p99_seconds{pid="[0-9]*",job="good"}' "$WORK/m.txt" ||
+    fail "the good probe's series are missing"
+  if command -v promtool >/dev/null; then
+    promtool check metrics <"$WORK/m.txt" || fail "promtool check metrics failed"
+  fi
+  ;;
+shutdown)
+  start_agent "$PORT"
+  [ "$(stat -c %a "$(dirname "$SOCK")")" = 700 ] || fail "socket directory mode $(stat -c %a "$(dirname "$SOCK")"), expected 700"
+  [ "$(stat -c %a "$SOCK")" = 660 ] || fail "socket mode $(stat -c %a "$SOCK"), expected 660"
+  start_node s1 hello-world s1
+  wait_for 10 bash -c "curl -sf http://127.0.0.1:$PORT/processes | grep -q '\"connected\": true'" ||
+    fail "the probe did not connect"
+  # A second agent on the same socket refuses to start instead of stealing it.
+  if "$LD" agent --listen 127.0.0.1:0 --socket "$SOCK" 2>"$WORK/second.log"; then fail "a second agent started on the same socket"; fi
+  grep -q "another agent is already listening" "$WORK/second.log" || fail "second agent: $(cat "$WORK/second.log")"
+  kill -TERM "$AGENT_PID"
+  wait_for 10 bash -c "! kill -0 $AGENT_PID 2>/dev/null" || fail "the agent did not exit within 10 s of SIGTERM"
+  set +e; wait "$AGENT_PID"; rc=$?; set -e
+  [ "$rc" = 0 ] || fail "the agent exited with $rc after SIGTERM"
+  [ ! -e "$SOCK" ] || fail "the socket file is still there after shutdown"
+  grep -q "received SIGTERM" "$WORK/agent.log" || fail "no shutdown line in the log"
+  kill -0 "$NODE_PID" || fail "the target died with the agent"
+  # A stale socket (agent killed with -9) is replaced on the next start.
+  start_agent "$PORT"
+  kill -9 "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null || true
+  [ -S "$SOCK" ] || fail "expected the killed agent's socket file to remain"
+  start_agent "$PORT"
+  grep -q "removing the stale socket" "$WORK/agent.log" || fail "the stale socket was not reported"
+  ;;
+env)
+  start_agent "$PORT"
+  out=$(env -u NODE_OPTIONS "$LD" env --socket "$SOCK" --job "my app")
+  echo "$out" | grep -q "^export LOOPDOCTOR_ENDPOINT='$SOCK'$" || fail "env output: $out"
+  ( eval "$out"
+    # Evaluated twice, the probe is still required once.
+    eval "$("$LD" env --socket "$SOCK" --job "my app")"
+    [ "$(grep -o -- --require <<<"$NODE_OPTIONS" | wc -l)" = 1 ] || fail "NODE_OPTIONS=$NODE_OPTIONS"
+    PORT=0 LOOPDOCTOR_INTERVAL_MS=250 exec node "$ROOT/samples/node/hello-world/server.js" ) >"$WORK/envnode.out" 2>&1 &
+  PIDS+=($!)
+  wait_for 15 bash -c "curl -sf http://127.0.0.1:$PORT/processes | grep -q '\"job\": \"my app\"'" ||
+    fail "a process started with \$(loopdoctor env) did not reach the agent"
+  ;;
+attach)
+  # A Node process without a probe, observed from /proc only.
+  PORT=0 node "$ROOT/samples/node/hello-world/server.js" >"$WORK/plain.out" 2>&1 &
+  plain=$!
+  PIDS+=("$plain")
+  wait_for 10 grep -q "listening on" "$WORK/plain.out" || fail "the plain server did not start"
+  start_agent "$PORT" --attach "$plain"
+  wait_for 5 bash -c "curl -sf http://127.0.0.1:$PORT/metrics | grep -q '^process_resident_memory_bytes{pid=\"$plain\",job=\"server\"}'" ||
+    fail "no /proc series for the attached process"
+  curl -sf "http://127.0.0.1:$PORT/processes" >"$WORK/p.json"
+  [ "$(js "$WORK/p.json" "j.processes.find(p=>p.pid===$plain).probe")" = false ] || fail "attached: $(cat "$WORK/p.json")"
+  kill -9 "$plain"
+  wait_for 5 bash -c "! curl -sf http://127.0.0.1:$PORT/metrics | grep -q 'pid=\"$plain\"'" ||
+    fail "the attached process's series outlived it"
+  grep -q "attached process $plain exited" "$WORK/agent.log" || fail "no log line for the exit"
+  ;;
+*) echo "unknown case $case_name" >&2; exit 2 ;;
+esac
+echo "ok: agent $case_name"

@@ -1,0 +1,143 @@
+#include "agent/exporter/metrics.h"
+
+#include <catch2/catch.hpp>
+#include <map>
+#include <sstream>
+
+#include <prometheus/text_serializer.h>
+
+#include "agent/exporter/sample_convert.h"
+
+using namespace loopdoctor;
+using namespace loopdoctor::exporter;
+
+namespace {
+
+// series text (name{labels}) -> value, from the text exposition.
+std::map<std::string, double> parse_exposition(const std::string& text) {
+  std::map<std::string, double> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    auto sp = line.rfind(' ');
+    out[line.substr(0, sp)] = std::stod(line.substr(sp + 1));
+  }
+  return out;
+}
+
+std::unique_ptr<ProcessState> process(long pid, const std::string& job, double p99_ms,
+                                      Verdict verdict) {
+  ProcessIdentity id;
+  id.pid = pid;
+  id.job = job;
+  id.runtime = "node";
+  id.versions["node"] = "20.11.1";
+  auto p = std::make_unique<ProcessState>(id, 60'000);
+  ProbeSample s;
+  s.t = 1000;
+  s.interval = 1000;
+  s.delay = {0.1, 1, p99_ms * 1.2, 0.5, 1, p99_ms, 100};
+  s.elu = 0.25;
+  s.cpu_user_us = 300'000;
+  s.cpu_system_us = 100'000;
+  s.rss = 50e6;
+  s.heap_used = 10e6;
+  s.heap_total = 20e6;
+  s.handles_total = 4;
+  s.handles_by_type = {{"TCPSocketWrap", 3}, {"Timeout", 1}};
+  p->add_sample(s, 7);
+  p->add_gc({900, "minor", 2.5});
+  p->add_gc({950, "major", 40});
+  p->verdict.analysed = true;
+  p->verdict.verdict = verdict;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("every process's series carry pid and job, with prom-client names and units") {
+  ProcessTable table;
+  ProcessTable::Id blocked = 0;
+  {
+    std::lock_guard lock(table.mutex());
+    blocked = table.add(process(101, "checkout", 450, Verdict::kBlockedLoop));
+    table.add(process(202, "search", 2, Verdict::kHealthy));
+  }
+  auto m = parse_exposition(render_metrics(table));
+  CHECK(m.at(R"(nodejs_eventloop_lag_p99_seconds{pid="101",job="checkout"})") == Approx(0.45));
+  CHECK(m.at(R"(nodejs_eventloop_lag_max_seconds{pid="101",job="checkout"})") == Approx(0.54));
+  CHECK(m.at(R"(nodejs_eventloop_lag_p99_seconds{pid="202",job="search"})") == Approx(0.002));
+  CHECK(m.at(R"(process_cpu_seconds_total{pid="101",job="checkout"})") == Approx(0.4));
+  CHECK(m.at(R"(process_cpu_user_seconds_total{pid="101",job="checkout"})") == Approx(0.3));
+  CHECK(m.at(R"(nodejs_heap_size_used_bytes{pid="202",job="search"})") == 10e6);
+  CHECK(m.at(R"(nodejs_active_handles{pid="101",job="checkout",type="TCPSocketWrap"})") == 3);
+  CHECK(m.at(R"(nodejs_active_handles_total{pid="101",job="checkout"})") == 4);
+  CHECK(m.at(R"(loopdoctor_eventloop_utilization{pid="101",job="checkout"})") == 0.25);
+  CHECK(m.at(R"(nodejs_gc_duration_seconds_bucket{pid="101",job="checkout",kind="major",le="0.1"})") == 1);
+  CHECK(m.at(R"(nodejs_gc_duration_seconds_bucket{pid="101",job="checkout",kind="major",le="0.01"})") == 0);
+  CHECK(m.at(R"(nodejs_gc_duration_seconds_count{pid="101",job="checkout",kind="minor"})") == 1);
+  CHECK(m.at(R"(loopdoctor_probe_dropped_samples_total{pid="101",job="checkout"})") == 7);
+  CHECK(m.at(R"(loopdoctor_diagnosis{pid="101",job="checkout",kind="blocked-loop"})") == 1);
+  CHECK(m.at(R"(loopdoctor_diagnosis{pid="101",job="checkout",kind="healthy"})") == 0);
+  CHECK(m.at(R"(loopdoctor_diagnosis{pid="202",job="search",kind="blocked-loop"})") == 0);
+  CHECK(m.at(R"(loopdoctor_diagnosis{pid="202",job="search",kind="healthy"})") == 1);
+  CHECK(m.at("loopdoctor_agent_processes") == 2);
+
+  // A process that went away has no series left: cardinality follows the
+  // live processes.
+  {
+    std::lock_guard lock(table.mutex());
+    table.remove(blocked);
+  }
+  const std::string after = render_metrics(table);
+  CHECK(after.find(R"(pid="101")") == std::string::npos);
+  CHECK(after.find(R"(pid="202")") != std::string::npos);
+}
+
+TEST_CASE("a scrape takes the loop delay since the previous scrape, worst second first") {
+  ProcessTable table;
+  ProcessState* p = nullptr;
+  {
+    std::lock_guard lock(table.mutex());
+    p = table.find(table.add(process(7, "w", 3, Verdict::kHealthy)));
+  }
+  render_metrics(table);  // first scrape consumes the first second
+  ProbeSample spike = p->latest, calm = p->latest;
+  spike.delay.max = 900;
+  spike.delay.p99 = 800;
+  calm.delay.max = 4;
+  calm.delay.p99 = 3;
+  {
+    std::lock_guard lock(table.mutex());
+    p->add_sample(spike, 7);
+    p->add_sample(calm, 7);
+  }
+  auto m = parse_exposition(render_metrics(table));
+  CHECK(m.at(R"(nodejs_eventloop_lag_max_seconds{pid="7",job="w"})") == Approx(0.9));
+  // Nothing new: the next scrape repeats the same figures rather than zeros.
+  m = parse_exposition(render_metrics(table));
+  CHECK(m.at(R"(nodejs_eventloop_lag_p99_seconds{pid="7",job="w"})") == Approx(0.8));
+}
+
+TEST_CASE("the fast text writer says what prometheus-cpp's TextSerializer says") {
+  ProcessTable table;
+  {
+    std::lock_guard lock(table.mutex());
+    table.add(process(11, "quote\"back\\slash\nnewline", 120, Verdict::kBlockedLoop));
+    table.add(process(12, "plain", 1, Verdict::kHealthy));
+  }
+  auto families = collect_metrics(table);
+  std::ostringstream reference;
+  prometheus::TextSerializer().Serialize(reference, families);
+  const std::string ours = serialize_text(families);
+  auto a = parse_exposition(ours);
+  auto b = parse_exposition(reference.str());
+  REQUIRE(a.size() == b.size());
+  for (const auto& [series, value] : b) {
+    INFO(series);
+    REQUIRE(a.count(series) == 1);
+    CHECK(a.at(series) == Approx(value));
+  }
+  CHECK(ours.find(R"(job="quote\"back\\slash\nnewline")") != std::string::npos);
+}

@@ -1,0 +1,97 @@
+#include "agent/exporter/process_state.h"
+
+#include <catch2/catch.hpp>
+
+#include "agent/exporter/limits.h"
+#include "agent/exporter/sample_convert.h"
+#include "analyzer/analyze.h"
+
+using namespace loopdoctor;
+using namespace loopdoctor::exporter;
+using nlohmann::json;
+
+namespace {
+
+json sample_msg(double t, double interval, double p99, double max, double elu) {
+  return {{"type", "sample"}, {"t", t}, {"interval_ms", interval},
+          {"delay", {{"min", 0.1}, {"mean", p99 / 2}, {"max", max}, {"p50", p99 / 3},
+                     {"p90", p99 / 2}, {"p99", p99}, {"count", 10}}},
+          {"elu", elu}, {"cpu", {{"user_us", interval * 900}, {"system_us", interval * 50}}},
+          {"mem", {{"rss", 80e6}, {"heap_used", 20e6}, {"heap_total", 30e6}, {"external", 1e6}}},
+          {"handles", {{"total", 3}, {"by_type", {{"TCPSocketWrap", 2}, {"Timeout", 1}}}}}};
+}
+
+ProcessIdentity ident() {
+  ProcessIdentity id;
+  id.pid = 4242;
+  id.job = "api";
+  id.runtime = "node";
+  id.interval_ms = 1000;
+  return id;
+}
+
+}  // namespace
+
+TEST_CASE("the window holds a bounded number of samples whatever the rate and uptime") {
+  ProcessState p(ident(), kDefaultWindowMs);
+  // Ten minutes at 100 Hz: 60 000 samples offered.
+  for (int i = 1; i <= 60'000; ++i) {
+    double t = i * 10.0;
+    p.add_sample(sample_from_message(sample_msg(t, 10, 1, i == 59'000 ? 700 : 2, 0.2), t, 10), 0);
+    p.trim(t);
+  }
+  CHECK(p.samples.size() <= kMaxSamplesPerWindow + 1);
+  CHECK(p.samples.size() >= kMaxSamplesPerWindow - 1);
+  // The one 700 ms spike, 10 s before the end, survived the merging.
+  double worst = 0;
+  for (const auto& s : p.samples) worst = std::max(worst, s.delay.max);
+  CHECK(worst == 700);
+  // CPU counters keep every interval: 60 000 x 10 ms x 0.95.
+  CHECK(p.cpu_total_seconds == Approx(570).epsilon(1e-6));
+}
+
+TEST_CASE("GC events are capped per window with the total pause time kept") {
+  ProcessState p(ident(), kDefaultWindowMs);
+  for (std::size_t i = 0; i < 2 * kMaxGcEventsPerWindow; ++i)
+    p.add_gc({static_cast<double>(i), "minor", 0.5});
+  CHECK(p.gc.size() == kMaxGcEventsPerWindow);
+  double total = 0;
+  for (const auto& g : p.gc) total += g.duration_ms;
+  CHECK(total == Approx(0.5 * 2 * kMaxGcEventsPerWindow));
+  CHECK(p.gc_by_kind.at("minor").count == 2 * kMaxGcEventsPerWindow);
+  CHECK(std::string(prom_gc_kind("weak")) == "weakcb");
+  CHECK(std::string(prom_gc_kind("made-up")) == "unknown");
+}
+
+TEST_CASE("lag since the last scrape keeps the worst second") {
+  LagSinceScrape lag;
+  lag.add({1, 2, 5, 2, 3, 4, 100});
+  lag.add({0.5, 4, 300, 3, 10, 250, 100});
+  lag.add({1, 2, 6, 2, 3, 5, 100});
+  CHECK(lag.max_ms == 300);
+  CHECK(lag.p99_ms == 250);
+  CHECK(lag.min_ms == 0.5);
+  CHECK(lag.mean_ms == Approx(8.0 / 3));
+}
+
+TEST_CASE("the agent's window diagnoses like a one-shot timeline of the same records") {
+  // 40 s of a blocked process at 1 Hz: p99 400 ms, loop busy 97 %.
+  std::vector<json> records = {{{"type", "hello"}, {"t", 0}, {"rt", 0}, {"pid", 4242},
+                                {"runtime", "node"}, {"interval_ms", 1000}}};
+  ProcessState p(ident(), kDefaultWindowMs);
+  for (int i = 1; i <= 40; ++i) {
+    double t = i * 1000.0;
+    json m = sample_msg(t, 1000, 400, 520, 0.97);
+    p.add_sample(sample_from_message(m, t, 1000), 0);
+    m["rt"] = t;
+    records.push_back(m);
+  }
+  Timeline one_shot = build_timeline(records);
+  Diagnosis a = analyze(one_shot);
+  Diagnosis b = analyze(p.timeline(one_shot.end_t));
+  CHECK(a.verdict == Verdict::kBlockedLoop);
+  CHECK(b.verdict == a.verdict);
+  CHECK(b.window_samples == a.window_samples);
+  REQUIRE(b.issues.size() == a.issues.size());
+  CHECK(b.issues[0].summary == a.issues[0].summary);
+}
