@@ -68,7 +68,10 @@ function startSink(sockPath = tmpSocketPath()) {
 }
 
 function probeEnv(extra) {
-  const env = Object.assign({}, process.env, { NODE_OPTIONS: `--require ${PROBE}` }, extra);
+  // Endpoint (agent) mode samples once a second by default; these tests want
+  // the one-shot run's 10 ms unless they say otherwise.
+  const env = Object.assign({}, process.env,
+                            { NODE_OPTIONS: `--require ${PROBE}`, LOOPDOCTOR_INTERVAL_MS: '10' }, extra);
   delete env.NODE_TEST_CONTEXT;  // node --test sets it; children must not act as test runners
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
   return env;
@@ -407,4 +410,20 @@ test('without LOOPDOCTOR_FD or LOOPDOCTOR_ENDPOINT the probe does nothing', { ti
   assert.equal(r.code, 0);
   const [inherited] = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(inherited.NODE_OPTIONS, null, 'its own --require is removed even when idle');
+});
+
+test('endpoint (agent) mode samples once a second unless told otherwise', { timeout: TEST_TIMEOUT_MS }, async () => {
+  const sink = startSink();
+  await sink.ready;
+  const env = probeEnv({ LOOPDOCTOR_ENDPOINT: sink.path });
+  delete env.LOOPDOCTOR_INTERVAL_MS;
+  const target = startTarget('http-server.js', env);
+  try {
+    const hello = await sink.waitFor(() => sink.all().find((m) => m.type === 'hello'), 'hello');
+    assert.equal(hello.interval_ms, 1000);
+  } finally {
+    target.child.kill('SIGKILL');
+    await target.exited;
+    await sink.close();
+  }
 });
