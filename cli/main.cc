@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/paths.h"
 
 int main(int argc, char** argv) {
   using namespace loopdoctor::cli;
@@ -10,7 +11,18 @@ int main(int argc, char** argv) {
                "  loopdoctor run --on-port 'wrk -c50 -d10s http://127.0.0.1:{port}/' -- node server.js\n"
                "  loopdoctor analyze .loopdoctor/1234.ndjson.gz --json -\n"
                "  loopdoctor agent --listen 127.0.0.1:9464   then   eval \"$(loopdoctor env)\"; node server.js"};
-  app.set_version_flag("-V,--version", std::string("loopdoctor ") + LOOPDOCTOR_VERSION);
+  // The version line, then where the data files were found: the first thing
+  // to check when an installed binary cannot find its probe or templates.
+  app.set_version_flag("-V,--version", std::function<std::string()>([] {
+    std::string text = std::string("loopdoctor ") + LOOPDOCTOR_VERSION;
+    DataPaths paths;
+    std::string error;
+    if (find_data_paths(&paths, &error))
+      text += "\nprobe:     " + paths.probe_js + "\ntemplates: " + paths.templates_dir;
+    else
+      text += "\n" + error;
+    return text;
+  }));
   app.require_subcommand(1);
   std::vector<Command> commands = {add_run(app),  add_analyze(app), add_compare(app),
                                    add_load(app), add_agent(app),   add_env(app)};

@@ -24,12 +24,20 @@ struct RunArgs {
   std::string output, json, markdown, record;
   std::vector<std::string> fail_on;
   bool open = false;
+  bool no_profile = false;
+  std::string profile_interval;  // empty: the probe's default (1ms)
 };
 
 // The sampler and probe cost grows as the interval shrinks; under 1 ms the
 // probe's own timer would dominate a small server's loop.
 constexpr double kMinSampleIntervalMs = 1;
 constexpr double kMaxSampleIntervalMs = 10000;
+// V8's sampler cannot usefully go below ~50 µs (each sample walks the stack
+// on a signal); above 100 ms a profile of a 10 s run has too few samples to
+// rank functions.
+constexpr double kMinProfileIntervalMs = 0.05;
+constexpr double kMaxProfileIntervalMs = 100;
+constexpr double kUsPerMs = 1000;
 // Without --duration the built-in load runs this long (autocannon's default).
 constexpr double kDefaultLoadDurationMs = 10000;
 
@@ -53,6 +61,16 @@ int run_command(const RunArgs& a) {
     return usage("--sample-interval: " + err);
   if (ro.sample_interval_ms < kMinSampleIntervalMs || ro.sample_interval_ms > kMaxSampleIntervalMs)
     return usage("--sample-interval must be between 1ms and 10s, not '" + a.sample_interval + "'");
+  ro.profile = !a.no_profile;
+  if (!a.profile_interval.empty()) {
+    double ms = 0;
+    if (!load::parse_duration_ms(a.profile_interval, &ms, &err))
+      return usage("--profile-interval: " + err);
+    if (ms < kMinProfileIntervalMs || ms > kMaxProfileIntervalMs)
+      return usage("--profile-interval must be between 50us and 100ms, not '" +
+                   a.profile_interval + "'");
+    ro.profile_interval_us = ms * kUsPerMs;
+  }
   double duration_ms = 0;
   if (!a.duration.empty() && !load::parse_duration_ms(a.duration, &duration_ms, &err))
     return usage("--duration: " + err);
@@ -143,6 +161,10 @@ Command add_run(CLI::App& root) {
   s->add_option("--on-port", a->on_port,
                 "External load command run once the target listens; {port} and $PORT carry the port; the run ends when it exits");
   s->add_option("--sample-interval", a->sample_interval, "Probe and /proc sampling period")->capture_default_str();
+  s->add_flag("--no-profile", a->no_profile,
+              "Do not record a CPU profile of the target during the load (it names the functions that block the loop)");
+  s->add_option("--profile-interval", a->profile_interval,
+                "CPU profile sampling interval (default 1ms)");
   s->add_option("-o,--output", a->output, "HTML report (default ./loopdoctor-<pid>.html)");
   s->add_option("--json", a->json, "Diagnosis as JSON ('-' for stdout)");
   s->add_option("--markdown", a->markdown, "Short Markdown summary for a bug ticket ('-' for stdout)");

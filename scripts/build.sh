@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
-# Configures (once) and builds into build/ (or $BUILD_DIR); extra arguments go
-# to CMake's configure step. Incremental on a second run.
+# Configures and builds into build/ (or $BUILD_DIR). Arguments before
+# `--target` go to CMake's configure step; `--target a b ...` builds only
+# those. Incremental on a second run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${BUILD_DIR:-build}
-if [[ ! -f "$build_dir/build.ninja" ]] || (($#)); then
-  cmake -S . -B "$build_dir" -G Ninja -DLOOPDOCTOR_WERROR=ON "$@" >/dev/null
+configure=() targets=()
+while (($#)); do
+  if [[ $1 == --target ]]; then shift; targets=("$@"); break; fi
+  configure+=("$1"); shift
+done
+if [[ ! -f "$build_dir/build.ninja" ]] || ((${#configure[@]})); then
+  cmake -S . -B "$build_dir" -G Ninja -DLOOPDOCTOR_WERROR=ON "${configure[@]}" >/dev/null
 fi
-cmake --build "$build_dir" -j "$(nproc)"
+if ((${#targets[@]})); then
+  cmake --build "$build_dir" -j "$(nproc)" --target "${targets[@]}"
+else
+  cmake --build "$build_dir" -j "$(nproc)"
+fi
