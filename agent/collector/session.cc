@@ -110,6 +110,9 @@ void Session::init_handles() {
 bool Session::spawn_target(int child_fd) {
   std::map<std::string, std::string> env = {{"LOOPDOCTOR_FD", "3"},
                                             {"LOOPDOCTOR_INTERVAL_MS", interval_text(interval_ms())}};
+  if (!opts_.profile) env["LOOPDOCTOR_PROFILE"] = "0";
+  if (opts_.profile_interval_us > 0)
+    env["LOOPDOCTOR_PROFILE_INTERVAL_US"] = interval_text(opts_.profile_interval_us);
   if (!opts_.probe_path.empty()) {
     const char* existing = std::getenv("NODE_OPTIONS");
     env["NODE_OPTIONS"] = node_options_with_probe(existing ? existing : "", opts_.probe_path);

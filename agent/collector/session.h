@@ -20,6 +20,8 @@ struct RunOptions {
   std::string record_path;              // .ndjson or .ndjson.gz
   std::string probe_path;               // absolute path of probe.js
   bool live_status = false;             // one status line on stderr (a tty)
+  bool profile = true;                  // ask the probe for a CPU profile of the load
+  double profile_interval_us = 0;       // its sampling interval (0: the probe's default, 1 ms)
   std::string loopdoctor_version;
 };
 

@@ -41,6 +41,9 @@ void Session::on_listen(int port, const std::string& address) {
   port_timer_.stop();
   if (stop_.begun() || target_exited_) return;  // Ctrl-C came first
   for (auto& l : loads_) l->start(port, address);
+  // The profile covers the load, the time the analysis looks at; the probe
+  // sends it on "end", before bye.
+  if (opts_.profile && !loads_.empty()) probe_.send(R"({"type":"profile-start"})");
 }
 
 void Session::on_load_end() {

@@ -11,9 +11,12 @@
 
 namespace loopdoctor::collector {
 
-// The probe writes its CPU profile on "end"; 2 s covers serializing a large
-// profile on a loaded machine without making a hung probe hold up the run.
-inline constexpr double kByeWaitMs = 2000;
+// The probe writes its CPU profile on "end", then bye. On a blocked server
+// "end" waits behind the requests already queued on the loop (50 requests of
+// a 50 ms handler: 2.5 s), then the profile is serialized (~0.1 s for a 10 s
+// profile, a few MB). 5 s covers both; a target that says bye sooner ends
+// the wait sooner, so only a hung probe pays all of it.
+inline constexpr double kByeWaitMs = 5000;
 // Node servers typically close their listeners and drain within a second.
 inline constexpr double kSigintGraceMs = 3000;
 inline constexpr double kSigtermGraceMs = 2000;

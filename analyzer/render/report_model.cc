@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analyzer/profile_attribution.h"
+#include "analyzer/render/flame_svg.h"
 #include "analyzer/render/key_figures.h"
 #include "analyzer/render/report_charts.h"
 #include "analyzer/render/text.h"
@@ -167,6 +169,7 @@ data issue_data(const Issue& is) {
     data hd;
     hd.set("function", h.function.empty() ? "(anonymous)" : h.function);
     hd.set("location", h.location);
+    hd.set("caller", h.caller);
     hd.set("share", fmt_percent(h.share, 1));
     hd.set("bar", fmt_num(std::clamp(h.share, 0.0, 1.0) * 100, 1));
     hs.push_back(hd);
@@ -236,6 +239,16 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
   }
   m.set("issues", issues);
   m.set("hotspot_issues", hotspot_issues);
+  // The flame view is recomputed from the profile: the diagnosis keeps the
+  // ranking only, and the attribution is a pure function of the timeline.
+  const profile::Attribution pa = profile::attribute(tl, dx.window);
+  const std::string scope = pa.blocked_only ? "blocked time" : "the window's CPU samples";
+  const std::string flame = pa.present ? flame_svg(pa.flame, scope) : "";
+  m.set("has_flame", !flame.empty());
+  m.set("flame_svg", flame);
+  m.set("flame_scope", pa.blocked_only ? "the intervals where the loop was blocked"
+                                       : "the whole analysed window (too few samples fell in blocked intervals)");
+  m.set("flame_samples", std::to_string(pa.samples));
   m.set("multi_issue", dx.issues.size() > 1);
 
   // With no issue the diagnosis carries no recommendations; the per-verdict

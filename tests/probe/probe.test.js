@@ -427,3 +427,61 @@ test('endpoint (agent) mode samples once a second unless told otherwise', { time
     await sink.close();
   }
 });
+
+// profile-start ... end: the probe sends one V8 cpuprofile, trimmed to the
+// nodes its samples reach, before bye; the inspector does not keep the
+// target alive afterwards.
+test('profile-start then end -> profile before bye, naming the busy function', { timeout: TEST_TIMEOUT_MS }, async () => {
+  const sink = startSink();
+  await sink.ready;
+  const target = startTarget('profiled.js', probeEnv({ LOOPDOCTOR_ENDPOINT: sink.path, LOOPDOCTOR_PROFILE_INTERVAL_US: '500' }));
+  try {
+    await sink.waitFor(() => sink.all().find((m) => m.type === 'hello'), 'hello');
+    sink.conns[0].socket.write('{"type":"profile-start"}\n');
+    await new Promise((r) => setTimeout(r, 400));
+    sink.conns[0].socket.write('{"type":"end"}\n');
+    await sink.waitFor(() => sink.all().find((m) => m.type === 'bye'), 'bye');
+    const msgs = sink.all();
+    const pi = msgs.findIndex((m) => m.type === 'profile');
+    assert.ok(pi >= 0, 'a profile message');
+    assert.ok(pi < msgs.findIndex((m) => m.type === 'bye'), 'profile before bye');
+    const m = msgs[pi];
+    assertNumber(m.t, 't');
+    assertNumber(m.t_end, 't_end');
+    assert.ok(m.t_end > m.t && m.t_end - m.t < 2000, `profile spans ${m.t}..${m.t_end}`);
+    assert.equal(m.interval_us, 500);
+    const p = m.profile;
+    assert.ok(p.samples.length > 20, `${p.samples.length} samples`);
+    assert.equal(p.samples.length, p.timeDeltas.length);
+    const ids = new Set(p.nodes.map((n) => n.id));
+    for (const id of p.samples) assert.ok(ids.has(id), 'every sample names a kept node');
+    for (const n of p.nodes) for (const c of n.children || []) assert.ok(ids.has(c), 'children are kept nodes');
+    const spin = p.nodes.filter((n) => n.callFrame.functionName === 'spinForProfile');
+    assert.ok(spin.length >= 1, 'the busy function is in the profile');
+    assert.ok(spin[0].callFrame.url.endsWith('profiled.js'));
+    const r = await withTimeout(target.exited, WAIT_MS, 'exit after the profile');
+    assert.equal(r.code, 0);
+  } finally {
+    target.child.kill('SIGKILL');
+    await sink.close();
+  }
+});
+
+test('LOOPDOCTOR_PROFILE=0: profile-start is ignored, bye still comes', { timeout: TEST_TIMEOUT_MS }, async () => {
+  const sink = startSink();
+  await sink.ready;
+  const target = startTarget('profiled.js', probeEnv({ LOOPDOCTOR_ENDPOINT: sink.path, LOOPDOCTOR_PROFILE: '0' }));
+  try {
+    await sink.waitFor(() => sink.all().find((m) => m.type === 'hello'), 'hello');
+    sink.conns[0].socket.write('{"type":"profile-start"}\n');
+    await new Promise((r) => setTimeout(r, 100));
+    sink.conns[0].socket.write('{"type":"end"}\n');
+    await sink.waitFor(() => sink.all().find((m) => m.type === 'bye'), 'bye');
+    assert.equal(sink.all().filter((m) => m.type === 'profile').length, 0);
+    const r = await withTimeout(target.exited, WAIT_MS, 'exit');
+    assert.equal(r.code, 0);
+  } finally {
+    target.child.kill('SIGKILL');
+    await sink.close();
+  }
+});

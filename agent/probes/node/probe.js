@@ -36,6 +36,8 @@
   const endpoint = env.LOOPDOCTOR_ENDPOINT;
   const intervalText = env.LOOPDOCTOR_INTERVAL_MS;
   const jobText = env.LOOPDOCTOR_JOB;
+  const profileText = env.LOOPDOCTOR_PROFILE;
+  const profileIntervalText = env.LOOPDOCTOR_PROFILE_INTERVAL_US;
   // Children the target spawns inherit process.env: clean it first so they are
   // never probed and never write on the collector's socket.
   try { scrubEnvironment(); } catch (_) { /* never break the target */ }
@@ -60,6 +62,23 @@
   // most this often; samples in between repeat the last values.
   const SLOW_REFRESH_MS = 100;
   const FLUSH_MS = 100;                   // see enqueue()
+  // CPU profile (sent once, at the end, when the collector asked for it with
+  // "profile-start"). 1 ms sampling costs V8 a few per cent and resolves a
+  // 10 ms stall into ~10 samples; finer adds cost, coarser misses short work.
+  const DEFAULT_PROFILE_INTERVAL_US = 1000;
+  const MIN_PROFILE_INTERVAL_US = 50;      // V8's sampler thread cannot go much finer
+  const MAX_PROFILE_INTERVAL_US = 1000000;
+  // V8 keeps every sample in memory until Profiler.stop: a long soak would
+  // grow without bound (and its JSON past the line cap), so the profile
+  // covers at most the first 5 minutes of load (~300k samples, ~3 MB).
+  const MAX_PROFILE_MS = 5 * 60 * 1000;
+  // The collector closes the connection on a profile line over 16 MiB; stay
+  // under it with room for the envelope, and say why when we do not send it.
+  const MAX_PROFILE_BYTES = 15 * 1024 * 1024;
+  // performance.now() and V8's profile clock differ in origin only (both are
+  // CLOCK_MONOTONIC on Linux); if they disagree by more than this, the clock
+  // bases differ and the probe-measured start time is used instead.
+  const MAX_PROFILE_CLOCK_SKEW_MS = 1000;
 
   const t0 = perf.performance.now();
   const now = () => perf.performance.now() - t0;
@@ -70,6 +89,10 @@
   intervalMs = Math.min(Math.max(intervalMs, MIN_INTERVAL_MS), MAX_INTERVAL_MS);
   const resolutionMs = Math.max(1, Math.min(Math.round(intervalMs), MAX_DELAY_RESOLUTION_MS));
   const job = jobText || (process.argv[1] ? path.basename(process.argv[1]) : 'node');
+  const profileEnabled = profileText !== '0' && profileText !== 'false';
+  let profileIntervalUs = Number(profileIntervalText);
+  if (!Number.isFinite(profileIntervalUs) || profileIntervalUs <= 0) profileIntervalUs = DEFAULT_PROFILE_INTERVAL_US;
+  profileIntervalUs = Math.round(Math.min(Math.max(profileIntervalUs, MIN_PROFILE_INTERVAL_US), MAX_PROFILE_INTERVAL_US));
 
   let socket = null;
   let connected = false;
@@ -101,12 +124,20 @@
   let httpRequests = 0, httpResponses = 0, httpLatencySum = 0, httpLatencyMax = 0;
   const inflight = new Map();  // ServerResponse -> start time (performance.now)
   let gcObserver = null;
+  // CPU profile state: the inspector session while profiling, the measured
+  // start, and the result once stopped (early, at MAX_PROFILE_MS, or at end).
+  let profSession = null;
+  let profStartT = 0;
+  let profCapTimer = null;
+  let profResult = null;   // {profile, t, t_end} or {error, t, t_end}
 
   function scrubEnvironment() {
     delete env.LOOPDOCTOR_FD;
     delete env.LOOPDOCTOR_ENDPOINT;
     delete env.LOOPDOCTOR_INTERVAL_MS;
     delete env.LOOPDOCTOR_JOB;
+    delete env.LOOPDOCTOR_PROFILE;
+    delete env.LOOPDOCTOR_PROFILE_INTERVAL_US;
     const opts = env.NODE_OPTIONS;
     if (typeof opts !== 'string' || opts === '') return;
     const cleaned = removeSelfFromNodeOptions(opts);
@@ -223,6 +254,8 @@
   function onLost() {
     connected = false;
     stopSampling();
+    profResult = null;
+    closeProfileSession();  // disconnecting ends V8's profiling too
     if (socket) { try { socket.destroy(); } catch (_) { /* already gone */ } }
     socket = null;
     if (endpoint && !fdText && !finished && !disabled) scheduleReconnect();
@@ -279,16 +312,136 @@
     if (line.trim() === '') return;
     let msg;
     try { msg = JSON.parse(line); } catch (_) { return; }
-    if (msg && msg.type === 'end') finish();
+    if (!msg) return;
+    if (msg.type === 'end') finish(false);
+    else if (msg.type === 'profile-start') startProfile();
   }
 
-  // Last sample, then bye; sampling stops but the process keeps running.
-  function finish() {
+  // Last sample, the profile, then bye; sampling stops but the process keeps
+  // running. At process exit no callback will run again, so bye goes at once.
+  function finish(exiting) {
     if (finished) return;
     if (connected && sampleTimer) sample(now());
     finished = true;
     stopSampling();
-    send('{"type":"bye","t":' + r3(now()) + ',"dropped":' + dropped + '}\n');
+    let byeSent = false;
+    const bye = () => {
+      if (byeSent) return;
+      byeSent = true;
+      send('{"type":"bye","t":' + r3(now()) + ',"dropped":' + dropped + '}\n');
+    };
+    stopProfile(() => { try { sendProfile(); } catch (_) { /* never throw */ } bye(); });
+    if (exiting) bye();
+  }
+
+  // ---- CPU profile (inspector) ----
+  function startProfile() {
+    if (!profileEnabled || profSession || profResult || finished || !connected) return;
+    let inspector;
+    try { inspector = require('inspector'); } catch (_) { return; }  // node built without it
+    let s = null;
+    try {
+      s = new inspector.Session();
+      s.connect();
+      profSession = s;
+      const fail = (err) => { if (err && profSession === s) closeProfileSession(); };
+      s.post('Profiler.enable', fail);
+      s.post('Profiler.setSamplingInterval', { interval: profileIntervalUs }, fail);
+      profStartT = now();
+      s.post('Profiler.start', fail);
+      profCapTimer = setTimeout(() => { try { stopProfile(null); } catch (_) { /* silent */ } }, MAX_PROFILE_MS);
+      profCapTimer.unref();
+    } catch (_) {
+      if (s) closeProfileSession();
+    }
+  }
+
+  function closeProfileSession() {
+    const s = profSession;
+    profSession = null;
+    if (profCapTimer) { clearTimeout(profCapTimer); profCapTimer = null; }
+    if (s) { try { s.disconnect(); } catch (_) { /* already gone */ } }
+  }
+
+  // Stops the profiler (if running) and calls done once the result is kept.
+  function stopProfile(done) {
+    const s = profSession;
+    if (!s) { if (done) done(); return; }
+    if (profCapTimer) { clearTimeout(profCapTimer); profCapTimer = null; }
+    let called = false;
+    const stopT = now();
+    try {
+      s.post('Profiler.stop', (err, res) => {
+        if (called) return;
+        called = true;
+        try {
+          if (!err && res && res.profile) profResult = keepProfile(res.profile, stopT);
+        } catch (_) { profResult = null; }
+        closeProfileSession();
+        if (done) done();
+      });
+    } catch (_) {
+      closeProfileSession();
+      if (done && !called) { called = true; done(); }
+    }
+  }
+
+  // Trims the profile to the nodes its samples reach (and their ancestors),
+  // and places it on the probe clock: V8 stamps it with CLOCK_MONOTONIC µs,
+  // the clock process.hrtime reads, so the start is exact, not a guess.
+  function keepProfile(p, stopT) {
+    const monoMinusProbe = Number(process.hrtime.bigint()) / 1e6 - now();
+    let t = profStartT, tEnd = stopT;
+    if (Number.isFinite(p.startTime) && Number.isFinite(p.endTime)) {
+      const t0v8 = p.startTime / 1000 - monoMinusProbe;
+      if (Math.abs(t0v8 - profStartT) <= MAX_PROFILE_CLOCK_SKEW_MS) {
+        t = t0v8;
+        tEnd = p.endTime / 1000 - monoMinusProbe;
+      }
+    }
+    const nodes = Array.isArray(p.nodes) ? p.nodes : [];
+    const samples = Array.isArray(p.samples) ? p.samples : [];
+    const byId = new Map();
+    const parent = new Map();
+    for (const n of nodes) {
+      byId.set(n.id, n);
+      if (Array.isArray(n.children)) for (const c of n.children) parent.set(c, n.id);
+    }
+    const keep = new Set();
+    for (const id of new Set(samples)) {
+      for (let cur = id; cur !== undefined && !keep.has(cur); cur = parent.get(cur)) keep.add(cur);
+    }
+    const kept = [];
+    for (const n of nodes) {
+      if (!keep.has(n.id)) continue;
+      const out = { id: n.id, callFrame: n.callFrame, hitCount: n.hitCount };
+      if (Array.isArray(n.children)) {
+        const ch = n.children.filter((c) => keep.has(c));
+        if (ch.length) out.children = ch;
+      }
+      kept.push(out);
+    }
+    return {
+      t: r3(t), t_end: r3(tEnd),
+      profile: { nodes: kept, startTime: p.startTime, endTime: p.endTime, samples, timeDeltas: p.timeDeltas },
+    };
+  }
+
+  // One line, written straight to the socket after what is queued: it is
+  // far over the sample queue's bound, and it is the last thing but bye.
+  function sendProfile() {
+    const r = profResult;
+    profResult = null;
+    if (!r || !connected || disabled || socket === null) return;
+    let line = JSON.stringify({ type: 'profile', t: r.t, t_end: r.t_end, interval_us: profileIntervalUs, profile: r.profile }) + '\n';
+    if (line.length > MAX_PROFILE_BYTES) {
+      const mib = (line.length / 1048576).toFixed(1);
+      line = JSON.stringify({ type: 'profile', t: r.t, t_end: r.t_end, interval_us: profileIntervalUs,
+        error: 'the CPU profile (' + mib + ' MiB) is over the ' + (MAX_PROFILE_BYTES >> 20) +
+          ' MiB limit and was not sent; use a longer --profile-interval or a shorter run' }) + '\n';
+    }
+    flush();
+    try { socket.write(line); } catch (_) { /* the collector is gone */ }
   }
 
   // ---- sampling ----
@@ -509,7 +662,7 @@
       dc.channel('http.server.response.finish').subscribe(onResponseFinish);
     }
     process.on('exit', () => {
-      try { if (connected && !finished) finish(); } catch (_) { /* never throw */ }
+      try { if (connected && !finished) finish(true); } catch (_) { /* never throw */ }
     });
     if (fdText) openFd();
     else connectEndpoint();

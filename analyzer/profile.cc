@@ -1,0 +1,171 @@
+#include "analyzer/profile.h"
+
+#include <cctype>
+#include <string_view>
+#include <unordered_map>
+
+namespace loopdoctor::profile {
+namespace {
+
+using nlohmann::json;
+
+constexpr double kUsPerMs = 1000;
+
+bool starts_with(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
+bool ends_with(const std::string& s, std::string_view p) {
+  return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
+}
+
+// file:///a%20b/c.js -> /a b/c.js; other URLs unchanged.
+std::string url_path(const std::string& url) {
+  if (!starts_with(url, "file://")) return url;
+  std::string out;
+  for (std::size_t i = 7; i < url.size(); ++i) {
+    if (url[i] == '%' && i + 2 < url.size() && std::isxdigit(static_cast<unsigned char>(url[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(url[i + 2]))) {
+      out.push_back(static_cast<char>(std::stoi(url.substr(i + 1, 2), nullptr, 16)));
+      i += 2;
+    } else {
+      out.push_back(url[i]);
+    }
+  }
+  return out;
+}
+
+std::string base_name(const std::string& p) {
+  auto slash = p.find_last_of('/');
+  return slash == std::string::npos ? p : p.substr(slash + 1);
+}
+
+int int_field(const json& j, const char* key, int fallback) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number_integer() ? it->get<int>() : fallback;
+}
+
+}  // namespace
+
+FrameKind kind_of(const Frame& f) {
+  if (f.url.empty()) {
+    if (f.function == "(root)") return FrameKind::kRoot;
+    if (f.function == "(program)") return FrameKind::kProgram;
+    if (f.function == "(idle)") return FrameKind::kIdle;
+    if (f.function == "(garbage collector)") return FrameKind::kGc;
+    return FrameKind::kNative;
+  }
+  if (starts_with(f.url, "node:") || starts_with(f.url, "internal/")) return FrameKind::kNode;
+  if (f.url.find("/node_modules/") != std::string::npos) return FrameKind::kLibrary;
+  return FrameKind::kApplication;
+}
+
+std::optional<CpuProfile> parse_cpuprofile(const json& j, std::string* error) {
+  auto fail = [&](const char* why) -> std::optional<CpuProfile> {
+    if (error) *error = why;
+    return std::nullopt;
+  };
+  if (!j.is_object()) return fail("the profile is not a JSON object");
+  auto nodes = j.find("nodes");
+  if (nodes == j.end() || !nodes->is_array() || nodes->empty()) return fail("the profile has no nodes");
+  CpuProfile p;
+  std::unordered_map<long long, int> index;  // node id -> position
+  p.nodes.reserve(nodes->size());
+  for (const json& n : *nodes) {
+    if (!n.is_object() || !n.contains("id") || !n["id"].is_number_integer()) continue;
+    CpuProfile::Node node;
+    if (auto cf = n.find("callFrame"); cf != n.end() && cf->is_object()) {
+      node.frame.function = cf->value("functionName", "");
+      node.frame.url = cf->value("url", "");
+      int line = int_field(*cf, "lineNumber", -1), col = int_field(*cf, "columnNumber", -1);
+      node.frame.line = line >= 0 ? line + 1 : 0;
+      node.frame.column = col >= 0 ? col + 1 : 0;
+    }
+    node.kind = kind_of(node.frame);
+    index.emplace(n["id"].get<long long>(), static_cast<int>(p.nodes.size()));
+    p.nodes.push_back(std::move(node));
+  }
+  // Parents from the children lists (a cpuprofile names children, not parents).
+  int pos = 0;
+  for (const json& n : *nodes) {
+    if (!n.is_object() || !n.contains("id") || !n["id"].is_number_integer()) continue;
+    if (auto ch = n.find("children"); ch != n.end() && ch->is_array())
+      for (const json& c : *ch)
+        if (c.is_number_integer())
+          if (auto it = index.find(c.get<long long>()); it != index.end() && it->second != pos)
+            p.nodes[it->second].parent = pos;
+    ++pos;
+  }
+  auto samples = j.find("samples");
+  auto deltas = j.find("timeDeltas");
+  if (samples != j.end() && samples->is_array() && !samples->empty()) {
+    if (deltas == j.end() || !deltas->is_array() || deltas->size() < samples->size())
+      return fail("the profile's samples have no time deltas");
+    double us = 0;
+    for (std::size_t i = 0; i < samples->size(); ++i) {
+      const json& d = (*deltas)[i];
+      if (d.is_number()) us += d.get<double>();
+      const json& s = (*samples)[i];
+      if (!s.is_number_integer()) continue;
+      auto it = index.find(s.get<long long>());
+      if (it == index.end()) continue;
+      p.sample_node.push_back(it->second);
+      p.sample_ms.push_back(us / kUsPerMs);
+    }
+  }
+  double start = j.value("startTime", 0.0), end = j.value("endTime", 0.0);
+  p.duration_ms = end > start ? (end - start) / kUsPerMs
+                              : (p.sample_ms.empty() ? 0 : p.sample_ms.back());
+  return p;
+}
+
+std::vector<double> sample_run_times(const CpuProfile& p, double start_run_ms) {
+  std::vector<double> out;
+  out.reserve(p.sample_ms.size());
+  for (double ms : p.sample_ms) out.push_back(start_run_ms + ms);
+  return out;
+}
+
+PathNamer::PathNamer(const std::vector<std::string>& command) {
+  // argv[0] is the runtime; the rest may name the script.
+  for (std::size_t i = 1; i < command.size(); ++i) {
+    std::string a = command[i];
+    while (starts_with(a, "./")) a.erase(0, 2);
+    if (!a.empty() && a[0] != '-') args_.push_back(a);
+  }
+}
+
+std::string PathNamer::path(const std::string& url) const {
+  if (!starts_with(url, "file://") && (url.empty() || url[0] != '/')) return url;
+  const std::string p = url_path(url);
+  for (const std::string& a : args_) {
+    if (a[0] == '/') {
+      // Absolute script path: show files relative to the script's directory.
+      std::string dir = a.substr(0, a.find_last_of('/') + 1);
+      if (p == a || (dir.size() > 1 && starts_with(p, dir))) return p.substr(dir.size());
+    } else if (ends_with(p, "/" + a)) {
+      return a;  // relative to the working directory, as the user typed it
+    } else if (auto slash = a.find_last_of('/'); slash != std::string::npos) {
+      // Another file beside a relative script: "src/server.js" -> cwd is
+      // whatever precedes "src/".
+      const std::string dir = "/" + a.substr(0, slash + 1);
+      if (auto at = p.find(dir); at != std::string::npos) return p.substr(at + 1);
+    }
+  }
+  return base_name(p);
+}
+
+std::string function_name(const Frame& f) {
+  return f.function.empty() ? "(anonymous)" : f.function;
+}
+
+std::string location(const Frame& f, const PathNamer& names) {
+  if (f.url.empty()) return "(native)";
+  std::string out = names.path(f.url);
+  if (f.line > 0) out += ":" + std::to_string(f.line);
+  return out;
+}
+
+std::string caller_text(const Frame& f, const PathNamer& names) {
+  if (f.function.empty()) return location(f, names);
+  return f.function + " (" + location(f, names) + ")";
+}
+
+}  // namespace loopdoctor::profile

@@ -1,0 +1,79 @@
+// A V8 CPU profile (the probe's `profile` message) read into a compact form,
+// and the few facts about its frames the attribution needs: is a frame the
+// application's own code, Node's internals, a native binding, or one of V8's
+// pseudo-frames ("(program)", "(idle)", "(garbage collector)").
+//
+// Pure functions, no I/O: tests feed hand-made cpuprofiles.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace loopdoctor::profile {
+
+struct Frame {
+  std::string function;  // as V8 names it; "" for an anonymous function
+  std::string url;       // "file:///app/server.js", "node:internal/...", "" (native, pseudo)
+  int line = 0;          // 1-based (the cpuprofile's lineNumber is 0-based); 0: unknown
+  int column = 0;        // 1-based; 0: unknown
+};
+
+enum class FrameKind {
+  kApplication,  // the target's own code: a file outside node_modules
+  kLibrary,      // node_modules
+  kNode,         // node: and internal/ URLs
+  kNative,       // no URL: a C++ binding or a V8 builtin ("run", "writev")
+  kProgram,      // "(program)": V8 outside JS, not attributable
+  kIdle,         // "(idle)": the loop was waiting
+  kGc,           // "(garbage collector)"
+  kRoot,         // "(root)"
+};
+
+FrameKind kind_of(const Frame& f);
+
+struct CpuProfile {
+  struct Node {
+    Frame frame;
+    FrameKind kind = FrameKind::kRoot;
+    int parent = -1;  // index into nodes, -1 for the root
+  };
+  std::vector<Node> nodes;
+  std::vector<int> sample_node;     // per sample: index into nodes
+  std::vector<double> sample_ms;    // per sample: ms since the profile's start
+  double duration_ms = 0;           // endTime - startTime
+};
+
+// Parses a cpuprofile object (nodes with callFrame and children ids,
+// samples[], timeDeltas[] in µs, startTime/endTime in µs). Samples that name
+// an unknown node are skipped. std::nullopt with *error when it is not a
+// profile at all (no nodes, or samples without time deltas).
+std::optional<CpuProfile> parse_cpuprofile(const nlohmann::json& j, std::string* error);
+
+// Places each sample on the run clock: the profile's start in run time plus
+// the sample's offset. The Timeline gives the start (Timeline::profile_t).
+std::vector<double> sample_run_times(const CpuProfile& p, double start_run_ms);
+
+// Shortens paths for people. Application files are shown relative to the
+// target's working directory when the command line names the file (e.g.
+// "node src/server.js" and file:///srv/app/src/server.js), else relative to
+// the main script's directory, else by base name; node: URLs stay as they are.
+class PathNamer {
+ public:
+  explicit PathNamer(const std::vector<std::string>& command);
+  std::string path(const std::string& url) const;
+
+ private:
+  std::vector<std::string> args_;
+};
+
+// "pbkdf2Sync (node:internal/crypto/pbkdf2:62)", "(anonymous) (server.js:14)".
+std::string location(const Frame& f, const PathNamer& names);   // "server.js:14"
+std::string function_name(const Frame& f);                        // "(anonymous)" when empty
+// A call site as a person reads it: "handler (server.js:14)", or just
+// "server.js:14" for an anonymous function.
+std::string caller_text(const Frame& f, const PathNamer& names);
+
+}  // namespace loopdoctor::profile

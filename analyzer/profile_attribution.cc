@@ -1,0 +1,258 @@
+#include "analyzer/profile_attribution.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "analyzer/thresholds.h"
+
+namespace loopdoctor::profile {
+namespace {
+
+// Stack walks and the flame tree stop here: deeper is runaway recursion,
+// and a frame 200 levels down is not drawn anyway.
+constexpr int kMaxStackDepth = 200;
+
+using FrameKey = std::tuple<std::string, std::string, int, int>;
+FrameKey key_of(const Frame& f) { return {f.function, f.url, f.line, f.column}; }
+
+bool is_js(FrameKind k) {
+  return k == FrameKind::kApplication || k == FrameKind::kLibrary || k == FrameKind::kNode;
+}
+
+// The frame a sample is charged to and the application frame that called it
+// (-1: none), per the rules in the header.
+std::pair<int, int> charge(const CpuProfile& p, int leaf) {
+  auto parent = [&](int i) { return p.nodes[static_cast<std::size_t>(i)].parent; };
+  auto kind = [&](int i) { return p.nodes[static_cast<std::size_t>(i)].kind; };
+  int below = -1, cur = leaf, depth = 0;
+  while (cur >= 0 && kind(cur) != FrameKind::kApplication && kind(cur) != FrameKind::kRoot &&
+         depth++ < kMaxStackDepth) {
+    below = cur;
+    cur = parent(cur);
+  }
+  if (cur >= 0 && kind(cur) == FrameKind::kApplication) {
+    if (below >= 0) return {below, cur};  // the entry the application called
+    int up = parent(cur);
+    for (depth = 0; up >= 0 && kind(up) != FrameKind::kApplication && depth < kMaxStackDepth; ++depth)
+      up = parent(up);
+    return {cur, up};
+  }
+  // No application frame: name the first JavaScript frame, natives folded in.
+  int js = leaf;
+  for (depth = 0; js >= 0 && !is_js(kind(js)) && depth < kMaxStackDepth; ++depth) js = parent(js);
+  return {js >= 0 ? js : leaf, -1};
+}
+
+struct Tally {
+  double samples = 0;
+  std::map<int, double> callers;  // caller node -> samples (-1: none)
+};
+
+void sort_flame(FlameNode* n, int depth) {
+  std::sort(n->children.begin(), n->children.end(),
+            [](const FlameNode& a, const FlameNode& b) { return a.samples > b.samples; });
+  if (depth < kMaxStackDepth)
+    for (FlameNode& c : n->children) sort_flame(&c, depth + 1);
+}
+
+struct FlameInput {
+  const CpuProfile& p;
+  const std::vector<double>& total;          // samples at or below each node
+  const std::vector<std::vector<int>>& children;
+  const PathNamer& names;
+};
+
+// Adds profile node `node` (and what is below it) under `into`, merging it
+// with a sibling of the same function and location: V8 keeps one node per
+// call line, a flame view one per function.
+void add_flame(const FlameInput& in, int node, FlameNode* into, int depth) {
+  const auto& pn = in.p.nodes[static_cast<std::size_t>(node)];
+  const std::string fn = function_name(pn.frame), loc = location(pn.frame, in.names);
+  FlameNode* target = nullptr;
+  for (FlameNode& c : into->children)
+    if (c.function == fn && c.location == loc) target = &c;
+  if (!target) {
+    into->children.push_back(FlameNode{fn, loc, pn.kind, 0, {}});
+    target = &into->children.back();
+  }
+  target->samples += in.total[static_cast<std::size_t>(node)];
+  if (depth >= kMaxStackDepth) return;
+  for (int c : in.children[static_cast<std::size_t>(node)]) add_flame(in, c, target, depth + 1);
+}
+
+// Merged stacks of the samples counted in `self` (per node).
+FlameNode flame_of(const CpuProfile& p, const std::vector<int>& self, const PathNamer& names) {
+  std::vector<double> total(p.nodes.size(), 0);
+  FlameNode root;
+  root.function = "(root)";
+  for (std::size_t i = 0; i < p.nodes.size(); ++i) {
+    if (self[i] == 0) continue;
+    root.samples += self[i];
+    int depth = 0;
+    for (int cur = static_cast<int>(i); cur >= 0 && depth++ < kMaxStackDepth;
+         cur = p.nodes[static_cast<std::size_t>(cur)].parent)
+      total[static_cast<std::size_t>(cur)] += self[i];
+  }
+  std::vector<std::vector<int>> children(p.nodes.size());
+  std::vector<int> tops;  // below "(root)", or parentless
+  for (std::size_t i = 0; i < p.nodes.size(); ++i) {
+    if (total[i] == 0 || p.nodes[i].kind == FrameKind::kRoot) continue;
+    int par = p.nodes[i].parent;
+    if (par >= 0 && p.nodes[static_cast<std::size_t>(par)].kind != FrameKind::kRoot)
+      children[static_cast<std::size_t>(par)].push_back(static_cast<int>(i));
+    else
+      tops.push_back(static_cast<int>(i));
+  }
+  const FlameInput in{p, total, children, names};
+  for (int t : tops) add_flame(in, t, &root, 1);
+  sort_flame(&root, 0);
+  return root;
+}
+
+}  // namespace
+
+std::vector<Window> blocked_intervals(const Timeline& tl, const Window& w) {
+  std::vector<Window> out;
+  for (const ProbeSample& s : tl.samples) {
+    if (!w.contains(s.t) || s.delay.max < thresholds::kBlockedIntervalMs) continue;
+    Window b{std::max(w.start, s.t - s.interval), std::min(w.end, s.t)};
+    if (b.length() > 0) out.push_back(b);
+  }
+  std::sort(out.begin(), out.end(), [](const Window& a, const Window& b) { return a.start < b.start; });
+  std::vector<Window> merged;
+  for (const Window& b : out) {
+    if (!merged.empty() && b.start <= merged.back().end)
+      merged.back().end = std::max(merged.back().end, b.end);
+    else
+      merged.push_back(b);
+  }
+  return merged;
+}
+
+std::vector<std::size_t> samples_in(const std::vector<double>& times,
+                                    const std::vector<Window>& intervals, const Window& w) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    const double t = times[i];
+    if (!w.contains(t)) continue;
+    auto after = std::upper_bound(intervals.begin(), intervals.end(), t,
+                                  [](double v, const Window& b) { return v < b.start; });
+    if (after != intervals.begin() && t <= std::prev(after)->end) out.push_back(i);
+  }
+  return out;
+}
+
+Attribution attribute(const CpuProfile& p, const std::vector<double>& times,
+                      const std::vector<Window>& blocked, const Window& w,
+                      const PathNamer& names) {
+  Attribution a;
+  std::vector<std::size_t> all;
+  for (std::size_t i = 0; i < times.size() && i < p.sample_node.size(); ++i)
+    if (w.contains(times[i])) all.push_back(i);
+  a.window_samples = all.size();
+  if (all.empty()) return a;
+  a.present = true;
+  std::size_t gc_all = 0;
+  for (std::size_t i : all)
+    if (p.nodes[static_cast<std::size_t>(p.sample_node[i])].kind == FrameKind::kGc) ++gc_all;
+  a.gc_share = static_cast<double>(gc_all) / static_cast<double>(all.size());
+
+  std::vector<std::size_t> chosen = samples_in(times, blocked, w);
+  a.blocked_only = chosen.size() >= kMinBlockedSamples;
+  if (!a.blocked_only) chosen = std::move(all);
+  a.samples = chosen.size();
+
+  std::map<int, Tally> tallies;  // charged node -> tally
+  std::vector<int> self(p.nodes.size(), 0);
+  std::size_t gc = 0;
+  for (std::size_t i : chosen) {
+    const int leaf = p.sample_node[i];
+    const FrameKind k = p.nodes[static_cast<std::size_t>(leaf)].kind;
+    if (k == FrameKind::kProgram || k == FrameKind::kIdle || k == FrameKind::kRoot) continue;
+    ++self[static_cast<std::size_t>(leaf)];
+    if (k == FrameKind::kGc) {
+      ++gc;
+      continue;
+    }
+    auto [node, caller] = charge(p, leaf);
+    Tally& t = tallies[node];
+    t.samples += 1;
+    t.callers[caller] += 1;
+  }
+  a.selected_gc_share = static_cast<double>(gc) / static_cast<double>(a.samples);
+
+  // The same function reached through different stacks is one hotspot.
+  struct Hot { double samples = 0; int node = -1; std::map<FrameKey, std::pair<double, int>> callers; };
+  std::map<FrameKey, Hot> hot;
+  for (const auto& [node, t] : tallies) {
+    Hot& h = hot[key_of(p.nodes[static_cast<std::size_t>(node)].frame)];
+    h.samples += t.samples;
+    h.node = node;
+    for (const auto& [c, n] : t.callers) {
+      FrameKey ck = c >= 0 ? key_of(p.nodes[static_cast<std::size_t>(c)].frame) : FrameKey{};
+      auto& slot = h.callers[ck];
+      slot.first += n;
+      slot.second = c;
+    }
+  }
+  for (const auto& [k, h] : hot) {
+    const double share = h.samples / static_cast<double>(a.samples);
+    if (share < kMinHotspotShare) continue;
+    const Frame& f = p.nodes[static_cast<std::size_t>(h.node)].frame;
+    Hotspot hs{function_name(f), location(f, names), share, ""};
+    // The caller that accounts for most of this function's samples.
+    double best = 0;
+    for (const auto& [ck, slot] : h.callers)
+      if (slot.first > best) {
+        best = slot.first;
+        hs.caller = slot.second >= 0
+                        ? caller_text(p.nodes[static_cast<std::size_t>(slot.second)].frame, names)
+                        : "";
+      }
+    a.hotspots.push_back(std::move(hs));
+  }
+  std::sort(a.hotspots.begin(), a.hotspots.end(), [](const Hotspot& x, const Hotspot& y) {
+    return x.share != y.share ? x.share > y.share : x.function < y.function;
+  });
+  if (a.hotspots.size() > kMaxHotspots) a.hotspots.resize(kMaxHotspots);
+  a.flame = flame_of(p, self, names);
+  return a;
+}
+
+Attribution attribute(const Timeline& tl, const Window& w) {
+  if (tl.profile.is_null() || tl.profile_t < 0) return {};
+  auto p = parse_cpuprofile(tl.profile, nullptr);
+  if (!p) return {};
+  return attribute(*p, sample_run_times(*p, tl.profile_t), blocked_intervals(tl, w), w,
+                   PathNamer(tl.command));
+}
+
+void attach_profile(const Attribution& a, Diagnosis* dx) {
+  if (!a.present) return;
+  const std::string gc_text = fmt::format(
+      "the CPU profile spent {:.1f} % of its samples in the garbage collector", a.gc_share * 100);
+  for (Finding& f : dx->findings)
+    if (f.signal == "gc")
+      f.evidence.push_back({"gc_profile_share", a.gc_share, thresholds::kGcShareLimit, gc_text});
+  for (Issue& is : dx->issues) {
+    if (is.kind != Verdict::kBlockedLoop && is.kind != Verdict::kGcPressure) continue;
+    is.hotspots = a.hotspots;
+    if (is.kind == Verdict::kGcPressure) {
+      is.evidence.push_back({"gc_profile_share", a.gc_share, thresholds::kGcShareLimit, gc_text});
+      continue;
+    }
+    if (a.hotspots.empty()) continue;
+    const Hotspot& top = a.hotspots.front();
+    std::string text = top.function + " (" + top.location + ")";
+    if (!top.caller.empty()) text += " called from " + top.caller;
+    text += a.blocked_only
+                ? fmt::format(" held the loop {:.0f} % of blocked time", top.share * 100)
+                : fmt::format(" took {:.0f} % of the CPU profile's samples", top.share * 100);
+    is.evidence.push_back({"profile_top_hotspot_share", top.share, kMinHotspotShare, text});
+  }
+}
+
+}  // namespace loopdoctor::profile

@@ -1,0 +1,77 @@
+// Which code held the loop: the CPU profile's samples taken while the probe
+// saw the loop blocked, attributed to functions and to the application frame
+// that called them.
+//
+// A sample is charged to the function the application called into: walk up
+// from the sampled frame to the nearest application frame (a file of the
+// target's own, outside node_modules); the frame just below it is the entry
+// into Node or a library (pbkdf2Sync, readFileSync, a lodash call), and the
+// application frame is its caller. A sample inside application code is
+// charged to that function, with the next application frame up as caller.
+// Native frames (C++ bindings, V8 builtins, no URL) are folded into their
+// JavaScript caller: "run" under pbkdf2Sync is pbkdf2Sync's time. Pure
+// functions; tests use hand-made profiles.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analyzer/diagnosis.h"
+#include "analyzer/profile.h"
+#include "analyzer/timeline.h"
+
+namespace loopdoctor::profile {
+
+// At most this many hotspots are listed: beyond the first few the shares are
+// small and the table stops being read.
+inline constexpr std::size_t kMaxHotspots = 8;
+// A function under 2 % of blocked time is not what blocks the loop; at 1 ms
+// sampling over a 10 s run it is still ~100 samples, so the cut is not noise.
+inline constexpr double kMinHotspotShare = 0.02;
+// Fewer profile samples than this inside blocked intervals cannot rank
+// functions (one 10 ms stall is ~10 samples); then the whole window is used.
+inline constexpr std::size_t kMinBlockedSamples = 20;
+
+// Intervals where the loop was blocked: probe samples in `w` whose delay.max
+// reached thresholds::kBlockedIntervalMs cover [t - interval, t]. Sorted and
+// merged.
+std::vector<Window> blocked_intervals(const Timeline& tl, const Window& w);
+
+// Indices of samples whose run time lies in one of `intervals` (sorted,
+// disjoint) and in `w`.
+std::vector<std::size_t> samples_in(const std::vector<double>& times,
+                                    const std::vector<Window>& intervals, const Window& w);
+
+struct FlameNode {  // one frame of the merged stacks, with its samples below
+  std::string function, location;
+  FrameKind kind = FrameKind::kRoot;
+  double samples = 0;
+  std::vector<FlameNode> children;  // largest first
+};
+
+struct Attribution {
+  bool present = false;        // a profile with samples in the window
+  bool blocked_only = false;   // samples from blocked intervals (else the whole window)
+  std::size_t samples = 0;     // samples attributed (the share's denominator)
+  std::size_t window_samples = 0;
+  double gc_share = 0;         // "(garbage collector)" samples / window samples
+  double selected_gc_share = 0;  // the same among the attributed samples
+  std::vector<Hotspot> hotspots;  // by share, largest first
+  FlameNode flame;             // stacks of the attributed samples; root = "(root)"
+};
+
+// The whole analysis: maps samples to run time, selects the blocked ones
+// (or, with too few, all in the window), and attributes them.
+Attribution attribute(const Timeline& tl, const Window& w);
+
+// The same on a parsed profile with its samples' run times (tests).
+Attribution attribute(const CpuProfile& p, const std::vector<double>& times,
+                      const std::vector<Window>& blocked, const Window& w,
+                      const PathNamer& names);
+
+// Fills the diagnosis from the attribution: hotspots of the blocked-loop
+// issue (and of gc-pressure), an evidence line naming the top hotspot, and
+// the profile's GC share as evidence of the gc finding and issue.
+void attach_profile(const Attribution& a, Diagnosis* dx);
+
+}  // namespace loopdoctor::profile
