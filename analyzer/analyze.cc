@@ -4,12 +4,17 @@
 #include <sstream>
 
 #include "analyzer/analysers/analysers.h"
+#include "analyzer/profile_attribution.h"
 
 namespace loopdoctor {
 
 Diagnosis analyze(const Timeline& tl) {
   const Window w = analysis_window(tl);
-  const WindowStats st = compute_window_stats(tl, w);
+  WindowStats st = compute_window_stats(tl, w);
+  // The profile sees GC work the pause observer misses (incremental marking
+  // steps on the main thread), so its share joins the GC evidence.
+  const profile::Attribution attribution = profile::attribute(tl, w);
+  if (attribution.present) st.gc_profile_share = attribution.gc_share;
   std::vector<Finding> findings = {
       analysers::delay(st),           analysers::utilisation(st),
       analysers::cpu(st),             analysers::gc(st, tl.heap_limit),
@@ -17,6 +22,9 @@ Diagnosis analyze(const Timeline& tl) {
       analysers::http(st),
   };
   Diagnosis dx = combine(tl, st, std::move(findings));
+  // Beyond its GC share, the CPU profile does not change the verdict; it
+  // names the code behind it.
+  profile::attach_profile(attribution, &dx);
   dx.window = w;
   dx.window_samples = st.samples;
   return dx;
@@ -25,8 +33,8 @@ Diagnosis analyze(const Timeline& tl) {
 bool attach_recommendations(Diagnosis* dx, const std::string& templates_dir, std::string* error) {
   bool ok = true;
   for (Issue& issue : dx->issues) {
-    const std::string path =
-        templates_dir + "/recommendations/" + std::string(to_string(issue.kind)) + ".txt";
+    const std::string stem = issue.advice.empty() ? to_string(issue.kind) : issue.advice;
+    const std::string path = templates_dir + "/recommendations/" + stem + ".txt";
     std::ifstream in(path);
     if (!in) {
       ok = false;

@@ -39,6 +39,7 @@ struct Finding {
 struct Hotspot {
   std::string function, location;
   double share = 0;
+  std::string caller = {};  // the application frame that called it: "handler (server.js:14)"
 };
 
 struct Issue {
@@ -49,6 +50,9 @@ struct Issue {
   std::vector<Evidence> evidence;
   std::vector<Hotspot> hotspots;
   std::vector<std::string> recommendations;
+  // Which recommendations file fits: report_templates/recommendations/<advice>.txt;
+  // empty means the kind's name. Lets a leak and churn get different advice.
+  std::string advice;
 };
 
 struct Diagnosis {

@@ -44,8 +44,11 @@ json diagnosis_json(const Timeline& tl, const Diagnosis& dx) {
   for (const auto& i : dx.issues) {
     if (!is_problem(i.kind)) continue;
     json hs = json::array();
-    for (const auto& h : i.hotspots)
-      hs.push_back({{"function", h.function}, {"location", h.location}, {"share", r3(h.share)}});
+    for (const auto& h : i.hotspots) {
+      json hj = {{"function", h.function}, {"location", h.location}, {"share", r3(h.share)}};
+      if (!h.caller.empty()) hj["caller"] = h.caller;
+      hs.push_back(std::move(hj));
+    }
     issues.push_back({{"kind", to_string(i.kind)},
                       {"severity", to_string(i.severity)},
                       {"confidence", r3(i.confidence)},

@@ -83,23 +83,31 @@ Issue insufficient(const Timeline& tl, const WindowStats& st) {
 }
 
 Issue gc_issue(const WindowStats& st, const std::vector<Finding>& fs) {
-  const bool leak = abnormal(fs, "memory");
+  // Only growth measured after full collections is called a leak.
+  const bool leak = abnormal(fs, "memory") && st.heap_growth_after_major_gc;
   Issue i = make_issue(Verdict::kGcPressure);
   i.severity = std::max(find(fs, "gc").severity, find(fs, "memory").severity);
-  i.confidence = std::max(confidence_over(st.gc_share, kGcShareLimit),
+  i.confidence = std::max(confidence_over(st.gc_effective_share(), kGcShareLimit),
                           leak ? confidence_over(st.heap_growth_bytes_per_s,
                                                  kHeapGrowthLeakBytesPerS)
                                : 0.0);
+  if (leak) i.advice = "gc-pressure-leak";
   if (leak)
     i.summary = fmt::format(
         "Memory is retained and never released: the live heap grew {:.1f} MB/s (peak {} "
         "used) and the garbage collector took {} of the time.",
-        st.heap_growth_bytes_per_s / 1048576.0, mib(st.heap_used_max), pct(st.gc_share));
+        st.heap_growth_bytes_per_s / 1048576.0, mib(st.heap_used_max), pct(st.gc_effective_share()));
+  else if (abnormal(fs, "memory"))
+    i.summary = fmt::format(
+        "The heap grew {:.1f} MB/s (peak {} used) while the garbage collector took {} of the "
+        "time: objects live long enough to reach old space and pile up faster than full "
+        "collections clear them.",
+        st.heap_growth_bytes_per_s / 1048576.0, mib(st.heap_used_max), pct(st.gc_effective_share()));
   else
     i.summary = fmt::format(
         "The garbage collector took {} of the time ({} pauses, longest {:.0f} ms): the "
         "server allocates short-lived objects faster than it can collect them.",
-        pct(st.gc_share), st.gc_count, st.gc_max_pause_ms);
+        pct(st.gc_effective_share()), st.gc_count, st.gc_max_pause_ms);
   append(&i.evidence, find(fs, "gc"));
   append(&i.evidence, find(fs, "memory"));
   if (abnormal(fs, "delay")) append(&i.evidence, find(fs, "delay"));
@@ -143,7 +151,7 @@ Issue healthy_issue(const WindowStats& st, const std::vector<Finding>& fs, bool 
   Issue i = make_issue(Verdict::kHealthy, Severity::kLow, light ? 0.6 : 0.9);
   i.summary = fmt::format(
       "No problem found: loop delay p99 {:.1f} ms, loop busy {}, GC {} of the time{}.",
-      st.delay_p99_ms, pct(st.elu_mean), pct(st.gc_share),
+      st.delay_p99_ms, pct(st.elu_mean), pct(st.gc_effective_share()),
       st.http_present ? fmt::format(", {:.0f} req/s", st.http_rps) : std::string());
   append(&i.evidence, find(fs, "delay"));
   append(&i.evidence, find(fs, "utilisation"));
@@ -164,11 +172,16 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
     const bool delay_bad = abnormal(fs, "delay");
     // GC explains the stalls when its pauses are a large part of the time the
     // loop was busy; otherwise the stalls are the application's own work.
-    const double busy = std::max(st.elu_mean, st.gc_share);
-    const bool gc_explains = busy > 0 && st.gc_share / busy >= kGcShareOfBusyForCause;
+    const double gc_share = st.gc_effective_share();
+    const double busy = std::max(st.elu_mean, gc_share);
+    const bool gc_explains = busy > 0 && gc_share / busy >= kGcShareOfBusyForCause;
     const double cpu = std::max(st.cpu_cores_proc, st.cpu_cores_probe);
-    const bool waiting = abnormal(fs, "http") && st.elu_mean < kEluWaiting &&
-                         cpu < kCpuNotBoundCores && !delay_bad;
+    // Utilisation counts wall time outside epoll, so on an oversubscribed
+    // machine a descheduled process looks busy (measured: ELU 0.65 at 0.24
+    // cores). CPU time is the honest measure of work; either being low
+    // shows a loop that waits.
+    const bool waiting = abnormal(fs, "http") && !delay_bad && cpu < kCpuNotBoundCores &&
+                         std::min(st.elu_mean, cpu) < kEluWaiting;
 
     // Time until the live heap reaches V8's limit at its current growth.
     const double headroom = tl.heap_limit - st.heap_used_max;

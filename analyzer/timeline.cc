@@ -5,11 +5,20 @@
 #include <limits>
 
 #include "analyzer/recording/recording.h"
+#include "analyzer/timeline_fast.h"
 
 namespace loopdoctor {
 namespace {
 
 using nlohmann::json;
+
+// Smallest share of a recording's bytes one record of each kind stands for, for
+// reserving columns: a probe sample line is ~600 bytes and comes with a /proc
+// line (~200), GCs come every few samples, load records once a second.
+constexpr std::size_t kMinSampleRecordBytes = 500;
+constexpr std::size_t kMinProcRecordBytes = 500;
+constexpr std::size_t kMinGcRecordBytes = 2000;
+constexpr std::size_t kMinLoadRecordBytes = 20000;
 
 double num(const json& j, const char* key, double fallback = 0) {
   auto it = j.find(key);
@@ -94,7 +103,12 @@ class Builder {
     } else if (type == "gc") {
       tl_.gc.push_back({t, str(r, "kind"), num(r, "duration_ms")});
     } else if (type == "profile") {
-      if (auto it = r.find("profile"); it != r.end()) tl_.profile = *it;
+      if (auto it = r.find("profile"); it != r.end() && it->is_object()) {
+        tl_.profile = *it;
+        profile_probe_t_ = t;  // the profile's start, on the probe clock
+      }
+      if (auto it = r.find("error"); it != r.end() && it->is_string())
+        tl_.warnings.push_back("probe: " + it->get<std::string>());
     } else if (type == "proc") {
       ProcSample p;
       p.t = t;
@@ -172,11 +186,55 @@ class Builder {
       probe_end_ = std::max(probe_end_, t);
   }
 
+  // A hot record parsed by the fast path: the same effect as add() on it.
+  void add_fast(detail::FastKind kind, detail::FastRecord& r) {
+    using detail::FastKind;
+    if (r.has_rt) probe_offset_ = std::min(probe_offset_, r.rt - r.t);
+    switch (kind) {
+      case FastKind::kSample:
+        r.sample.interval = r.interval_ms ? *r.interval_ms : tl_.probe_interval_ms;
+        tl_.samples.push_back(std::move(r.sample));
+        break;
+      case FastKind::kProc:
+        if (!tl_.proc.empty()) {
+          const ProcSample& prev = tl_.proc.back();
+          double dt = r.proc.t - prev.t;
+          if (dt > 0) r.proc.cpu_share = std::max(0.0, (r.proc.cpu_ms - prev.cpu_ms) / dt);
+        }
+        tl_.proc.push_back(r.proc);
+        break;
+      case FastKind::kGc:
+        tl_.gc.push_back(std::move(r.gc));
+        break;
+      case FastKind::kLoad:
+        tl_.load.push_back(r.load);
+        break;
+      default:
+        return;
+    }
+    // Collector records carry run time already; probe records are shifted later.
+    if (kind == FastKind::kProc || kind == FastKind::kLoad)
+      collector_end_ = std::max(collector_end_, r.t);
+    else
+      probe_end_ = std::max(probe_end_, r.t);
+  }
+
+  // Room for the records a recording of about `bytes` of NDJSON holds, so the
+  // columns do not grow by copying. Over-reserving costs address space only:
+  // pages never written are never resident.
+  void reserve(std::size_t bytes) {
+    tl_.samples.reserve(bytes / kMinSampleRecordBytes);
+    tl_.proc.reserve(bytes / kMinProcRecordBytes);
+    tl_.gc.reserve(bytes / kMinGcRecordBytes);
+    tl_.load.reserve(bytes / kMinLoadRecordBytes);
+  }
+
   Timeline finish() {
     double off = std::isfinite(probe_offset_) ? probe_offset_ : 0.0;
     for (auto& s : tl_.samples) s.t += off;
     for (auto& g : tl_.gc) g.t += off;
     if (tl_.port) tl_.listen_t = listen_probe_t_ + off;
+    if (!tl_.profile.is_null()) tl_.profile_t = profile_probe_t_ + off;
     tl_.end_t = std::max(collector_end_, probe_end_ + off);
     if (load_start_ >= 0) {
       double end = load_end_ >= load_start_ ? load_end_
@@ -191,6 +249,7 @@ class Builder {
   Timeline tl_;
   double probe_offset_ = std::numeric_limits<double>::infinity();
   double listen_probe_t_ = -1;
+  double profile_probe_t_ = 0;
   double load_start_ = -1, load_end_ = -1;
   double collector_end_ = 0, probe_end_ = 0;
 };
@@ -205,7 +264,22 @@ Timeline build_timeline(const std::vector<json>& records) {
 
 std::optional<Timeline> load_timeline(const std::string& path, std::string* error) {
   Builder b;
-  auto res = recording::read(path, [&](const json& r) { b.add(r); });
+  b.reserve(recording::uncompressed_size_hint(path));
+  detail::FastParser fast;
+  detail::FastRecord rec;
+  auto res = recording::read_lines(path, [&](std::string_view line) {
+    const detail::FastKind kind = fast.parse(line, rec);
+    if (kind == detail::FastKind::kNotObject) return false;
+    if (kind != detail::FastKind::kFallback) {
+      b.add_fast(kind, rec);
+      return true;
+    }
+    // Every other record, and anything the fast path cannot read.
+    auto r = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (r.is_discarded() || !r.is_object()) return false;
+    b.add(r);
+    return true;
+  });
   if (!res.ok) {
     if (error) *error = res.error;
     return std::nullopt;
@@ -216,7 +290,7 @@ std::optional<Timeline> load_timeline(const std::string& path, std::string* erro
   }
   Timeline tl = b.finish();
   tl.truncated = res.truncated;
-  tl.warnings = std::move(res.warnings);
+  tl.warnings.insert(tl.warnings.begin(), res.warnings.begin(), res.warnings.end());
   if (tl.format_version > recording::kFormatVersion)
     tl.warnings.push_back("the recording is format " + std::to_string(tl.format_version) +
                           ", newer than this loopdoctor reads (" +

@@ -118,6 +118,7 @@ struct Timeline {
   bool truncated = false;
   std::string interrupted;  // "SIGINT" when the user ended the run
   nlohmann::json profile;   // V8 cpuprofile when the probe sent one
+  double profile_t = -1;    // run time the profile started (its samples count from here)
 };
 
 // Builds a timeline from a recording file. Returns std::nullopt only when the

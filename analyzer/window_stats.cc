@@ -10,12 +10,15 @@ namespace loopdoctor {
 
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
+  // Selection, not a full sort: linear time matters for an hour of samples.
   double rank = std::clamp(p, 0.0, 100.0) / 100.0 * static_cast<double>(v.size() - 1);
   auto lo = static_cast<std::size_t>(std::floor(rank));
-  auto hi = std::min(lo + 1, v.size() - 1);
-  double frac = rank - static_cast<double>(lo);
-  return v[lo] + (v[hi] - v[lo]) * frac;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(lo), v.end());
+  const double at_lo = v[lo];
+  if (lo + 1 >= v.size()) return at_lo;
+  // The next order statistic is the smallest of what nth_element left above.
+  const double at_hi = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(lo) + 1, v.end());
+  return at_lo + (at_hi - at_lo) * (rank - static_cast<double>(lo));
 }
 
 double slope(const std::vector<double>& x, const std::vector<double>& y) {
@@ -61,6 +64,34 @@ double heap_trough_slope(const std::vector<const ProbeSample*>& s) {
   return slope(x, y);
 }
 
+// The live heap is best seen right after a full (mark-compact) collection:
+// the heap used of the first sample after each major GC. A per-second
+// trough also counts garbage promoted to old space and not yet collected,
+// which reads churn as a leak; so the post-major points win when there are
+// enough of them: two full collections already show whether what survives
+// them grows (real leaks in a 5 s run show two; a deferred collection, one).
+constexpr std::size_t kMinPostMajorPoints = 2;
+
+double heap_growth(const std::vector<const ProbeSample*>& s, const std::vector<GcEvent>& gc,
+                   const Window& w, bool* confirmed) {
+  std::vector<double> x, y;
+  auto next = s.begin();
+  for (const auto& g : gc) {
+    if (g.kind != "major" || !w.contains(g.t)) continue;
+    const double done = g.t + g.duration_ms;
+    next = std::lower_bound(next, s.end(), done,
+                            [](const ProbeSample* p, double t) { return p->t < t; });
+    if (next == s.end()) break;
+    if (!x.empty() && (*next)->t / 1000.0 == x.back()) continue;  // one point per sample
+    x.push_back((*next)->t / 1000.0);
+    y.push_back((*next)->heap_used);
+  }
+  *confirmed = x.size() >= kMinPostMajorPoints;
+  if (x.size() == 2) return (y[1] - y[0]) / (x[1] - x[0]);
+  if (*confirmed) return slope(x, y);
+  return heap_trough_slope(s);
+}
+
 }  // namespace
 
 WindowStats compute_window_stats(const Timeline& tl, const Window& w) {
@@ -102,7 +133,7 @@ WindowStats compute_window_stats(const Timeline& tl, const Window& w) {
     st.cpu_cores_probe = covered_ms > 0 ? cpu_us / 1000.0 / covered_ms : 0;
     st.handles_mean = weighted_mean(in, [](const ProbeSample& p) { return p.handles_total; });
     st.handles_growth_per_s = slope(ht, hv);
-    st.heap_growth_bytes_per_s = heap_trough_slope(in);
+    st.heap_growth_bytes_per_s = heap_growth(in, tl.gc, w, &st.heap_growth_after_major_gc);
     if (st.http_present) {
       st.http_rps = covered_ms > 0 ? st.http_requests / (covered_ms / 1000.0) : 0;
       st.http_inflight_mean =
@@ -138,6 +169,15 @@ WindowStats compute_window_stats(const Timeline& tl, const Window& w) {
     else if (g.kind == "incremental") st.gc_incremental_ms += g.duration_ms;
   }
   st.gc_share = st.window_ms > 0 ? st.gc_ms / st.window_ms : 0;
+  st.gc_major_per_s = st.window_ms > 0 ? st.gc_major_count / (st.window_ms / 1000.0) : 0;
+  // Per second of the window: a GC storm of a few seconds shows here even
+  // when the window's average hides it.
+  std::map<long, double> per_second;
+  for (const auto& g : tl.gc)
+    if (w.contains(g.t)) per_second[static_cast<long>((g.t - w.start) / 1000.0)] += g.duration_ms;
+  for (const auto& [sec, ms] : per_second)
+    if ((sec + 1) * 1000.0 <= st.window_ms)  // whole seconds only
+      st.gc_share_worst_second = std::max(st.gc_share_worst_second, ms / 1000.0);
   return st;
 }
 

@@ -26,11 +26,17 @@ struct WindowStats {
   double cpu_cores_probe = 0;      // process.cpuUsage over the window, cores
   double cpu_cores_proc = 0;       // /proc over the window, cores
   double gc_ms = 0, gc_share = 0;  // pause time and share of the window
+  double gc_profile_share = 0;     // "(garbage collector)" share of CPU-profile samples
+  // The larger of the two: what the rules weigh.
+  double gc_effective_share() const { return gc_share > gc_profile_share ? gc_share : gc_profile_share; }
   double gc_major_ms = 0, gc_minor_ms = 0, gc_incremental_ms = 0;
   std::size_t gc_count = 0, gc_major_count = 0;
   double gc_max_pause_ms = 0;
+  double gc_major_per_s = 0;        // mark-compact collections per second
+  double gc_share_worst_second = 0; // GC pause share of the worst whole second
   double heap_used_max = 0, heap_total_max = 0, rss_max = 0;
-  double heap_growth_bytes_per_s = 0;  // slope of heap used after major GCs, or of heap used
+  double heap_growth_bytes_per_s = 0;  // slope of heap used after major GCs, or of troughs
+  bool heap_growth_after_major_gc = false;  // measured after >= 2 full collections
   double handles_mean = 0, handles_max = 0, handles_growth_per_s = 0;
   bool http_present = false;
   double http_rps = 0, http_inflight_mean = 0, http_latency_mean_ms = 0,

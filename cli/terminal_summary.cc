@@ -22,7 +22,9 @@ std::string exit_text(const Timeline& tl) {
   if (!tl.exit.present) return "still running at the end of the recording";
   std::string how = tl.exit.signal ? "killed by " + *tl.exit.signal
                                    : "exited with code " + std::to_string(tl.exit.code.value_or(-1));
-  if (tl.exit.stopped_by_loopdoctor) return "stopped by loopdoctor (" + how + ")";
+  if (tl.exit.stopped_by_loopdoctor)
+    return tl.exit.signal ? "stopped by loopdoctor with " + *tl.exit.signal
+                          : "stopped by loopdoctor (" + how + ")";
   return fmt::format("{} at {:.1f} s, by itself", how, tl.exit.t / 1000.0);
 }
 

@@ -7,7 +7,7 @@ set -euo pipefail
 
 pkgs=(build-essential cmake ninja-build pkg-config
       libuv1-dev prometheus-cpp-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
-      catch2 libcli11-dev libkainjow-mustache-dev zlib1g-dev libhttp-parser-dev
+      catch2 libcli11-dev libkainjow-mustache-dev zlib1g-dev libhttp-parser-dev libsimdjson-dev
       wrk)
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
 if [[ "${1:-}" == "--test" ]]; then

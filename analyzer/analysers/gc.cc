@@ -18,16 +18,22 @@ Finding gc(const WindowStats& st, double heap_limit) {
                   "{:.0f} ms incremental; longest {:.0f} ms)",
                   pct(st.gc_share), st.gc_count, st.gc_major_ms, st.gc_minor_ms,
                   st.gc_incremental_ms, st.gc_max_pause_ms)));
+  f.evidence.push_back(evidence(
+      "gc_major_per_s", st.gc_major_per_s, 0,
+      fmt::format("{:.1f} major (mark-compact) collections per second; the worst second spent {} "
+                  "in GC",
+                  st.gc_major_per_s, pct(st.gc_share_worst_second))));
   const double heap_ratio = heap_limit > 0 ? st.heap_used_max / heap_limit : 0;
   if (heap_limit > 0)
     f.evidence.push_back(evidence("heap_used_ratio", heap_ratio, kHeapNearLimit,
                                   fmt::format("Heap used reached {} of its {} limit",
                                               pct(heap_ratio), mib(heap_limit))));
-  if (st.gc_share >= kGcShareLimit || heap_ratio >= kHeapNearLimit) {
+  const double share = st.gc_effective_share();
+  if (share >= kGcShareLimit || heap_ratio >= kHeapNearLimit) {
     f.outcome = Outcome::kAbnormal;
-    f.severity = st.gc_share >= kGcShareHigh || heap_ratio >= kHeapNearLimit ? Severity::kHigh
-                                                                            : Severity::kMedium;
-    f.note = fmt::format("The garbage collector took {} of the time.", pct(st.gc_share));
+    f.severity = share >= kGcShareHigh || heap_ratio >= kHeapNearLimit ? Severity::kHigh
+                                                                      : Severity::kMedium;
+    f.note = fmt::format("The garbage collector took {} of the time.", pct(share));
   } else {
     f.outcome = Outcome::kNormal;
     f.note = fmt::format("GC pauses took {} of the time.", pct(st.gc_share));

@@ -23,8 +23,16 @@ Finding memory(const WindowStats& st, double heap_limit) {
   const bool near = heap_limit > 0 && st.heap_used_max / heap_limit >= kHeapNearLimit;
   f.outcome = growing || near ? Outcome::kAbnormal : Outcome::kNormal;
   f.severity = near ? Severity::kHigh : Severity::kMedium;
-  f.note = growing ? fmt::format("Retained memory kept growing ({:.1f} MB/s): it looks like a leak.",
-                                 st.heap_growth_bytes_per_s / 1048576.0)
+  // Growth measured after full collections is retained memory; growth of
+  // the troughs with fewer than two full collections may be garbage that
+  // V8 has not collected yet, so the note does not call it a leak.
+  f.note = growing && st.heap_growth_after_major_gc
+               ? fmt::format("Retained memory kept growing ({:.1f} MB/s after full collections): "
+                             "it looks like a leak.",
+                             st.heap_growth_bytes_per_s / 1048576.0)
+           : growing ? fmt::format("The heap grew {:.1f} MB/s, with too few full collections in the "
+                                   "window to tell retained memory from garbage not yet collected.",
+                                   st.heap_growth_bytes_per_s / 1048576.0)
                    : fmt::format("Heap stayed bounded (peak {} used).", mib(st.heap_used_max));
   return f;
 }

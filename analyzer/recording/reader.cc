@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 
@@ -20,11 +21,14 @@ constexpr std::size_t kReadChunkBytes = 1 << 16;
 // A longer line cannot come from the collector (it caps probe lines at 16 MiB,
 // for the profile); treat it as damage rather than buffering without bound.
 constexpr std::size_t kMaxLineBytes = 32u << 20;
+// NDJSON of numbers compresses about 7:1 with gzip; a trailer claiming far
+// more than this is from a cut-off stream and is not trusted as a size hint.
+constexpr std::size_t kMaxGzipRatio = 64;
 
 }  // namespace
 
-ReadResult read(const std::string& path,
-                const std::function<void(const nlohmann::json&)>& visit) {
+ReadResult read_lines(const std::string& path,
+                      const std::function<bool(std::string_view line)>& visit) {
   ReadResult res;
   GzPtr gz(gzopen(path.c_str(), "rb"));
   if (!gz) {
@@ -41,8 +45,7 @@ ReadResult read(const std::string& path,
   auto handle_line = [&](std::string_view line) {
     ++line_no;
     if (line.empty()) return;
-    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.is_object()) {
+    if (!visit(line)) {
       ++res.skipped;
       if (res.skipped <= 3)
         res.warnings.push_back("line " + std::to_string(line_no) + " of '" + path +
@@ -50,7 +53,6 @@ ReadResult read(const std::string& path,
       return;
     }
     ++res.lines;
-    visit(j);
   };
 
   bool stream_error = false;
@@ -69,13 +71,19 @@ ReadResult read(const std::string& path,
       break;
     }
     std::size_t start = 0;
-    for (int i = 0; i < n; ++i) {
-      if (buf[i] != '\n') continue;
+    for (const char* p = buf.data(); p < buf.data() + n;) {
+      const char* nl = static_cast<const char*>(std::memchr(p, '\n', buf.data() + n - p));
+      if (!nl) break;
+      const std::size_t i = static_cast<std::size_t>(nl - buf.data());
+      p = nl + 1;
       if (too_long) {
         too_long = false;
         pending.clear();
         ++res.skipped;
         res.warnings.push_back("a line over 32 MiB in '" + path + "' was skipped");
+      } else if (pending.empty()) {
+        // The whole line is in this chunk: hand it over without a copy.
+        handle_line(std::string_view(buf.data() + start, i - start));
       } else {
         pending.append(buf.data() + start, i - start);
         handle_line(pending);
@@ -94,11 +102,8 @@ ReadResult read(const std::string& path,
     // A last line without its newline is what a crash or kill -9 leaves.
     // It may still be complete JSON (the writer died between the object and
     // the newline): keep it if it parses, else drop it.
-    auto j = too_long ? nlohmann::json(nlohmann::json::value_t::discarded)
-                      : nlohmann::json::parse(pending, nullptr, false);
-    if (!pending.empty() && !j.is_discarded() && j.is_object()) {
+    if (!too_long && !pending.empty() && visit(pending)) {
       ++res.lines;
-      visit(j);
     } else if (!pending.empty() || too_long) {
       res.truncated = true;
       res.warnings.push_back("the recording '" + path + "' ends in a cut-off line (" +
@@ -112,6 +117,38 @@ ReadResult read(const std::string& path,
     }
   }
   return res;
+}
+
+ReadResult read(const std::string& path,
+                const std::function<void(const nlohmann::json&)>& visit) {
+  return read_lines(path, [&](std::string_view line) {
+    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) return false;
+    visit(j);
+    return true;
+  });
+}
+
+std::size_t uncompressed_size_hint(const std::string& path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f || std::fseek(f.get(), 0, SEEK_END) != 0) return 0;
+  const long size = std::ftell(f.get());
+  if (size < 0) return 0;
+  unsigned char head[2] = {0, 0};
+  std::rewind(f.get());
+  const bool gzip = std::fread(head, 1, 2, f.get()) == 2 && head[0] == 0x1f && head[1] == 0x8b;
+  if (!gzip) return static_cast<std::size_t>(size);
+  // ISIZE, the last four bytes of a gzip member: the input size mod 2^32.
+  unsigned char tail[4];
+  if (size < 18 || std::fseek(f.get(), size - 4, SEEK_SET) != 0 ||
+      std::fread(tail, 1, 4, f.get()) != 4)
+    return 0;
+  const std::size_t isize = tail[0] | (tail[1] << 8) | (tail[2] << 16) |
+                            (static_cast<std::size_t>(tail[3]) << 24);
+  // A cut-off file ends in compressed data, not a trailer: distrust a size no
+  // real NDJSON compression ratio produces.
+  const std::size_t max_bytes = static_cast<std::size_t>(size) * kMaxGzipRatio;
+  return isize <= max_bytes ? isize : 0;
 }
 
 }  // namespace loopdoctor::recording

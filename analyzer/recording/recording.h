@@ -3,8 +3,10 @@
 // messages and collector records in the order they were written.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -30,5 +32,19 @@ struct ReadResult {
 // before the cut is delivered.
 ReadResult read(const std::string& path,
                 const std::function<void(const nlohmann::json&)>& visit);
+
+// The same read without parsing: `visit` gets each non-empty line's raw text
+// (no newline) and returns whether it was a JSON object it accepted. A false
+// return counts the line as malformed (skipped with a warning, or, for a
+// cut-off last line, `truncated`), exactly as read() treats a line that does
+// not parse, so `visit` must have no effect when it returns false. For
+// callers that parse the hot records faster than a JSON DOM can.
+ReadResult read_lines(const std::string& path,
+                      const std::function<bool(std::string_view line)>& visit);
+
+// Roughly how many bytes of NDJSON the recording holds once decompressed,
+// for reserving memory up front; 0 when unknown. Only a hint: it may be off
+// (a gzip trailer holds the size modulo 4 GiB; a cut-off file has none).
+std::size_t uncompressed_size_hint(const std::string& path);
 
 }  // namespace loopdoctor::recording

@@ -134,3 +134,40 @@ TEST_CASE("a slow leak does not take the verdict from a blocked loop") {
   Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
   CHECK(dx.verdict == Verdict::kBlockedLoop);
 }
+
+TEST_CASE("leak and churn get different advice from the shipped texts") {
+  Scenario leak;
+  leak.heap_growth_per_s = 40e6, leak.gc_major_ms_per_s = 100, leak.elu = 0.6, leak.cpu_cores = 0.7;
+  Diagnosis dl = analyze(build_timeline(loopdoctor::testing::make_recording(leak)));
+  Diagnosis dc = analyze(build_timeline(loopdoctor::testing::make_recording(gc_churn())));
+  std::string err;
+  REQUIRE(attach_recommendations(&dl, LOOPDOCTOR_SOURCE_DIR "/report_templates", &err));
+  REQUIRE(attach_recommendations(&dc, LOOPDOCTOR_SOURCE_DIR "/report_templates", &err));
+  REQUIRE(!dl.issues.front().recommendations.empty());
+  REQUIRE(!dc.issues.front().recommendations.empty());
+  CHECK(dl.issues.front().recommendations.front().find("leak") != std::string::npos);
+  CHECK(dc.issues.front().recommendations.front().find("churn") != std::string::npos);
+}
+
+TEST_CASE("a missing recommendations file is an error naming it") {
+  Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(blocked())));
+  std::string err;
+  CHECK_FALSE(attach_recommendations(&dx, "/nonexistent", &err));
+  CHECK(err.find("/nonexistent/recommendations/blocked-loop.txt") != std::string::npos);
+}
+
+TEST_CASE("io-bound on a crowded machine: utilisation inflated, CPU low") {
+  Scenario s = io_wait();
+  s.elu = 0.65, s.cpu_cores = 0.24;  // measured on small-pool under other load
+  CHECK(verdict_of(s) == Verdict::kIoBound);
+}
+
+TEST_CASE("heap growth with no full collection to confirm it is not called a leak") {
+  Scenario s;
+  s.heap_growth_per_s = 40e6, s.gc_minor_ms_per_s = 150, s.elu = 0.9, s.cpu_cores = 0.9;
+  Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
+  CHECK(dx.verdict == Verdict::kGcPressure);
+  CHECK(dx.issues.front().summary.find("retained") == std::string::npos);
+  CHECK(dx.issues.front().summary.find("old space") != std::string::npos);
+  CHECK(dx.issues.front().advice.empty());
+}

@@ -1,0 +1,88 @@
+// Real recordings of sample servers (tests/data/, format 1), kept so the
+// analyser is checked against what the probe and collector really send, and
+// so later readers keep reading old recordings.
+#include <catch2/catch.hpp>
+
+#include "analyzer/analyze.h"
+#include "analyzer/window_stats.h"
+
+using namespace loopdoctor;
+
+namespace {
+
+struct Golden {
+  Timeline tl;
+  Diagnosis dx;
+  WindowStats st;
+};
+
+Golden load(const char* name) {
+  std::string err;
+  auto tl = load_timeline(std::string(LOOPDOCTOR_SOURCE_DIR "/tests/data/") + name, &err);
+  INFO(err);
+  REQUIRE(tl);
+  Golden g{*tl, analyze(*tl), {}};
+  g.st = compute_window_stats(g.tl, g.dx.window);
+  return g;
+}
+
+Outcome outcome(const Diagnosis& dx, const char* signal) {
+  for (const auto& f : dx.findings)
+    if (f.signal == signal) return f.outcome;
+  FAIL("no finding for " << signal);
+  return Outcome::kNotEnoughData;
+}
+
+}  // namespace
+
+TEST_CASE("golden: pbkdf2Sync per request is a blocked loop") {
+  Golden g = load("pbkdf2-sync.ndjson.gz");
+  CHECK(g.dx.verdict == Verdict::kBlockedLoop);
+  CHECK(outcome(g.dx, "delay") == Outcome::kAbnormal);
+  CHECK(outcome(g.dx, "gc") == Outcome::kNormal);
+  CHECK(g.st.delay_p99_ms > 100);
+  CHECK(g.st.blocked_share > 0.5);
+  // The built-in load's records are in the recording and on the timeline.
+  CHECK(g.tl.load_summary.present);
+  CHECK(g.tl.load_window);
+  CHECK(g.tl.exit.stopped_by_loopdoctor);
+}
+
+TEST_CASE("golden: allocation churn is gc-pressure, not a leak") {
+  Golden g = load("alloc-churn.ndjson.gz");
+  CHECK(g.dx.verdict == Verdict::kGcPressure);
+  CHECK(outcome(g.dx, "gc") == Outcome::kAbnormal);
+  CHECK(outcome(g.dx, "memory") == Outcome::kNormal);
+  CHECK(g.dx.issues.front().advice.empty());
+}
+
+TEST_CASE("golden: a cache that never evicts is a leak") {
+  Golden g = load("unbounded-cache.ndjson.gz");
+  CHECK(g.dx.verdict == Verdict::kGcPressure);
+  CHECK(outcome(g.dx, "memory") == Outcome::kAbnormal);
+  CHECK(g.st.heap_growth_bytes_per_s > 20e6);
+  CHECK(g.dx.issues.front().advice == "gc-pressure-leak");
+}
+
+TEST_CASE("golden: a pool that is too small is io-bound") {
+  Golden g = load("small-pool.ndjson.gz");
+  CHECK(g.dx.verdict == Verdict::kIoBound);
+  CHECK(outcome(g.dx, "http") == Outcome::kAbnormal);
+  CHECK(outcome(g.dx, "delay") == Outcome::kNormal);
+  CHECK(g.st.http_inflight_mean > 10);
+}
+
+TEST_CASE("golden: hello world under full load is healthy") {
+  Golden g = load("hello-world.ndjson.gz");
+  CHECK(g.dx.verdict == Verdict::kHealthy);
+  CHECK(outcome(g.dx, "delay") == Outcome::kNormal);
+  CHECK(g.st.http_rps > 1000);
+}
+
+TEST_CASE("golden: a process with no probe is insufficient data, with /proc figures") {
+  Golden g = load("no-probe-sleep.ndjson.gz");
+  CHECK(g.dx.verdict == Verdict::kInsufficientData);
+  CHECK_FALSE(g.tl.probe_connected);
+  CHECK(g.st.proc_samples > 50);
+  CHECK(g.st.rss_max > 0);
+}
