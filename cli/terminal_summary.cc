@@ -7,6 +7,9 @@
 namespace loopdoctor::cli {
 namespace {
 
+// Hotspots listed under the verdict; the report has the full table.
+constexpr std::size_t kTerminalHotspots = 3;
+
 const char* verdict_colour(Verdict v) {
   switch (v) {
     case Verdict::kBlockedLoop: return "\x1b[1;31m";       // bold red
@@ -63,6 +66,14 @@ void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnos
       out << fmt::format("  ({} severity, confidence {:.2f})", to_string(top.severity),
                          top.confidence);
     out << "\n  " << top.summary << "\n";
+    // The code behind the verdict, from the CPU profile: the line a developer
+    // acts on first.
+    for (std::size_t i = 0; i < top.hotspots.size() && i < kTerminalHotspots; ++i) {
+      const Hotspot& h = top.hotspots[i];
+      out << "  " << (i == 0 ? "hotspot: " : "         ") << h.function << " (" << h.location
+          << ")" << (h.caller.empty() ? "" : " called from " + h.caller)
+          << fmt::format(", {:.0f} %", h.share * 100) << "\n";
+    }
     for (std::size_t i = 1; i < dx.issues.size(); ++i)
       out << "  also: " << to_string(dx.issues[i].kind) << " — " << dx.issues[i].summary << "\n";
   }
@@ -104,8 +115,8 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
   md += "\n";
   for (const auto& issue : dx.issues) {
     for (const auto& h : issue.hotspots)
-      md += fmt::format("- hotspot `{}` at `{}` ({:.0f} %)\n", h.function, h.location,
-                        h.share * 100);
+      md += fmt::format("- hotspot `{}` at `{}`{} ({:.0f} %)\n", h.function, h.location,
+                        h.caller.empty() ? "" : " called from `" + h.caller + "`", h.share * 100);
   }
   if (!dx.issues.empty() && !dx.issues.front().recommendations.empty())
     md += "\n**First step:** " + dx.issues.front().recommendations.front() + "\n";
