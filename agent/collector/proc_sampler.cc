@@ -1,12 +1,13 @@
 #include "agent/collector/proc_sampler.h"
 
+#include <chrono>
 #include <utility>
 
 namespace loopdoctor::collector {
 
 void ProcSampler::start(int pid, double interval_ms, SampleFn on_sample,
                         std::function<void()> tick) {
-  pid_ = pid;
+  reader_ = std::make_unique<ProcReader>(pid);
   on_sample_ = std::move(on_sample);
   tick_ = std::move(tick);
   sample_once();
@@ -16,7 +17,9 @@ void ProcSampler::start(int pid, double interval_ms, SampleFn on_sample,
 void ProcSampler::sample_once() {
   // A process that just exited (not yet reaped, or reaped) simply yields no
   // sample; the exit record tells that story.
-  if (auto s = read_proc_sample(pid_)) on_sample_(*s);
+  using Ms = std::chrono::duration<double, std::milli>;
+  double now_ms = Ms(std::chrono::steady_clock::now().time_since_epoch()).count();
+  if (auto s = reader_->read(now_ms)) on_sample_(*s);
   if (tick_) tick_();
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 
 #include "agent/collector/proc_stats.h"
 #include "agent/collector/timer.h"
@@ -25,7 +26,7 @@ class ProcSampler {
   void sample_once();
 
   Timer timer_;
-  int pid_ = 0;
+  std::unique_ptr<ProcReader> reader_;
   SampleFn on_sample_;
   std::function<void()> tick_;
 };

@@ -19,8 +19,8 @@ constexpr std::size_t kStimeIndex = 15 - kFirstFieldAfterComm;
 constexpr std::size_t kThreadsIndex = 20 - kFirstFieldAfterComm;
 constexpr std::size_t kRssIndex = 24 - kFirstFieldAfterComm;
 
-// /proc/<pid>/status is about 1.5 KB; stat and io are smaller. Reading at most
-// this much keeps one sample to a single read() per file.
+// /proc/<pid>/status is about 1.5 KB; stat and io are smaller. A buffer this
+// large takes each file in a single read().
 constexpr std::size_t kProcFileMaxBytes = 16 * 1024;
 
 template <typename T>
@@ -62,25 +62,29 @@ bool find_keyed(std::string_view text, std::string_view key, std::uint64_t* out)
   return false;
 }
 
-bool read_small_file(const std::string& path, std::string* out) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+// One pread from offset 0: /proc files are generated on each read from the
+// start, so an fd kept open re-reads fresh values without open/close.
+bool pread_whole(int fd, std::string* out) {
   if (fd < 0) return false;
   out->resize(kProcFileMaxBytes);
   std::size_t got = 0;
   for (;;) {
-    ssize_t n = ::read(fd, out->data() + got, out->size() - got);
+    ssize_t n = ::pread(fd, out->data() + got, out->size() - got, static_cast<off_t>(got));
     if (n > 0) {
       got += static_cast<std::size_t>(n);
-      if (got == out->size()) break;
+      // The kernel hands over a whole small /proc file per read; a short
+      // read is its end, and asking again would cost a second syscall.
+      if (got == out->size() || static_cast<std::size_t>(n) < kProcFileMaxBytes / 2) break;
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
     break;
   }
-  ::close(fd);
   out->resize(got);
   return got > 0;
 }
+
+int open_proc_file(const std::string& path) { return ::open(path.c_str(), O_RDONLY | O_CLOEXEC); }
 
 std::int64_t count_fds(const std::string& dir_path) {
   DIR* dir = ::opendir(dir_path.c_str());
@@ -124,32 +128,50 @@ std::optional<IoFields> parse_proc_io(std::string_view text) {
   return io;
 }
 
-std::optional<ProcSample> read_proc_sample(int pid) {
+ProcReader::ProcReader(int pid) : pid_(pid) {
+  const std::string base = "/proc/" + std::to_string(pid);
+  stat_fd_ = open_proc_file(base + "/stat");
+  status_fd_ = open_proc_file(base + "/status");
+  // /proc/<pid>/io needs ptrace-read access; under some sandboxes it is
+  // EACCES even for our own child, so io stays absent rather than zero.
+  io_fd_ = open_proc_file(base + "/io");
+}
+
+ProcReader::~ProcReader() {
+  for (int fd : {stat_fd_, status_fd_, io_fd_})
+    if (fd >= 0) ::close(fd);
+}
+
+std::optional<ProcSample> ProcReader::read(double now_ms) {
   static const double kMsPerTick = 1000.0 / static_cast<double>(::sysconf(_SC_CLK_TCK));
   static const double kPageBytes = static_cast<double>(::sysconf(_SC_PAGESIZE));
-  const std::string base = "/proc/" + std::to_string(pid);
-  std::string text;
-  if (!read_small_file(base + "/stat", &text)) return std::nullopt;
-  auto stat = parse_proc_stat(text);
+  // Once the process is reaped, reads of its open files fail (ESRCH): a
+  // recycled pid can never be mistaken for it.
+  if (!pread_whole(stat_fd_, &buf_)) return std::nullopt;
+  auto stat = parse_proc_stat(buf_);
   // No resident pages means a zombie (exited, not yet reaped) or a process
   // in the middle of execve(): neither is a measurement of the target.
   if (!stat || stat->rss_pages == 0) return std::nullopt;
 
-  ProcSample s;
+  if (!have_slow_ || now_ms - slow_t_ms_ >= kSlowRefreshMs) {
+    have_slow_ = true;
+    slow_t_ms_ = now_ms;
+    if (pread_whole(status_fd_, &buf_))
+      if (auto st = parse_proc_status(buf_)) {
+        slow_.ctx_voluntary = st->ctx_voluntary;
+        slow_.ctx_involuntary = st->ctx_involuntary;
+      }
+    slow_.fds = count_fds("/proc/" + std::to_string(pid_) + "/fd");
+    if (pread_whole(io_fd_, &buf_)) slow_.io = parse_proc_io(buf_);
+  }
+  ProcSample s = slow_;
   s.cpu_ms = static_cast<double>(stat->utime_ticks + stat->stime_ticks) * kMsPerTick;
   s.rss_bytes = static_cast<double>(stat->rss_pages) * kPageBytes;
   s.threads = stat->num_threads;
-  if (read_small_file(base + "/status", &text))
-    if (auto st = parse_proc_status(text)) {
-      s.ctx_voluntary = st->ctx_voluntary;
-      s.ctx_involuntary = st->ctx_involuntary;
-    }
-  s.fds = count_fds(base + "/fd");
-  // /proc/<pid>/io needs ptrace-read access; under some sandboxes it is
-  // EACCES even for our own child, so io stays absent rather than zero.
-  if (read_small_file(base + "/io", &text)) s.io = parse_proc_io(text);
   return s;
 }
+
+std::optional<ProcSample> read_proc_sample(int pid) { return ProcReader(pid).read(0); }
 
 nlohmann::json proc_record(const ProcSample& s) {
   nlohmann::json r = {{"type", "proc"},

@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -75,4 +76,32 @@ TEST_CASE("read_proc_sample reads this process") {
   CHECK(r["type"] == "proc");
   CHECK(r["threads"] == s->threads);
   CHECK_FALSE(read_proc_sample(0x3fffffff));  // no such pid
+}
+
+TEST_CASE("ProcReader keeps its files open and refreshes the slow fields every 100 ms") {
+  ProcReader reader(::getpid());
+  auto first = reader.read(1000);
+  REQUIRE(first);
+  int extra = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  REQUIRE(extra >= 0);
+  // Within the slow period the fd count is the last one read...
+  auto soon = reader.read(1000 + ProcReader::kSlowRefreshMs / 2);
+  REQUIRE(soon);
+  CHECK(soon->fds == first->fds);
+  // ...and once it has passed, the new fd shows.
+  auto later = reader.read(1000 + ProcReader::kSlowRefreshMs);
+  REQUIRE(later);
+  CHECK(later->fds == first->fds + 1);
+  ::close(extra);
+  // CPU comes from stat on every read and never goes backwards.
+  volatile double spin = 0;
+  for (int i = 0; i < 20'000'000; ++i) spin = spin + i;
+  auto after_work = reader.read(1000 + ProcReader::kSlowRefreshMs + 1);
+  REQUIRE(after_work);
+  CHECK(after_work->cpu_ms > later->cpu_ms);
+}
+
+TEST_CASE("ProcReader of a process that is gone reads nothing") {
+  ProcReader reader(0x3fffffff);
+  CHECK_FALSE(reader.read(0));
 }
