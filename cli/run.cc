@@ -162,7 +162,7 @@ Command add_run(CLI::App& root) {
                 "External load command run once the target listens; {port} and $PORT carry the port; the run ends when it exits");
   s->add_option("--sample-interval", a->sample_interval, "Probe and /proc sampling period")->capture_default_str();
   s->add_flag("--no-profile", a->no_profile,
-              "Do not record a CPU profile of the target during the load (it names the functions that block the loop)");
+              "Do not record a CPU profile of the target during the load, or of the whole run without load (it names the functions that block the loop)");
   s->add_option("--profile-interval", a->profile_interval,
                 "CPU profile sampling interval (default 1ms)");
   s->add_option("-o,--output", a->output, "HTML report (default ./loopdoctor-<pid>.html)");

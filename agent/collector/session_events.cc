@@ -18,6 +18,10 @@ void Session::on_probe_message(const nlohmann::json& msg, std::string_view raw) 
     model_.on_probe_sample(rt, msg);
   } else if (type == "hello") {
     hello_ = true;
+    // Without load there is no load window: the analysis looks at the whole
+    // run, so the profile covers it too (the probe stops it after its first
+    // 5 minutes). With load it starts when the load does, in on_listen.
+    if (opts_.profile && !load_requested()) probe_.send(R"({"type":"profile-start"})");
   } else if (type == "listen") {
     auto p = msg.find("port");
     if (p != msg.end() && p->is_number_integer() && *p > 0 && *p < 65536 && port_ == 0) {
