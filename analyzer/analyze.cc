@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "analyzer/analysers/analysers.h"
 #include "analyzer/profile_attribution.h"
@@ -30,6 +31,24 @@ Diagnosis analyze(const Timeline& tl) {
   return dx;
 }
 
+namespace {
+
+// A paragraph that starts with this tag is advice for when the profile named
+// no code (how to find it yourself); when hotspots exist, a paragraph that
+// names the top one takes its place.
+constexpr std::string_view kWithoutHotspotsTag = "[without-hotspots] ";
+
+std::string top_hotspot_advice(const Hotspot& h) {
+  std::string where = h.location.empty() ? "" : " (" + h.location + ")";
+  std::string caller = h.caller.empty() ? "" : ", called from " + h.caller;
+  return "Start with `" + h.function + "`" + where + caller + ": it was running during " +
+         std::to_string(static_cast<int>(h.share * 100 + 0.5)) +
+         " % of the time the loop was blocked (see the hotspots). Make that call asynchronous, "
+         "move it to a worker thread or make it cheaper, then run the same command again.";
+}
+
+}  // namespace
+
 bool attach_recommendations(Diagnosis* dx, const std::string& templates_dir, std::string* error) {
   bool ok = true;
   for (Issue& issue : dx->issues) {
@@ -42,8 +61,18 @@ bool attach_recommendations(Diagnosis* dx, const std::string& templates_dir, std
       continue;
     }
     std::string line, para;
+    bool named_hotspot = false;
     auto flush = [&] {
-      if (!para.empty()) issue.recommendations.push_back(para);
+      if (para.starts_with(kWithoutHotspotsTag)) {
+        if (issue.hotspots.empty()) {
+          issue.recommendations.push_back(para.substr(kWithoutHotspotsTag.size()));
+        } else if (!named_hotspot) {
+          issue.recommendations.push_back(top_hotspot_advice(issue.hotspots.front()));
+          named_hotspot = true;
+        }
+      } else if (!para.empty()) {
+        issue.recommendations.push_back(para);
+      }
       para.clear();
     };
     while (std::getline(in, line)) {

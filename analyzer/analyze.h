@@ -19,8 +19,10 @@ Diagnosis analyze(const Timeline& tl);
 Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding> findings);
 
 // Fills Issue::recommendations from <templates_dir>/recommendations/<kind>.txt
-// (paragraphs separated by blank lines). A missing file leaves them empty and
-// returns false with *error naming the file.
+// (paragraphs separated by blank lines). A paragraph tagged
+// "[without-hotspots] " is used only when the issue names no hotspot; when it
+// does, a paragraph naming the top hotspot and its caller replaces it. A
+// missing file leaves them empty and returns false with *error naming it.
 bool attach_recommendations(Diagnosis* dx, const std::string& templates_dir, std::string* error);
 
 // DESIGN.md "Diagnosis JSON", schema loopdoctor.diagnosis/1.

@@ -152,7 +152,7 @@ Issue healthy_issue(const WindowStats& st, const std::vector<Finding>& fs, bool 
   i.summary = fmt::format(
       "No problem found: loop delay p99 {:.1f} ms, loop busy {}, GC {} of the time{}.",
       st.delay_p99_ms, pct(st.elu_mean), pct(st.gc_effective_share()),
-      st.http_present ? fmt::format(", {:.0f} req/s", st.http_rps) : std::string());
+      st.http_present && st.http_requests > 0 ? fmt::format(", {:.0f} req/s", st.http_rps) : std::string());
   append(&i.evidence, find(fs, "delay"));
   append(&i.evidence, find(fs, "utilisation"));
   append(&i.evidence, find(fs, "gc"));

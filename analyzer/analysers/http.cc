@@ -15,6 +15,13 @@ Finding http(const WindowStats& st) {
     f.note = "No HTTP server activity was observed by the probe.";
     return f;
   }
+  // Zeros are no evidence of anything: a script, a worker, or a server
+  // nobody called.
+  if (st.http_requests <= 0) {
+    f.outcome = Outcome::kNormal;
+    f.note = "No HTTP requests reached the process.";
+    return f;
+  }
   f.evidence.push_back(evidence("http_rps", st.http_rps, kMinLoadRps,
                                 fmt::format("{:.0f} requests/s reached the server", st.http_rps)));
   f.evidence.push_back(evidence(

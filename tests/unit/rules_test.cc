@@ -149,6 +149,25 @@ TEST_CASE("leak and churn get different advice from the shipped texts") {
   CHECK(dc.issues.front().recommendations.front().find("churn") != std::string::npos);
 }
 
+TEST_CASE("a blocked loop with hotspots is told where to start; without, how to find it") {
+  Diagnosis with = analyze(build_timeline(loopdoctor::testing::make_recording(blocked())));
+  Diagnosis without = with;
+  REQUIRE(with.verdict == Verdict::kBlockedLoop);
+  with.issues.front().hotspots = {{"pbkdf2Sync", "node:internal/crypto/pbkdf2:62", 0.89, "server.js:14"}};
+  without.issues.front().hotspots.clear();
+  std::string err;
+  REQUIRE(attach_recommendations(&with, LOOPDOCTOR_SOURCE_DIR "/report_templates", &err));
+  REQUIRE(attach_recommendations(&without, LOOPDOCTOR_SOURCE_DIR "/report_templates", &err));
+  const auto& w = with.issues.front().recommendations;
+  const auto& wo = without.issues.front().recommendations;
+  REQUIRE(w.size() == wo.size());
+  CHECK(w.front().find("Start with `pbkdf2Sync` (node:internal/crypto/pbkdf2:62), called from server.js:14") == 0);
+  CHECK(w.front().find("89 %") != std::string::npos);
+  CHECK(wo.front().find("Find the code that holds the loop") == 0);
+  for (const auto& r : w) CHECK(r.find("[without-hotspots]") == std::string::npos);
+  for (const auto& r : wo) CHECK(r.find("[without-hotspots]") == std::string::npos);
+}
+
 TEST_CASE("a missing recommendations file is an error naming it") {
   Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(blocked())));
   std::string err;
