@@ -1,0 +1,156 @@
+'use strict';
+// The probe's settings: its named limits, the LOOPDOCTOR_* environment it
+// reads, and the scrubbing that hides it from the target's children.
+const path = require('path');
+const fs = require('fs');
+
+// ---- limits (protocol and safety) ----
+// One-shot runs (an inherited fd) sample every 10 ms; a long-running agent
+// (an endpoint) every second, each sample keeping its interval's max and
+// percentiles so no spike is lost between scrapes.
+const DEFAULT_INTERVAL_FD_MS = 10;
+const DEFAULT_INTERVAL_ENDPOINT_MS = 1000;
+const MIN_INTERVAL_MS = 1;           // below this the timer itself is the load
+const MAX_INTERVAL_MS = 60000;
+// The delay timer's period: fine enough to see 10 ms stalls even with a
+// long sample interval, but no finer than the sample interval.
+const MAX_DELAY_RESOLUTION_MS = 10;
+const MAX_BUFFERED_BYTES = 1024 * 1024;  // drop instead of growing memory
+const RECONNECT_MIN_MS = 100;
+const RECONNECT_MAX_MS = 5000;
+const MAX_CONTROL_LINE_BYTES = 64 * 1024;  // control messages are tiny
+const MAX_DELAYS_PER_SAMPLE = 4096;     // ~40 s of 10 ms ticks
+// Costly readings (a /proc read, a list of every handle) are refreshed at
+// most this often; samples in between repeat the last values.
+const SLOW_REFRESH_MS = 100;
+const FLUSH_MS = 100;                   // see transport.js enqueue()
+// CPU profile (sent once, at the end, when the collector asked for it with
+// "profile-start"). 1 ms sampling costs V8 a few per cent and resolves a
+// 10 ms stall into ~10 samples; finer adds cost, coarser misses short work.
+const DEFAULT_PROFILE_INTERVAL_US = 1000;
+const MIN_PROFILE_INTERVAL_US = 50;      // V8's sampler thread cannot go much finer
+const MAX_PROFILE_INTERVAL_US = 1000000;
+// V8 keeps every sample in memory until Profiler.stop: a long soak would
+// grow without bound (and its JSON past the line cap), so the profile
+// covers at most the first 5 minutes of load (~300k samples, ~3 MB).
+const MAX_PROFILE_MS = 5 * 60 * 1000;
+// The collector closes the connection on a profile line over 16 MiB; stay
+// under it with room for the envelope, and say why when we do not send it.
+const MAX_PROFILE_BYTES = 15 * 1024 * 1024;
+// performance.now() and V8's profile clock differ in origin only (both are
+// CLOCK_MONOTONIC on Linux); if they disagree by more than this, the clock
+// bases differ and the probe-measured start time is used instead.
+const MAX_PROFILE_CLOCK_SKEW_MS = 1000;
+
+// Every variable the collector sets for the probe; none may reach a child.
+const PROBE_ENV_VARS = [
+  'LOOPDOCTOR_FD', 'LOOPDOCTOR_ENDPOINT', 'LOOPDOCTOR_INTERVAL_MS',
+  'LOOPDOCTOR_JOB', 'LOOPDOCTOR_PROFILE', 'LOOPDOCTOR_PROFILE_INTERVAL_US',
+];
+
+// Reads the probe's settings, then scrubs them (and the --require of
+// selfPath) from env: children the target spawns inherit process.env and
+// must never be probed nor write on the collector's socket. Returns null
+// when no collector was named (the probe then does nothing).
+function readSettings(env, selfPath) {
+  const fdText = env.LOOPDOCTOR_FD;
+  const endpoint = env.LOOPDOCTOR_ENDPOINT;
+  const intervalText = env.LOOPDOCTOR_INTERVAL_MS;
+  const jobText = env.LOOPDOCTOR_JOB;
+  const profileText = env.LOOPDOCTOR_PROFILE;
+  const profileIntervalText = env.LOOPDOCTOR_PROFILE_INTERVAL_US;
+  try { scrubEnvironment(env, selfPath); } catch (_) { /* never break the target */ }
+  if (!fdText && !endpoint) return null;
+
+  const defaultIntervalMs = fdText ? DEFAULT_INTERVAL_FD_MS : DEFAULT_INTERVAL_ENDPOINT_MS;
+  let intervalMs = Number(intervalText);
+  if (!Number.isFinite(intervalMs) || intervalMs <= 0) intervalMs = defaultIntervalMs;
+  intervalMs = Math.min(Math.max(intervalMs, MIN_INTERVAL_MS), MAX_INTERVAL_MS);
+  let profileIntervalUs = Number(profileIntervalText);
+  if (!Number.isFinite(profileIntervalUs) || profileIntervalUs <= 0) profileIntervalUs = DEFAULT_PROFILE_INTERVAL_US;
+  profileIntervalUs = Math.round(Math.min(Math.max(profileIntervalUs, MIN_PROFILE_INTERVAL_US), MAX_PROFILE_INTERVAL_US));
+  return {
+    fdText,
+    endpoint,
+    intervalMs,
+    resolutionMs: Math.max(1, Math.min(Math.round(intervalMs), MAX_DELAY_RESOLUTION_MS)),
+    job: jobText || (process.argv[1] ? path.basename(process.argv[1]) : 'node'),
+    profileEnabled: profileText !== '0' && profileText !== 'false',
+    profileIntervalUs,
+  };
+}
+
+function scrubEnvironment(env, selfPath) {
+  for (const name of PROBE_ENV_VARS) delete env[name];
+  const opts = env.NODE_OPTIONS;
+  if (typeof opts !== 'string' || opts === '') return;
+  const cleaned = removeSelfFromNodeOptions(opts, selfPath);
+  if (cleaned === opts) return;
+  if (cleaned.trim() === '') delete env.NODE_OPTIONS;
+  else env.NODE_OPTIONS = cleaned;
+}
+
+// NODE_OPTIONS is split on spaces with "double quotes" and backslash
+// escapes inside quotes; keep every other token exactly as written.
+function tokenize(s) {
+  const out = [];
+  let i = 0;
+  while (i < s.length) {
+    while (i < s.length && /\s/.test(s[i])) i++;
+    if (i >= s.length) break;
+    const start = i;
+    let value = '';
+    let quoted = false;
+    while (i < s.length && (quoted || !/\s/.test(s[i]))) {
+      const c = s[i];
+      if (c === '"') { quoted = !quoted; i++; continue; }
+      if (quoted && c === '\\' && i + 1 < s.length) { value += s[i + 1]; i += 2; continue; }
+      value += c;
+      i++;
+    }
+    out.push({ raw: s.slice(start, i), value });
+  }
+  return out;
+}
+
+function isSelf(p, selfPath) {
+  if (!p) return false;
+  try {
+    const abs = path.resolve(p);
+    if (abs === selfPath) return true;
+    return fs.realpathSync(abs) === fs.realpathSync(selfPath);
+  } catch (_) {
+    return false;
+  }
+}
+
+function removeSelfFromNodeOptions(opts, selfPath) {
+  const toks = tokenize(opts);
+  const keep = [];
+  for (let i = 0; i < toks.length; i++) {
+    const v = toks[i].value;
+    if ((v === '--require' || v === '-r') && i + 1 < toks.length && isSelf(toks[i + 1].value, selfPath)) {
+      i++;
+      continue;
+    }
+    if (v.startsWith('--require=') && isSelf(v.slice('--require='.length), selfPath)) continue;
+    keep.push(toks[i].raw);
+  }
+  if (keep.length === toks.length) return opts;
+  return keep.join(' ');
+}
+
+module.exports = {
+  readSettings,
+  PROBE_ENV_VARS,
+  MAX_BUFFERED_BYTES,
+  RECONNECT_MIN_MS,
+  RECONNECT_MAX_MS,
+  MAX_CONTROL_LINE_BYTES,
+  MAX_DELAYS_PER_SAMPLE,
+  SLOW_REFRESH_MS,
+  FLUSH_MS,
+  MAX_PROFILE_MS,
+  MAX_PROFILE_BYTES,
+  MAX_PROFILE_CLOCK_SKEW_MS,
+};
