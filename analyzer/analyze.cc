@@ -38,13 +38,15 @@ namespace {
 // names the top one takes its place.
 constexpr std::string_view kWithoutHotspotsTag = "[without-hotspots] ";
 
-std::string top_hotspot_advice(const Hotspot& h) {
+std::string top_hotspot_advice(const Hotspot& h, bool blocked_time) {
   std::string where = h.location.empty() ? "" : " (" + h.location + ")";
   std::string caller = h.caller.empty() ? "" : ", called from " + h.caller;
-  return "Start with `" + h.function + "`" + where + caller + ": it was running during " +
-         std::to_string(static_cast<int>(h.share * 100 + 0.5)) +
-         " % of the time the loop was blocked (see the hotspots). Make that call asynchronous, "
-         "move it to a worker thread or make it cheaper, then run the same command again.";
+  const std::string pct = std::to_string(static_cast<int>(h.share * 100 + 0.5)) + " %";
+  return "Start with `" + h.function + "`" + where + caller +
+         (blocked_time ? ": it was running during " + pct + " of the time the loop was blocked"
+                       : ": it took " + pct + " of the CPU profile") +
+         " (see the hotspots). Make that call asynchronous, move it to a worker thread or make it "
+         "cheaper, then run the same command again.";
 }
 
 }  // namespace
@@ -67,7 +69,7 @@ bool attach_recommendations(Diagnosis* dx, const std::string& templates_dir, std
         if (issue.hotspots.empty()) {
           issue.recommendations.push_back(para.substr(kWithoutHotspotsTag.size()));
         } else if (!named_hotspot) {
-          issue.recommendations.push_back(top_hotspot_advice(issue.hotspots.front()));
+          issue.recommendations.push_back(top_hotspot_advice(issue.hotspots.front(), issue.hotspots_blocked_time));
           named_hotspot = true;
         }
       } else if (!para.empty()) {

@@ -49,6 +49,9 @@ struct Issue {
   std::string summary;
   std::vector<Evidence> evidence;
   std::vector<Hotspot> hotspots;
+  // Shares are of the profile samples taken while the loop was blocked;
+  // false when too few fell there and they are of the whole window's.
+  bool hotspots_blocked_time = true;
   std::vector<std::string> recommendations;
   // Which recommendations file fits: report_templates/recommendations/<advice>.txt;
   // empty means the kind's name. Lets a leak and churn get different advice.

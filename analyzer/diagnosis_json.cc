@@ -55,6 +55,7 @@ json diagnosis_json(const Timeline& tl, const Diagnosis& dx) {
                       {"summary", i.summary},
                       {"evidence", evidence_json(i.evidence)},
                       {"hotspots", hs},
+                      {"hotspots_scope", i.hotspots_blocked_time ? "blocked-time" : "window"},
                       {"recommendations", i.recommendations}});
   }
   j["issues"] = issues;

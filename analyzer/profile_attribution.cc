@@ -240,6 +240,7 @@ void attach_profile(const Attribution& a, Diagnosis* dx) {
   for (Issue& is : dx->issues) {
     if (is.kind != Verdict::kBlockedLoop && is.kind != Verdict::kGcPressure) continue;
     is.hotspots = a.hotspots;
+    is.hotspots_blocked_time = a.blocked_only;
     if (is.kind == Verdict::kGcPressure) {
       is.evidence.push_back({"gc_profile_share", a.gc_share, thresholds::kGcShareLimit, gc_text});
       continue;

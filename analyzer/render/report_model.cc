@@ -249,6 +249,7 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
   m.set("flame_scope", pa.blocked_only ? "the intervals where the loop was blocked"
                                        : "the whole analysed window (too few samples fell in blocked intervals)");
   m.set("flame_samples", std::to_string(pa.samples));
+  m.set("hotspot_share_of", pa.blocked_only ? "Share of blocked time" : "Share of CPU samples");
   m.set("multi_issue", dx.issues.size() > 1);
 
   // With no issue the diagnosis carries no recommendations; the per-verdict
