@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analyzer/handle_counts.h"
+
 namespace loopdoctor {
 
 struct DelayStats {  // event-loop delay over one probe interval, ms
@@ -37,7 +39,7 @@ struct ProbeSample {
   double cpu_user_us = 0, cpu_system_us = 0;  // CPU used in this interval
   double rss = 0, heap_used = 0, heap_total = 0, external = 0, array_buffers = 0;  // bytes
   double handles_total = 0;
-  std::map<std::string, double> handles_by_type;
+  HandleCounts handles_by_type;  // map-like; equal sets share storage
   HttpStats http;
 };
 

@@ -8,7 +8,11 @@
 
 namespace loopdoctor {
 
-double percentile(std::vector<double> v, double p) {
+namespace {
+
+// percentile() on a vector it may reorder: nth_element leaves any order in
+// which the next call's selection is still exact, so one copy serves several.
+double percentile_in_place(std::vector<double>& v, double p) {
   if (v.empty()) return 0;
   // Selection, not a full sort: linear time matters for an hour of samples.
   double rank = std::clamp(p, 0.0, 100.0) / 100.0 * static_cast<double>(v.size() - 1);
@@ -20,6 +24,10 @@ double percentile(std::vector<double> v, double p) {
   const double at_hi = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(lo) + 1, v.end());
   return at_lo + (at_hi - at_lo) * (rank - static_cast<double>(lo));
 }
+
+}  // namespace
+
+double percentile(std::vector<double> v, double p) { return percentile_in_place(v, p); }
 
 double slope(const std::vector<double>& x, const std::vector<double>& y) {
   const std::size_t n = std::min(x.size(), y.size());
@@ -36,18 +44,6 @@ double slope(const std::vector<double>& x, const std::vector<double>& y) {
 }
 
 namespace {
-
-// Time-weighted mean of f over the samples; a sample covers [t - interval, t].
-template <class F>
-double weighted_mean(const std::vector<const ProbeSample*>& s, F f) {
-  double num = 0, den = 0;
-  for (const ProbeSample* p : s) {
-    double w = p->interval > 0 ? p->interval : 1;
-    num += f(*p) * w;
-    den += w;
-  }
-  return den > 0 ? num / den : 0;
-}
 
 // Rising troughs of heap used are live data growing (a leak); flat troughs
 // with high peaks are churn. The trough of each second approximates the heap
@@ -92,21 +88,41 @@ double heap_growth(const std::vector<const ProbeSample*>& s, const std::vector<G
   return heap_trough_slope(s);
 }
 
+// slope() of handles_total over t in seconds, from sums already taken,
+// without building the x and y columns (same arithmetic, same result).
+double handles_slope(const std::vector<const ProbeSample*>& s, double x_sum, double y_sum) {
+  const std::size_t n = s.size();
+  if (n < 3) return 0;
+  const double mx = x_sum / n, my = y_sum / n;
+  double sxy = 0, sxx = 0;
+  for (const ProbeSample* p : s) {
+    const double dx = p->t / 1000.0 - mx;
+    sxy += dx * (p->handles_total - my);
+    sxx += dx * dx;
+  }
+  return sxx > 0 ? sxy / sxx : 0;
+}
+
 }  // namespace
 
 WindowStats compute_window_stats(const Timeline& tl, const Window& w) {
   WindowStats st;
   st.window_ms = w.length();
   std::vector<const ProbeSample*> in;
+  in.reserve(tl.samples.size());
   for (const auto& s : tl.samples)
     if (w.contains(s.t)) in.push_back(&s);
   st.samples = in.size();
 
   if (!in.empty()) {
+    // One pass gathers every sum, in the order (and so with the rounding) of
+    // the separate passes it replaces: an hour of samples is ~75 MB to walk.
     std::vector<double> maxima;
     maxima.reserve(in.size());
     double blocked_ms = 0, covered_ms = 0, cpu_us = 0;
-    std::vector<double> ht, hv;
+    double weight = 0, elu_sum = 0, handles_sum = 0, inflight_sum = 0;  // time-weighted
+    double hx_sum = 0, hy_sum = 0;  // handles over time, for the slope
+    double lat = 0, responses = 0;
     for (const ProbeSample* p : in) {
       maxima.push_back(p->delay.max);
       covered_ms += p->interval;
@@ -116,34 +132,36 @@ WindowStats compute_window_stats(const Timeline& tl, const Window& w) {
       st.heap_total_max = std::max(st.heap_total_max, p->heap_total);
       st.rss_max = std::max(st.rss_max, p->rss);
       st.handles_max = std::max(st.handles_max, p->handles_total);
-      ht.push_back(p->t / 1000.0);
-      hv.push_back(p->handles_total);
+      hx_sum += p->t / 1000.0;
+      hy_sum += p->handles_total;
+      // A sample covers [t - interval, t]; an interval of 0 counts as 1 ms.
+      const double wt = p->interval > 0 ? p->interval : 1;
+      elu_sum += p->elu * wt;
+      handles_sum += p->handles_total * wt;
+      inflight_sum += p->http.inflight * wt;
+      weight += wt;
+      lat += p->http.latency_mean_ms * p->http.responses;
+      responses += p->http.responses;
       if (p->http.present) {
         st.http_present = true;
         st.http_requests += p->http.requests;
         st.http_latency_max_ms = std::max(st.http_latency_max_ms, p->http.latency_max_ms);
       }
     }
-    st.delay_p50_ms = percentile(maxima, 50);
-    st.delay_p99_ms = percentile(maxima, 99);
     st.delay_max_ms = *std::max_element(maxima.begin(), maxima.end());
+    st.delay_p50_ms = percentile_in_place(maxima, 50);
+    st.delay_p99_ms = percentile_in_place(maxima, 99);
     st.probe_covered_ms = covered_ms;
     st.blocked_share = covered_ms > 0 ? blocked_ms / covered_ms : 0;
-    st.elu_mean = weighted_mean(in, [](const ProbeSample& p) { return p.elu; });
+    st.elu_mean = weight > 0 ? elu_sum / weight : 0;
     st.cpu_cores_probe = covered_ms > 0 ? cpu_us / 1000.0 / covered_ms : 0;
-    st.handles_mean = weighted_mean(in, [](const ProbeSample& p) { return p.handles_total; });
-    st.handles_growth_per_s = slope(ht, hv);
+    st.handles_mean = weight > 0 ? handles_sum / weight : 0;
+    st.handles_growth_per_s = handles_slope(in, hx_sum, hy_sum);
     st.heap_growth_bytes_per_s = heap_growth(in, tl.gc, w, &st.heap_growth_after_major_gc);
     if (st.http_present) {
       st.http_rps = covered_ms > 0 ? st.http_requests / (covered_ms / 1000.0) : 0;
-      st.http_inflight_mean =
-          weighted_mean(in, [](const ProbeSample& p) { return p.http.inflight; });
-      double lat = 0, n = 0;
-      for (const ProbeSample* p : in) {
-        lat += p->http.latency_mean_ms * p->http.responses;
-        n += p->http.responses;
-      }
-      st.http_latency_mean_ms = n > 0 ? lat / n : 0;
+      st.http_inflight_mean = weight > 0 ? inflight_sum / weight : 0;
+      st.http_latency_mean_ms = responses > 0 ? lat / responses : 0;
     }
   }
 

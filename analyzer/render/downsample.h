@@ -28,8 +28,49 @@ std::vector<Point> downsample_minmax(std::span<const Point> pts, double x0, doub
 // disconnected, target paused) instead of a straight line across it.
 std::vector<std::vector<Point>> split_at_gaps(std::span<const Point> pts, double max_gap);
 
+// The same split as views into `pts`, without copying the points (an hour of
+// samples is 360,000 points per line).
+std::vector<std::span<const Point>> gap_segments(std::span<const Point> pts, double max_gap);
+
 // A gap threshold for a series (x in seconds): ten typical spacings (median
 // dx) and at least 5 s, so late samples after a loop stall do not cut the line.
 double typical_gap(std::span<const Point> pts);
+// The same from the series' x values alone (each line over one set of samples
+// shares them, so they are gathered once).
+double typical_gap_of_x(std::span<const double> xs);
+
+// What a line chart keeps of a series, computed as the points arrive instead
+// of from a stored series: split where consecutive points are more than
+// `max_gap` apart (as split_at_gaps; 0 = never), then each segment
+// downsampled as downsample_minmax over [x0, x1] in `columns` columns. Holds
+// O(columns) points, so an hour of samples is drawn without a column of
+// 360,000 points per line. Feed every point in series order, including those
+// out of range or non-finite (they still mark gaps).
+class LineReducer {
+ public:
+  LineReducer(double x0, double x1, int columns, double max_gap);
+  void add(Point p);
+  // The kept points, segment after segment (empty segments dropped), and the
+  // index in `points` where each segment starts.
+  void finish(std::vector<Point>* points, std::vector<size_t>* segment_starts);
+
+ private:
+  void flush_column();
+  void end_segment();
+
+  double x0_, x1_, width_, max_gap_;
+  int columns_;
+  bool valid_;
+  bool started_ = false;
+  double last_x_ = 0;
+  // Current segment: its in-range points while they fit in `columns_`, and
+  // its min/max per column (used once more points than columns arrived).
+  std::vector<Point> raw_, cols_;
+  size_t in_range_ = 0;
+  int cur_ = -1;
+  Point lo_{}, hi_{};
+  std::vector<Point> out_;
+  std::vector<size_t> starts_;
+};
 
 }  // namespace loopdoctor::render

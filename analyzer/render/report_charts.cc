@@ -43,6 +43,32 @@ std::vector<Point> series(const std::vector<T>& rows, F value) {
   return pts;
 }
 
+// Lines over the probe samples are reduced as they are read (LineReducer):
+// the chart gets what it draws, a few thousand points, rather than a column
+// of every sample (16 bytes x 360,000 per line for an hour at 10 ms). They
+// share one x axis, so its gap threshold is found once.
+struct SampleLines {
+  const std::vector<ProbeSample>& rows;
+  double gap = 0;
+
+  explicit SampleLines(const std::vector<ProbeSample>& r) : rows(r) {
+    std::vector<double> xs;
+    xs.reserve(rows.size());
+    for (const ProbeSample& p : rows) xs.push_back(p.t / kMsPerS);
+    gap = typical_gap_of_x(xs);
+  }
+
+  template <typename F>
+  LineSeries line(const ChartSpec& spec, std::string name, const char* color, F value,
+                  bool dashed = false, bool step = false) const {
+    LineSeries l{std::move(name), color, {}, dashed, step, {}};
+    LineReducer r(spec.x0, spec.x1, kPlotWidthPx, gap);
+    for (const ProbeSample& p : rows) r.add({p.t / kMsPerS, value(p)});
+    r.finish(&l.points, &l.segment_starts);
+    return l;
+  }
+};
+
 // CPU share of one core from cumulative /proc CPU time, each point over the
 // shortest run of samples spanning kProcCpuMinWindowMs (see there).
 std::vector<Point> proc_cpu_percent(const std::vector<ProcSample>& proc) {
@@ -86,8 +112,16 @@ ChartSpec base_spec(const Timeline& tl, const Diagnosis& dx, const std::string& 
 
 std::vector<std::string> top_handle_types(const Timeline& tl) {
   std::map<std::string, double> peak;
+  const HandleCounts* prev = nullptr;
   for (const ProbeSample& s : tl.samples) {
-    for (const auto& [type, n] : s.handles_by_type) peak[type] = std::max(peak[type], n);
+    // Consecutive samples often share one set of counts (the timeline pools
+    // equal sets): its peaks are already taken.
+    if (prev && s.handles_by_type.shares_with(*prev)) continue;
+    prev = &s.handles_by_type;
+    for (const auto& [type, n] : s.handles_by_type) {
+      auto [it, fresh] = peak.try_emplace(type, n);
+      if (!fresh) it->second = std::max(it->second, n);
+    }
   }
   std::vector<std::pair<double, std::string>> ranked;
   for (const auto& [type, n] : peak) ranked.push_back({-n, type});
@@ -108,64 +142,79 @@ void add(ChartSet& set, const std::string& id, const std::string& subtitle, cons
 }  // namespace
 
 ChartSet build_charts(const Timeline& tl, const Diagnosis& dx) {
+  // Each chart in its own scope: its point columns (16 bytes per sample and
+  // line, ~6 MB per line for an hour at 10 ms) are freed once it is drawn.
   ChartSet set;
   const auto& s = tl.samples;
+  const SampleLines sl(s);
 
-  ChartSpec cpu = base_spec(tl, dx, "CPU");
-  cpu.y_unit = Unit::kPercent;
-  cpu.y_max_at_least = kCpuAxisMinPercent;
-  cpu.lines.push_back({"process (/proc)", kBlue, proc_cpu_percent(tl.proc), false, true});
-  cpu.lines.push_back({"probe", kAmber, series(s, [](const ProbeSample& p) { return probe_cpu_share(p) * kPercent; }), true, true});
-  add(set, "cpu", "% of one core, user + system", cpu);
-
-  ChartSpec mem = base_spec(tl, dx, "Memory");
-  mem.y_unit = Unit::kBytes;
-  mem.lines.push_back({"RSS", kBlue, s.empty() ? series(tl.proc, [](const ProcSample& p) { return p.rss; })
-                                              : series(s, [](const ProbeSample& p) { return p.rss; })});
-  mem.lines.push_back({"heap total", kSlate, series(s, [](const ProbeSample& p) { return p.heap_total; }), true});
-  mem.lines.push_back({"heap used", kTeal, series(s, [](const ProbeSample& p) { return p.heap_used; })});
-  add(set, "memory", "resident set size and V8 heap", mem);
-
-  ChartSpec delay = base_spec(tl, dx, "Event-loop delay");
-  delay.y_unit = Unit::kMilliseconds;
-  delay.log_y = true;
-  delay.log_floor = kDelayLogFloorMs;
-  // Drawn low to high so the worst value (max, red) is on top where they meet.
-  delay.lines.push_back({"p50", kBlue, series(s, [](const ProbeSample& p) { return p.delay.p50; }), false, true});
-  delay.lines.push_back({"p99", kAmber, series(s, [](const ProbeSample& p) { return p.delay.p99; }), false, true});
-  delay.lines.push_back({"max", kRed, series(s, [](const ProbeSample& p) { return p.delay.max; }), false, true});
-  delay.annotate_max_of = 2;
-  add(set, "delay", "per sampling interval, ms, log scale", delay);
-
-  ChartSpec elu = base_spec(tl, dx, "Event-loop utilisation");
-  elu.y_unit = Unit::kRatio;
-  elu.y_min = 0;
-  elu.y_max = 1;
-  elu.lines.push_back({"ELU", kViolet, series(s, [](const ProbeSample& p) { return p.elu; }), false, true});
-  add(set, "elu", "share of each interval the loop was busy, 0–1", elu);
-
-  ChartSpec handles = base_spec(tl, dx, "Active handles");
-  handles.lines.push_back({"total", kSlate, series(s, [](const ProbeSample& p) { return p.handles_total; })});
-  const char* const kTypeColors[] = {kBlue, kTeal, kPink};
-  size_t i = 0;
-  for (const std::string& type : top_handle_types(tl)) {
-    handles.lines.push_back({type, kTypeColors[i++ % 3], series(s, [&type](const ProbeSample& p) {
-      auto it = p.handles_by_type.find(type);
-      return it == p.handles_by_type.end() ? 0.0 : it->second;
-    })});
+  {
+    ChartSpec cpu = base_spec(tl, dx, "CPU");
+    cpu.y_unit = Unit::kPercent;
+    cpu.y_max_at_least = kCpuAxisMinPercent;
+    cpu.lines.push_back({"process (/proc)", kBlue, proc_cpu_percent(tl.proc), false, true});
+    cpu.lines.push_back(sl.line(cpu, "probe", kAmber, [](const ProbeSample& p) { return probe_cpu_share(p) * kPercent; }, true, true));
+    add(set, "cpu", "% of one core, user + system", cpu);
   }
-  add(set, "handles", "open handles, total and the three most numerous types", handles);
 
-  ChartSpec gc = base_spec(tl, dx, "GC pauses");
-  gc.y_unit = Unit::kMilliseconds;
-  for (auto [kind, color] : {std::pair{"major", kRed}, {"minor", kBlue}, {"incremental", kAmber}, {"weak", kSlate}}) {
-    BarSeries b{kind, color, {}};
-    for (const GcEvent& g : tl.gc) {
-      if (g.kind == kind) b.points.push_back({g.t / kMsPerS, g.duration_ms});
+  {
+    ChartSpec mem = base_spec(tl, dx, "Memory");
+    mem.y_unit = Unit::kBytes;
+    if (s.empty()) mem.lines.push_back({"RSS", kBlue, series(tl.proc, [](const ProcSample& p) { return p.rss; })});
+    else mem.lines.push_back(sl.line(mem, "RSS", kBlue, [](const ProbeSample& p) { return p.rss; }));
+    mem.lines.push_back(sl.line(mem, "heap total", kSlate, [](const ProbeSample& p) { return p.heap_total; }, true));
+    mem.lines.push_back(sl.line(mem, "heap used", kTeal, [](const ProbeSample& p) { return p.heap_used; }));
+    add(set, "memory", "resident set size and V8 heap", mem);
+  }
+
+  {
+    ChartSpec delay = base_spec(tl, dx, "Event-loop delay");
+    delay.y_unit = Unit::kMilliseconds;
+    delay.log_y = true;
+    delay.log_floor = kDelayLogFloorMs;
+    // Drawn low to high so the worst value (max, red) is on top where they meet.
+    delay.lines.push_back(sl.line(delay, "p50", kBlue, [](const ProbeSample& p) { return p.delay.p50; }, false, true));
+    delay.lines.push_back(sl.line(delay, "p99", kAmber, [](const ProbeSample& p) { return p.delay.p99; }, false, true));
+    delay.lines.push_back(sl.line(delay, "max", kRed, [](const ProbeSample& p) { return p.delay.max; }, false, true));
+    delay.annotate_max_of = 2;
+    add(set, "delay", "per sampling interval, ms, log scale", delay);
+  }
+
+  {
+    ChartSpec elu = base_spec(tl, dx, "Event-loop utilisation");
+    elu.y_unit = Unit::kRatio;
+    elu.y_min = 0;
+    elu.y_max = 1;
+    elu.lines.push_back(sl.line(elu, "ELU", kViolet, [](const ProbeSample& p) { return p.elu; }, false, true));
+    add(set, "elu", "share of each interval the loop was busy, 0–1", elu);
+  }
+
+  {
+    ChartSpec handles = base_spec(tl, dx, "Active handles");
+    handles.lines.push_back(sl.line(handles, "total", kSlate, [](const ProbeSample& p) { return p.handles_total; }));
+    const char* const kTypeColors[] = {kBlue, kTeal, kPink};
+    size_t i = 0;
+    for (const std::string& type : top_handle_types(tl)) {
+      handles.lines.push_back(sl.line(handles, type, kTypeColors[i++ % 3], [&type](const ProbeSample& p) {
+        auto it = p.handles_by_type.find(type);
+        return it == p.handles_by_type.end() ? 0.0 : it->second;
+      }));
     }
-    if (!b.points.empty()) gc.bars.push_back(std::move(b));
+    add(set, "handles", "open handles, total and the three most numerous types", handles);
   }
-  add(set, "gc", "one tick per pause at its start, height = duration", gc);
+
+  {
+    ChartSpec gc = base_spec(tl, dx, "GC pauses");
+    gc.y_unit = Unit::kMilliseconds;
+    for (auto [kind, color] : {std::pair{"major", kRed}, {"minor", kBlue}, {"incremental", kAmber}, {"weak", kSlate}}) {
+      BarSeries b{kind, color, {}};
+      for (const GcEvent& g : tl.gc) {
+        if (g.kind == kind) b.points.push_back({g.t / kMsPerS, g.duration_ms});
+      }
+      if (!b.points.empty()) gc.bars.push_back(std::move(b));
+    }
+    add(set, "gc", "one tick per pause at its start, height = duration", gc);
+  }
 
   if (!tl.load.empty()) {
     ChartSpec rps = base_spec(tl, dx, "Throughput");

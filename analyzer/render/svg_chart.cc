@@ -145,9 +145,18 @@ void draw_band(std::string& out, const Mapper& m) {
 
 void draw_line(std::string& out, const Mapper& m, const LineSeries& s) {
   std::string d;
-  auto segments = split_at_gaps(s.points, typical_gap(s.points));
-  for (const auto& seg : segments) {
-    auto pts = downsample_minmax(seg, m.spec.x0, m.spec.x1, kPlotWidthPx);
+  std::vector<std::vector<Point>> reduced;
+  if (s.segment_starts.empty()) {
+    for (std::span<const Point> seg : gap_segments(s.points, typical_gap(s.points)))
+      reduced.push_back(downsample_minmax(seg, m.spec.x0, m.spec.x1, kPlotWidthPx));
+  } else {
+    for (size_t k = 0; k < s.segment_starts.size(); ++k) {
+      const size_t end = k + 1 < s.segment_starts.size() ? s.segment_starts[k + 1] : s.points.size();
+      reduced.emplace_back(s.points.begin() + static_cast<long>(s.segment_starts[k]),
+                           s.points.begin() + static_cast<long>(end));
+    }
+  }
+  for (const std::vector<Point>& pts : reduced) {
     if (pts.empty()) continue;
     d += 'M';
     append_coord(d, m.px(pts[0].x));

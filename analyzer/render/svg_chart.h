@@ -23,6 +23,10 @@ struct LineSeries {
   // metrics: delay, ELU, CPU). Drawn as steps, so a sample that arrives late
   // after a 150 ms stall is a 150 ms plateau, not a misleading ramp.
   bool step = false;
+  // When not empty: `points` are already split at gaps and downsampled (by a
+  // LineReducer over this chart's x range and kPlotWidthPx columns) and each
+  // entry is the index where a segment starts; they are drawn as they are.
+  std::vector<size_t> segment_starts{};
 };
 
 // Events drawn as vertical ticks from the axis up to their value (GC pauses).

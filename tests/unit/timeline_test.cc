@@ -120,3 +120,86 @@ TEST_CASE("window stats: GC share and blocked share") {
   CHECK(st.blocked_share == 0);
   CHECK(st.cpu_cores_proc == Approx(0.3).margin(0.02));
 }
+
+TEST_CASE("handle counts read like a map ordered by name") {
+  HandleCounts h = {{"Timeout", 2}, {"TCPSocketWrap", 50}, {"TCPServerWrap", 1}};
+  REQUIRE(h.size() == 3);
+  std::vector<std::string> names;
+  for (const auto& [type, n] : h) names.push_back(type);
+  CHECK(names == std::vector<std::string>{"TCPServerWrap", "TCPSocketWrap", "Timeout"});
+  REQUIRE(h.find("TCPSocketWrap") != h.end());
+  CHECK(h.find("TCPSocketWrap")->second == 50);
+  CHECK(h.find("Immediate") == h.end());
+  CHECK(h.count("Timeout") == 1);
+  h["Immediate"] = 4;  // inserted in name order
+  h["Timeout"] += 1;
+  CHECK(h.begin()->first == "Immediate");
+  CHECK(h.find("Timeout")->second == 3);
+  CHECK(h.erase("TCPServerWrap") == 1);
+  CHECK(h.erase("TCPServerWrap") == 0);
+  CHECK(h.size() == 3);
+  h.clear();
+  CHECK(h.empty());
+  CHECK(h.begin() == h.end());
+}
+
+TEST_CASE("a change to handle counts never shows through a copy") {
+  HandleCounts a = {{"Timeout", 1}};
+  HandleCounts b = a;
+  CHECK(b.shares_with(a));
+  b["Timeout"] = 7;
+  b["PipeWrap"] = 2;
+  CHECK(a.find("Timeout")->second == 1);
+  CHECK(a.size() == 1);
+  CHECK(b.find("Timeout")->second == 7);
+  CHECK_FALSE(b.shares_with(a));
+  HandleCounts c = b;
+  c.erase("PipeWrap");
+  CHECK(b.size() == 2);
+  CHECK(c.size() == 1);
+}
+
+TEST_CASE("the handle-count pool stores equal sets once") {
+  HandleCountsPool pool;
+  HandleCounts::Entries e = {{"TCPServerWrap", 1}, {"TCPSocketWrap", 50}};
+  HandleCounts x = pool.intern(e);
+  HandleCounts y = pool.intern(e);
+  CHECK(x.shares_with(y));
+  const HandleCounts want = {{"TCPSocketWrap", 50}, {"TCPServerWrap", 1}};
+  CHECK(x == want);
+  e[1].second = 51;
+  HandleCounts z = pool.intern(e);
+  CHECK_FALSE(z.shares_with(x));
+  CHECK(z.find("TCPSocketWrap")->second == 51);
+  CHECK(x.find("TCPSocketWrap")->second == 50);  // the pooled set is untouched
+  CHECK(pool.size() == 2);
+  CHECK(pool.intern({}).empty());
+  CHECK(pool.size() == 2);
+}
+
+TEST_CASE("handle counts from a recording: fast and JSON paths agree, equal sets shared") {
+  std::vector<nlohmann::json> recs = {
+      {{"type", "meta"}, {"format", 1}},
+      {{"type", "hello"}, {"t", 0}, {"rt", 5}, {"interval_ms", 10}},
+  };
+  for (int i = 1; i <= 6; ++i)
+    recs.push_back({{"type", "sample"}, {"t", i * 10}, {"rt", i * 10 + 5}, {"interval_ms", 10},
+                    {"delay", {{"max", 1}}},
+                    {"handles", {{"total", 3 + i / 4},
+                                 {"by_type", {{"Timeout", 2}, {"TCPSocketWrap", 1 + i / 4}}}}}});
+  write_lines(temp_path("handles.ndjson"), recs, false);
+  std::string err;
+  auto fast = load_timeline(temp_path("handles.ndjson"), &err);
+  REQUIRE(fast);
+  Timeline slow = build_timeline(recs);
+  REQUIRE(fast->samples.size() == 6);
+  REQUIRE(slow.samples.size() == 6);
+  for (std::size_t i = 0; i < 6; ++i) {
+    CHECK(fast->samples[i].handles_by_type == slow.samples[i].handles_by_type);
+    CHECK(fast->samples[i].handles_by_type.find("TCPSocketWrap")->second == 1 + (i + 1) / 4);
+  }
+  // Samples 1-3 carry one set, 4-6 another: two blocks in all.
+  CHECK(fast->samples[0].handles_by_type.shares_with(fast->samples[2].handles_by_type));
+  CHECK(fast->samples[3].handles_by_type.shares_with(fast->samples[5].handles_by_type));
+  CHECK_FALSE(fast->samples[0].handles_by_type.shares_with(fast->samples[3].handles_by_type));
+}
