@@ -71,37 +71,9 @@ class Builder {
         listen_probe_t_ = t;
       }
     } else if (type == "sample") {
-      ProbeSample s;
-      s.t = t;
-      s.interval = num(r, "interval_ms", tl_.probe_interval_ms);
-      const json& d = obj(r, "delay");
-      s.delay = {num(d, "min"), num(d, "mean"), num(d, "max"), num(d, "p50"),
-                 num(d, "p90"), num(d, "p99"), num(d, "count")};
-      s.elu = std::clamp(num(r, "elu"), 0.0, 1.0);
-      const json& c = obj(r, "cpu");
-      s.cpu_user_us = num(c, "user_us");
-      s.cpu_system_us = num(c, "system_us");
-      const json& m = obj(r, "mem");
-      s.rss = num(m, "rss");
-      s.heap_used = num(m, "heap_used");
-      s.heap_total = num(m, "heap_total");
-      s.external = num(m, "external");
-      s.array_buffers = num(m, "array_buffers");
-      const json& h = obj(r, "handles");
-      s.handles_total = num(h, "total");
-      for (const auto& [k, v] : obj(h, "by_type").items())
-        if (v.is_number()) s.handles_by_type[k] = v.get<double>();
-      if (auto it = r.find("http"); it != r.end() && it->is_object()) {
-        s.http.present = true;
-        s.http.requests = num(*it, "requests");
-        s.http.responses = num(*it, "responses");
-        s.http.inflight = num(*it, "inflight");
-        s.http.latency_mean_ms = num(*it, "latency_mean_ms");
-        s.http.latency_max_ms = num(*it, "latency_max_ms");
-      }
-      tl_.samples.push_back(std::move(s));
+      tl_.samples.push_back(probe_sample_from_record(r, t, tl_.probe_interval_ms));
     } else if (type == "gc") {
-      tl_.gc.push_back({t, str(r, "kind"), num(r, "duration_ms")});
+      tl_.gc.push_back(gc_event_from_record(r, t));
     } else if (type == "profile") {
       if (auto it = r.find("profile"); it != r.end() && it->is_object()) {
         tl_.profile = *it;
@@ -255,6 +227,40 @@ class Builder {
 };
 
 }  // namespace
+
+ProbeSample probe_sample_from_record(const json& r, double t, double default_interval_ms) {
+  ProbeSample s;
+  s.t = t;
+  s.interval = num(r, "interval_ms", default_interval_ms);
+  const json& d = obj(r, "delay");
+  s.delay = {num(d, "min"), num(d, "mean"), num(d, "max"), num(d, "p50"),
+             num(d, "p90"), num(d, "p99"), num(d, "count")};
+  s.elu = std::clamp(num(r, "elu"), 0.0, 1.0);
+  const json& c = obj(r, "cpu");
+  s.cpu_user_us = num(c, "user_us");
+  s.cpu_system_us = num(c, "system_us");
+  const json& m = obj(r, "mem");
+  s.rss = num(m, "rss");
+  s.heap_used = num(m, "heap_used");
+  s.heap_total = num(m, "heap_total");
+  s.external = num(m, "external");
+  s.array_buffers = num(m, "array_buffers");
+  const json& h = obj(r, "handles");
+  s.handles_total = num(h, "total");
+  for (const auto& [k, v] : obj(h, "by_type").items())
+    if (v.is_number()) s.handles_by_type[k] = v.get<double>();
+  if (auto it = r.find("http"); it != r.end() && it->is_object()) {
+    s.http.present = true;
+    s.http.requests = num(*it, "requests");
+    s.http.responses = num(*it, "responses");
+    s.http.inflight = num(*it, "inflight");
+    s.http.latency_mean_ms = num(*it, "latency_mean_ms");
+    s.http.latency_max_ms = num(*it, "latency_max_ms");
+  }
+  return s;
+}
+
+GcEvent gc_event_from_record(const json& r, double t) { return {t, str(r, "kind"), num(r, "duration_ms")}; }
 
 Timeline build_timeline(const std::vector<json>& records) {
   Builder b;

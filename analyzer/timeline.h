@@ -130,6 +130,13 @@ std::optional<Timeline> load_timeline(const std::string& path, std::string* erro
 // Builds a timeline from records already in memory (tests, the agent).
 Timeline build_timeline(const std::vector<nlohmann::json>& records);
 
+// One probe `sample` / `gc` record to the timeline's types, at time `t` (ms on
+// whichever clock the caller keeps); missing or non-finite fields read as 0,
+// a missing interval as `default_interval_ms`. The agent's rolling windows
+// use the same mapping as recordings.
+ProbeSample probe_sample_from_record(const nlohmann::json& r, double t, double default_interval_ms);
+GcEvent gc_event_from_record(const nlohmann::json& r, double t);
+
 // The window analysed: the load window when load ran, else from the first
 // probe sample (or /proc sample) to the end of the run.
 Window analysis_window(const Timeline& tl);

@@ -31,6 +31,10 @@ class Timer {
     if (!initialized_) return;
     fn_ = std::move(fn);
     auto period = static_cast<std::uint64_t>(std::max(1.0, std::ceil(ms)));
+    // libuv counts from the loop's cached time, which is as old as the
+    // current callback (or, before uv_run, as the loop itself: spawning the
+    // target takes ~10 ms). Without this a --duration 700 ms stopped at 689.
+    uv_update_time(handle_.loop);
     uv_timer_start(&handle_, &Timer::fire, period, repeat ? period : 0);
   }
 

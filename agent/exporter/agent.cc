@@ -148,9 +148,9 @@ class Agent {
     if (!p) return;
     if (type == "sample") {
       double dropped = m.contains("dropped") && m["dropped"].is_number() ? m["dropped"].get<double>() : 0;
-      p->add_sample(sample_from_message(m, t, p->id.interval_ms), dropped);
+      p->add_sample(probe_sample_from_record(m, t, p->id.interval_ms), dropped);
     } else if (type == "gc") {
-      p->add_gc(gc_from_message(m, t));
+      p->add_gc(gc_event_from_record(m, t));
     }
   }
 

@@ -6,64 +6,11 @@
 namespace loopdoctor::exporter {
 namespace {
 
-using nlohmann::json;
-
-double num(const json& j, const char* key, double fallback = 0) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return fallback;
-  double v = it->get<double>();
-  return std::isfinite(v) ? v : fallback;
-}
-
-const json& obj(const json& j, const char* key) {
-  static const json kEmpty = json::object();
-  auto it = j.find(key);
-  return it != j.end() && it->is_object() ? *it : kEmpty;
-}
-
 double weighted(double a, double wa, double b, double wb) {
   return wa + wb > 0 ? (a * wa + b * wb) / (wa + wb) : b;
 }
 
 }  // namespace
-
-ProbeSample sample_from_message(const json& r, double t_run, double default_interval_ms) {
-  ProbeSample s;
-  s.t = t_run;
-  s.interval = num(r, "interval_ms", default_interval_ms);
-  const json& d = obj(r, "delay");
-  s.delay = {num(d, "min"), num(d, "mean"), num(d, "max"), num(d, "p50"),
-             num(d, "p90"), num(d, "p99"), num(d, "count")};
-  s.elu = std::clamp(num(r, "elu"), 0.0, 1.0);
-  const json& c = obj(r, "cpu");
-  s.cpu_user_us = num(c, "user_us");
-  s.cpu_system_us = num(c, "system_us");
-  const json& m = obj(r, "mem");
-  s.rss = num(m, "rss");
-  s.heap_used = num(m, "heap_used");
-  s.heap_total = num(m, "heap_total");
-  s.external = num(m, "external");
-  s.array_buffers = num(m, "array_buffers");
-  const json& h = obj(r, "handles");
-  s.handles_total = num(h, "total");
-  for (const auto& [k, v] : obj(h, "by_type").items())
-    if (v.is_number()) s.handles_by_type[k] = v.get<double>();
-  if (auto it = r.find("http"); it != r.end() && it->is_object()) {
-    s.http.present = true;
-    s.http.requests = num(*it, "requests");
-    s.http.responses = num(*it, "responses");
-    s.http.inflight = num(*it, "inflight");
-    s.http.latency_mean_ms = num(*it, "latency_mean_ms");
-    s.http.latency_max_ms = num(*it, "latency_max_ms");
-  }
-  return s;
-}
-
-GcEvent gc_from_message(const json& r, double t_run) {
-  auto it = r.find("kind");
-  return {t_run, it != r.end() && it->is_string() ? it->get<std::string>() : std::string(),
-          num(r, "duration_ms")};
-}
 
 void merge_sample(ProbeSample* a, const ProbeSample& b) {
   DelayStats& d = a->delay;
