@@ -8,7 +8,7 @@
 // waiting on I/O, not "too lightly loaded to judge". (Real case: a BFF in
 // front of a slow internal API with a default-sized pool.)
 const http = require('http');
-const { startUpstream } = require('./spawn-upstream');
+const { startUpstream } = require('../lib/spawn-upstream');
 
 const UPSTREAM_DELAY_MS = 150;
 const UPSTREAM_SOCKETS = 4;

@@ -3,7 +3,7 @@
 // loop is idle while requests pile up in flight: adding CPU will not help,
 // the upstream (or caching, or a timeout) is the lever.
 const http = require('http');
-const { startUpstream } = require('./spawn-upstream');
+const { startUpstream } = require('../lib/spawn-upstream');
 
 const UPSTREAM_DELAY_MS = 200;
 const agent = new http.Agent({ keepAlive: true });  // unlimited sockets

@@ -4,7 +4,7 @@
 // concurrency while the loop sits idle. (Real case: maxSockets copied from a
 // tutorial, or a DB pool of size 2.)
 const http = require('http');
-const { startUpstream } = require('./spawn-upstream');
+const { startUpstream } = require('../lib/spawn-upstream');
 
 const UPSTREAM_DELAY_MS = 10;
 const POOL_SOCKETS = 2;

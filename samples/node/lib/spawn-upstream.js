@@ -1,4 +1,7 @@
 'use strict';
+// Shared by the samples that call a slow upstream (slow-upstream,
+// slow-upstream-light, small-pool); this folder has no label, so it is not a
+// sample itself.
 // Starts upstream.js as a child process with a clean environment (so no
 // preloaded probe follows it) and makes sure it dies with us: we kill it on
 // exit and on SIGINT/SIGTERM, and it exits by itself when its stdin (a pipe

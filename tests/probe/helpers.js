@@ -1,0 +1,153 @@
+'use strict';
+// Shared by the probe's protocol tests: a Unix-socket sink standing in for the
+// collector, the target launcher with the probe preloaded, bounded waits and
+// the shape checks of a sample message.
+const assert = require('node:assert/strict');
+const net = require('net');
+const os = require('os');
+const path = require('path');
+const http = require('http');
+const { spawn } = require('child_process');
+
+const PROBE = path.resolve(__dirname, '..', '..', 'agent', 'probes', 'node', 'probe.js');
+const FIX = path.join(__dirname, 'fixtures');
+const WAIT_MS = 5000;        // longest any single wait may take
+const TEST_TIMEOUT_MS = 20000;
+const GC_KINDS = ['minor', 'major', 'incremental', 'weak'];
+
+let seq = 0;
+function tmpSocketPath() {
+  return path.join(os.tmpdir(), `ld-probe-test-${process.pid}-${seq++}.sock`);
+}
+
+// A Unix-socket server that parses every connection's NDJSON.
+function startSink(sockPath = tmpSocketPath()) {
+  const conns = [];
+  const listeners = new Set();
+  const server = net.createServer((c) => {
+    const conn = { socket: c, msgs: [], closed: false };
+    conns.push(conn);
+    let buf = '';
+    c.setEncoding('utf8');
+    c.on('data', (d) => {
+      buf += d;
+      let nl;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        conn.msgs.push(JSON.parse(line));
+      }
+      for (const l of listeners) l();
+    });
+    c.on('close', () => { conn.closed = true; for (const l of listeners) l(); });
+    c.on('error', () => {});
+    for (const l of listeners) l();
+  });
+  const ready = new Promise((resolve) => server.listen(sockPath, resolve));
+  const all = () => conns.flatMap((c) => c.msgs);
+  // Resolves with pred's first truthy result, rejects after ms.
+  const waitFor = (pred, what, ms = WAIT_MS) => new Promise((resolve, reject) => {
+    const check = () => {
+      let v;
+      try { v = pred(); } catch (e) { v = undefined; }
+      if (v) { done(); resolve(v); }
+    };
+    const timer = setTimeout(() => { done(); reject(new Error(`timed out waiting for ${what}`)); }, ms);
+    const done = () => { clearTimeout(timer); listeners.delete(check); };
+    listeners.add(check);
+    check();
+  });
+  const close = () => new Promise((resolve) => {
+    for (const c of conns) c.socket.destroy();
+    server.close(() => resolve());
+  });
+  return { path: sockPath, server, conns, all, waitFor, ready, close };
+}
+
+function probeEnv(extra) {
+  // Endpoint (agent) mode samples once a second by default; these tests want
+  // the one-shot run's 10 ms unless they say otherwise.
+  const env = Object.assign({}, process.env,
+                            { NODE_OPTIONS: `--require ${PROBE}`, LOOPDOCTOR_INTERVAL_MS: '10' }, extra);
+  delete env.NODE_TEST_CONTEXT;  // node --test sets it; children must not act as test runners
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete env[k];
+  return env;
+}
+
+// Spawns a target (a fixture name or an absolute path); `exited` resolves with {code, signal, ms, stdout, stderr}.
+function startTarget(script, env, opts = {}) {
+  const started = Date.now();
+  const child = spawn(process.execPath, [path.resolve(FIX, script)], {
+    env, stdio: opts.stdio || ['ignore', 'pipe', 'pipe'], cwd: opts.cwd,
+  });
+  let stdout = '', stderr = '';
+  child.stdout.on('data', (d) => { stdout += d; });
+  child.stderr.on('data', (d) => { stderr += d; });
+  const exited = new Promise((resolve) => {
+    child.on('exit', (code, signal) => resolve({ code, signal, ms: Date.now() - started, get stdout() { return stdout; }, stderr }));
+  });
+  const firstLine = () => new Promise((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error('no output from target')), WAIT_MS);
+    const check = () => {
+      const nl = stdout.indexOf('\n');
+      if (nl >= 0) { clearTimeout(t); resolve(stdout.slice(0, nl)); } else child.stdout.once('data', check);
+    };
+    check();
+  });
+  return { child, exited, firstLine };
+}
+
+function withTimeout(p, ms, what) {
+  let t;
+  return Promise.race([p, new Promise((_, rej) => { t = setTimeout(() => rej(new Error(`timed out: ${what}`)), ms); })])
+    .finally(() => clearTimeout(t));
+}
+
+function get(port, urlPath) {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port, path: urlPath, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode));
+    });
+    req.setTimeout(WAIT_MS, () => req.destroy(new Error('request timeout')));
+    req.on('error', reject);
+  });
+}
+
+function assertNumber(v, what) {
+  assert.equal(typeof v, 'number', `${what} is a number`);
+  assert.ok(Number.isFinite(v), `${what} is finite`);
+}
+
+function assertSample(s) {
+  assertNumber(s.t, 't');
+  assertNumber(s.interval_ms, 'interval_ms');
+  assert.ok(s.interval_ms > 0);
+  for (const k of ['min', 'mean', 'max', 'p50', 'p90', 'p99', 'count']) {
+    assertNumber(s.delay[k], `delay.${k}`);
+    assert.ok(s.delay[k] >= 0, `delay.${k} >= 0`);
+  }
+  assert.ok(s.delay.min <= s.delay.max);
+  assert.ok(Number.isInteger(s.delay.count));
+  assertNumber(s.elu, 'elu');
+  assert.ok(s.elu >= 0 && s.elu <= 1, `elu ${s.elu} in [0,1]`);
+  assert.ok(Number.isInteger(s.cpu.user_us) && s.cpu.user_us >= 0);
+  assert.ok(Number.isInteger(s.cpu.system_us) && s.cpu.system_us >= 0);
+  for (const k of ['rss', 'heap_used', 'heap_total', 'external', 'array_buffers']) {
+    assertNumber(s.mem[k], `mem.${k}`);
+    assert.ok(s.mem[k] >= 0);
+  }
+  assert.ok(s.mem.rss > 1024 * 1024, 'rss is at least a MiB');
+  assert.ok(s.mem.heap_used > 0 && s.mem.heap_used <= s.mem.heap_total);
+  assert.ok(Number.isInteger(s.handles.total));
+  const byType = Object.values(s.handles.by_type).reduce((a, b) => a + b, 0);
+  assert.equal(byType, s.handles.total, 'handles.by_type sums to total');
+  for (const k of ['requests', 'responses', 'inflight']) {
+    assert.ok(Number.isInteger(s.http[k]) && s.http[k] >= 0, `http.${k}`);
+  }
+  assertNumber(s.http.latency_mean_ms, 'latency_mean_ms');
+  assert.ok(s.http.latency_max_ms >= s.http.latency_mean_ms);
+  assert.ok(Number.isInteger(s.dropped));
+}
+
+module.exports = { PROBE, FIX, WAIT_MS, TEST_TIMEOUT_MS, GC_KINDS, tmpSocketPath, startSink, probeEnv, startTarget, withTimeout, get, assertNumber, assertSample };
