@@ -46,4 +46,11 @@ struct WindowStats {
 
 WindowStats compute_window_stats(const Timeline& tl, const Window& w);
 
+// Whether the server-side request figures mean anything to show: the probe
+// counts requests in every Node process, and "0 req/s" only says something
+// for a server (it listened) or when requests did arrive.
+inline bool shows_http(const Timeline& tl, const WindowStats& st) {
+  return st.http_present && (st.http_rps > 0 || tl.listen_t >= 0);
+}
+
 }  // namespace loopdoctor

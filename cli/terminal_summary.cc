@@ -10,12 +10,6 @@ namespace {
 // Hotspots listed under the verdict; the report has the full table.
 constexpr std::size_t kTerminalHotspots = 3;
 
-// The probe counts requests in every Node process; "0 req/s" only means
-// something for a server (it listened) or when requests did arrive.
-bool serves_http(const Timeline& tl, const WindowStats& st) {
-  return st.http_present && (st.http_rps > 0 || tl.listen_t >= 0);
-}
-
 const char* verdict_colour(Verdict v) {
   switch (v) {
     case Verdict::kBlockedLoop: return "\x1b[1;31m";       // bold red
@@ -50,7 +44,7 @@ std::string key_figures(const Timeline& tl, const WindowStats& st, const char* s
   if (st.rss_max > 0) add(fmt::format("RSS {:.0f} MB", st.rss_max / 1048576.0));
   if (tl.load_summary.present)
     add(fmt::format("{:.0f} req/s, latency p99 {:.0f} ms", tl.load_summary.rps, tl.load_summary.p99));
-  else if (serves_http(tl, st))
+  else if (shows_http(tl, st))
     add(fmt::format("{:.0f} req/s", st.http_rps));
   return s;
 }
@@ -115,7 +109,7 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
   if (tl.load_summary.present)
     md += fmt::format("| throughput / latency p99 | {:.0f} req/s / {:.0f} ms |\n",
                       tl.load_summary.rps, tl.load_summary.p99);
-  else if (serves_http(tl, st))
+  else if (shows_http(tl, st))
     md += fmt::format("| requests (server side) | {:.0f} req/s, {:.1f} ms mean |\n", st.http_rps,
                       st.http_latency_mean_ms);
   md += "\n";

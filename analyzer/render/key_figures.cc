@@ -59,7 +59,7 @@ std::vector<KeyFigure> key_figures(const Timeline& tl, const Diagnosis& dx) {
     if (ls.errors + ls.non_2xx > 0) detail += ", " + fmt_num(ls.errors + ls.non_2xx, 0) + " failed";
     out.push_back({"Throughput", fmt_num(ls.rps, ls.rps < 100 ? 1 : 0) + " req/s", detail,
                    finding_abnormal(dx, "http") || ls.errors + ls.non_2xx > 0});
-  } else if (st.http_present && (st.http_rps > 0 || tl.listen_t >= 0)) {
+  } else if (shows_http(tl, st)) {
     out.push_back({"Throughput", fmt_num(st.http_rps, st.http_rps < 100 ? 1 : 0) + " req/s",
                    "seen by the probe, mean " + fmt_ms(st.http_latency_mean_ms), finding_abnormal(dx, "http")});
   }
