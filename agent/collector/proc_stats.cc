@@ -128,8 +128,9 @@ std::optional<IoFields> parse_proc_io(std::string_view text) {
   return io;
 }
 
-ProcReader::ProcReader(int pid) : pid_(pid) {
+ProcReader::ProcReader(int pid) {
   const std::string base = "/proc/" + std::to_string(pid);
+  fd_dir_ = base + "/fd";
   stat_fd_ = open_proc_file(base + "/stat");
   status_fd_ = open_proc_file(base + "/status");
   // /proc/<pid>/io needs ptrace-read access; under some sandboxes it is
@@ -161,7 +162,7 @@ std::optional<ProcSample> ProcReader::read(double now_ms) {
         slow_.ctx_voluntary = st->ctx_voluntary;
         slow_.ctx_involuntary = st->ctx_involuntary;
       }
-    slow_.fds = count_fds("/proc/" + std::to_string(pid_) + "/fd");
+    slow_.fds = count_fds(fd_dir_);
     if (pread_whole(io_fd_, &buf_)) slow_.io = parse_proc_io(buf_);
   }
   ProcSample s = slow_;

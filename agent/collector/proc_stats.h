@@ -74,7 +74,7 @@ class ProcReader {
   std::optional<ProcSample> read(double now_ms);
 
  private:
-  int pid_;
+  std::string fd_dir_;  // /proc/<pid>/fd, counted with readdir (no fd to keep)
   int stat_fd_ = -1;
   int status_fd_ = -1;
   int io_fd_ = -1;  // stays -1 where /proc/<pid>/io is EACCES
