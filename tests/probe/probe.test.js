@@ -82,6 +82,65 @@ test('hello, listen, samples, http view and end -> bye (endpoint mode)', { timeo
   }
 });
 
+test('http view: in flight follows open requests and forgets aborted ones; 1 in N timed at high rates', { timeout: TEST_TIMEOUT_MS }, async () => {
+  const sink = startSink();
+  await sink.ready;
+  const target = startTarget('http-server.js', probeEnv({ LOOPDOCTOR_ENDPOINT: sink.path, LOOPDOCTOR_INTERVAL_MS: '50' }));
+  try {
+    const port = Number(await target.firstLine());
+    await sink.waitFor(() => sink.all().find((m) => m.type === 'sample'), 'first sample');
+    const samples = () => sink.all().filter((m) => m.type === 'sample');
+    const since = (n) => samples().slice(n);
+
+    // Three requests that never get an answer are in flight...
+    const HANGING = 3;
+    const hanging = [];
+    for (let i = 0; i < HANGING; i++) {
+      const req = http.get({ host: '127.0.0.1', port, path: '/hang', agent: false });
+      req.on('error', () => {});
+      hanging.push(req);
+    }
+    let n = samples().length;
+    await sink.waitFor(() => since(n).find((s) => s.http.inflight === HANGING), `${HANGING} in flight`);
+    // ...until their clients go away: no 'finish' ever comes for them.
+    hanging.forEach((r) => r.destroy());
+    n = samples().length;
+    await sink.waitFor(() => since(n).find((s) => s.http.inflight === 0), 'aborted requests leave in flight');
+
+    // A burst far above TIMED_REQUESTS_PER_INTERVAL (64) per 50 ms: every
+    // request counted, latency from a sample of them.
+    n = samples().length;
+    const BURST = 4000, CONCURRENCY = 32;
+    const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+    let next = 0;
+    const worker = async () => {
+      while (next < BURST) {
+        next++;
+        await new Promise((resolve, reject) => {
+          http.get({ host: '127.0.0.1', port, path: '/', agent }, (res) => { res.resume(); res.on('end', resolve); })
+            .on('error', reject);
+        });
+      }
+    };
+    await withTimeout(Promise.all(Array.from({ length: CONCURRENCY }, worker)), 15000, 'burst');
+    agent.destroy();
+    const total = () => since(n).reduce((a, s) => ({ req: a.req + s.http.requests, res: a.res + s.http.responses, timed: a.timed + s.http.timed }), { req: 0, res: 0, timed: 0 });
+    await sink.waitFor(() => total().res >= BURST, 'every response counted');
+    const t = total();
+    assert.equal(t.req, BURST);
+    assert.equal(t.res, BURST);
+    assert.ok(t.timed > 0 && t.timed < BURST, `a sample timed (${t.timed} of ${BURST})`);
+    for (const s of since(n)) {
+      assert.ok(s.http.timed <= s.http.responses);
+      if (s.http.responses > 0) assert.ok(s.http.latency_mean_ms > 0, 'a mean for every interval that served');
+    }
+    await sink.waitFor(() => samples().at(-1).http.inflight === 0, 'nothing left in flight');
+  } finally {
+    target.child.kill('SIGKILL');
+    await sink.close();
+  }
+});
+
 test('a 200 ms busy loop shows as delay and full utilisation', { timeout: TEST_TIMEOUT_MS }, async () => {
   const sink = startSink();
   await sink.ready;

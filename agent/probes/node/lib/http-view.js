@@ -1,68 +1,128 @@
 'use strict';
 // The server's own view: requests started and finished, in flight and their
 // response time (diagnostics_channel, Node >= 18), and the ports it listens
-// on (a hook on net.Server.prototype.listen). onRequestStart and
-// onResponseFinish run on every request: they allocate nothing of their own.
+// on (a hook on net.Server.prototype.listen).
+//
+// onRequestStart and onResponseFinish run on every request, so they do as
+// little as possible: counters, a per-connection count, and -- for the
+// requests that are timed -- a clock read and a map entry. Nothing is written
+// onto the application's objects (a new property would change the hidden
+// class of every ServerResponse and slow Node's own code down), and no
+// response is held past its 'finish' (held ones would survive young-GC
+// scavenges and be copied, which under load cost more than the rest).
 const net = require('net');
 const { performance } = require('perf_hooks');
 const { r3 } = require('./state.js');
+const { TIMED_REQUESTS_PER_INTERVAL } = require('./config.js');
 
 let dc;
 try { dc = require('diagnostics_channel'); } catch (_) { dc = null; }
 
+// The smallest power of two that keeps about TIMED_REQUESTS_PER_INTERVAL of
+// `n` requests timed.
+function strideFor(n) {
+  let k = 1;
+  while (n / k > TIMED_REQUESTS_PER_INTERVAL * 2 && k < (1 << 20)) k *= 2;
+  return k;
+}
+
 function createHttpView(state, send) {
   const { now } = state;
-  let requests = 0, responses = 0, latencySum = 0, latencyMax = 0;
-  const inflight = new Map();  // ServerResponse -> start time (performance.now)
+  let requests = 0, responses = 0;
+  // In flight: started, not finished, their connection alive. A request
+  // whose connection dies never gets 'finish', so requests are counted per
+  // connection (keep-alive sockets live anyway; holding them costs nothing)
+  // and a dead connection's unfinished ones leave the count at the sample.
+  // The count is boxed so a request costs one map lookup each way, not two.
+  const perSocket = new Map();  // net.Socket -> { n: requests started, not finished }
+  let inflight = 0;
+  // Latency of the timed requests only (every one at low rates).
+  let timedResponses = 0, latencySum = 0, latencyMax = 0, lastMean = 0;
+  let stride = 1;   // time 1 request in `stride` (a power of two)
+  let seq = 0;
+  const started = new Map();  // timed ServerResponse -> start (performance.now)
 
   function onRequestStart(msg) {
     try {
       if (!state.sampling) return;  // not sampling: keep nothing alive
-      const res = msg.response;
       requests++;
-      if (res) inflight.set(res, performance.now());
+      const s = msg.socket;
+      if (s) {
+        let box = perSocket.get(s);
+        if (box === undefined) perSocket.set(s, box = { n: 0 });
+        box.n++;
+        inflight++;
+      }
+      if ((seq++ & (stride - 1)) === 0 && msg.response) started.set(msg.response, performance.now());
     } catch (_) { /* never throw */ }
   }
 
   function onResponseFinish(msg) {
     try {
-      const res = msg.response;
-      const start = res ? inflight.get(res) : undefined;
-      if (start === undefined) return;
-      inflight.delete(res);
-      const ms = performance.now() - start;
+      if (!state.sampling) return;
       responses++;
+      const s = msg.socket;
+      const box = s ? perSocket.get(s) : undefined;
+      if (box !== undefined && box.n > 0) {
+        box.n--;
+        inflight--;
+      }
+      if (started.size === 0) return;
+      const res = msg.response;
+      const start = res ? started.get(res) : undefined;
+      if (start === undefined) return;
+      started.delete(res);
+      const ms = performance.now() - start;
+      timedResponses++;
       latencySum += ms;
       if (ms > latencyMax) latencyMax = ms;
     } catch (_) { /* never throw */ }
   }
 
-  function sweepInflight() {
-    // A request whose connection died never gets 'finish': forget it.
-    for (const res of inflight.keys()) {
-      const s = res.socket;
-      if (res.destroyed || !s || s.destroyed) inflight.delete(res);
+  // Forgets dead connections (their unfinished requests were aborted) and
+  // the timing of aborted responses, so neither map outlives its sockets.
+  function sweep() {
+    for (const [s, box] of perSocket) {
+      if (s.destroyed) {
+        inflight -= box.n;
+        perSocket.delete(s);
+      }
+    }
+    for (const res of started.keys()) {
+      // A pipelined response waits without a socket: its request has one.
+      const s = res.socket || (res.req && res.req.socket);
+      if (res.destroyed || !s || s.destroyed) started.delete(res);
     }
   }
 
   // The sample's "http" object for the interval just ended; starts the next.
+  // `timed` says how many responses the latency figures come from.
   function takeJson() {
-    if (inflight.size > 0) sweepInflight();
-    const latMean = responses > 0 ? latencySum / responses : 0;
+    sweep();
+    let mean = lastMean;
+    if (timedResponses > 0) mean = lastMean = latencySum / timedResponses;
+    else if (responses === 0) mean = 0;
+    // else: responses finished but none was timed (the rate fell sharply
+    // while 1 in N was timed): the last measured mean stands for them.
     const s = '{"requests":' + requests + ',"responses":' + responses +
-      ',"inflight":' + inflight.size + ',"latency_mean_ms":' + r3(latMean) +
-      ',"latency_max_ms":' + r3(latencyMax) + '}';
+      ',"inflight":' + inflight + ',"latency_mean_ms":' + r3(mean) +
+      ',"latency_max_ms":' + r3(latencyMax) + ',"timed":' + timedResponses + '}';
+    stride = strideFor(requests);
     reset();
     return s;
   }
 
   function reset() {
-    requests = responses = latencySum = latencyMax = 0;
+    requests = responses = timedResponses = latencySum = latencyMax = 0;
   }
 
-  // Sampling stopped: hold no response objects.
+  // Sampling stopped: hold nothing of the application's.
   function clear() {
-    inflight.clear();
+    perSocket.clear();
+    started.clear();
+    inflight = 0;
+    stride = 1;
+    lastMean = 0;
   }
 
   function onListening() {
