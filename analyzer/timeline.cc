@@ -260,7 +260,9 @@ ProbeSample probe_sample_from_record(const json& r, double t, double default_int
   return s;
 }
 
-GcEvent gc_event_from_record(const json& r, double t) { return {t, str(r, "kind"), num(r, "duration_ms")}; }
+GcEvent gc_event_from_record(const json& r, double t) {
+  return {t, str(r, "kind"), num(r, "duration_ms"), num(r, "heap_after")};
+}
 
 Timeline build_timeline(const std::vector<json>& records) {
   Builder b;

@@ -57,6 +57,9 @@ struct GcEvent {
   double t = 0;            // run time the pause started, ms
   std::string kind;        // minor | major | incremental | weak
   double duration_ms = 0;
+  // Heap used the moment a major collection ended, bytes (probe field
+  // heap_after); 0 when not reported (older probes, other collections).
+  double heap_after = 0;
 };
 
 struct LoadSecond {  // the load generator's view, one record per second

@@ -68,14 +68,14 @@ struct Fields {
 // come last in the line).
 enum Top : std::size_t {
   kType, kT, kRt, kIntervalMs, kDelay, kElu, kCpu, kMem, kHandles, kHttp,
-  kKind, kDurationMs,
+  kKind, kDurationMs, kHeapAfter,
   kCpuMs, kRss, kThreads, kFds, kCtxVoluntary, kCtxInvoluntary, kIoRead, kIoWrite,
   kRequests, kBytes, kErrors, kNon2xx, kLatencyMs,
   kTopCount
 };
 constexpr std::array<std::string_view, kTopCount> kTopKeys = {
     "type", "t", "rt", "interval_ms", "delay", "elu", "cpu", "mem", "handles", "http",
-    "kind", "duration_ms",
+    "kind", "duration_ms", "heap_after",
     "cpu_ms", "rss", "threads", "fds", "ctx_voluntary", "ctx_involuntary", "io_read_bytes",
     "io_write_bytes",
     "requests", "bytes", "errors", "non_2xx", "latency_ms"};
@@ -221,7 +221,7 @@ FastKind FastParser::parse(std::string_view line, FastRecord& out) {
       out.proc.t = out.t;
       break;
     case FastKind::kGc:
-      out.gc = {out.t, std::string(r.str(kKind)), r.num(kDurationMs)};
+      out.gc = {out.t, std::string(r.str(kKind)), r.num(kDurationMs), r.num(kHeapAfter)};
       break;
     case FastKind::kLoad:
       out.load = LoadSecond{};

@@ -60,12 +60,45 @@ double heap_trough_slope(const std::vector<const ProbeSample*>& s) {
   return slope(x, y);
 }
 
-// The live heap is best seen right after a full (mark-compact) collection:
-// the heap used of the first sample after each major GC. A per-second
-// trough also counts garbage promoted to old space and not yet collected,
-// which reads churn as a leak; so the post-major points win when there are
-// enough of them: two full collections already show whether what survives
-// them grows (real leaks in a 5 s run show two; a deferred collection, one).
+// Theil-Sen slope: the median of the slopes between every pair of points.
+// One low point (the heap before a cache or pool filled, during the first
+// second of load) moves a least-squares line a long way; it moves the median
+// of pairwise slopes hardly at all, while a leak, rising at every step, gives
+// the same slope either way. Past kMaxTheilSenPoints the series is first
+// reduced to medians of consecutive groups, so an hour of full collections
+// (~7000) costs ~80 000 pairs, not 25 million.
+constexpr std::size_t kMaxTheilSenPoints = 400;
+
+double theil_sen_slope(std::vector<double> x, std::vector<double> y) {
+  if (x.size() > kMaxTheilSenPoints) {
+    const std::size_t n = x.size(), groups = kMaxTheilSenPoints;
+    std::vector<double> gx, gy;
+    for (std::size_t g = 0; g < groups; ++g) {
+      const std::size_t lo = g * n / groups, hi = (g + 1) * n / groups;
+      std::vector<double> px(x.begin() + lo, x.begin() + hi), py(y.begin() + lo, y.begin() + hi);
+      gx.push_back(percentile_in_place(px, 50));
+      gy.push_back(percentile_in_place(py, 50));
+    }
+    x = std::move(gx), y = std::move(gy);
+  }
+  std::vector<double> slopes;
+  slopes.reserve(x.size() * (x.size() - 1) / 2);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    for (std::size_t j = i + 1; j < x.size(); ++j)
+      if (x[j] != x[i]) slopes.push_back((y[j] - y[i]) / (x[j] - x[i]));
+  return slopes.empty() ? 0 : percentile_in_place(slopes, 50);
+}
+
+// The live heap is best seen right after a full (mark-compact) collection.
+// Probes that report it (`heap_after` on the major collection's gc line, read
+// by V8 as the collection ends) give it exactly; otherwise the heap used of
+// the first sample after the collection stands in, which on a blocked loop
+// can come hundreds of ms later with that much new garbage on top. A
+// per-second trough also counts garbage promoted to old space and not yet
+// collected, which reads churn as a leak; so the post-major points win when
+// there are enough of them: two full collections already show whether what
+// survives them grows (real leaks in a 5 s run show two; a deferred
+// collection, one).
 constexpr std::size_t kMinPostMajorPoints = 2;
 
 double heap_growth(const std::vector<const ProbeSample*>& s, const std::vector<GcEvent>& gc,
@@ -75,16 +108,21 @@ double heap_growth(const std::vector<const ProbeSample*>& s, const std::vector<G
   for (const auto& g : gc) {
     if (g.kind != "major" || !w.contains(g.t)) continue;
     const double done = g.t + g.duration_ms;
+    if (g.heap_after > 0) {
+      x.push_back(done / 1000.0);
+      y.push_back(g.heap_after);
+      continue;
+    }
     next = std::lower_bound(next, s.end(), done,
                             [](const ProbeSample* p, double t) { return p->t < t; });
-    if (next == s.end()) break;
+    if (next == s.end()) continue;
     if (!x.empty() && (*next)->t / 1000.0 == x.back()) continue;  // one point per sample
     x.push_back((*next)->t / 1000.0);
     y.push_back((*next)->heap_used);
   }
   *confirmed = x.size() >= kMinPostMajorPoints;
-  if (x.size() == 2) return (y[1] - y[0]) / (x[1] - x[0]);
-  if (*confirmed) return slope(x, y);
+  if (x.size() == 2) return x[1] > x[0] ? (y[1] - y[0]) / (x[1] - x[0]) : 0;
+  if (*confirmed) return theil_sen_slope(std::move(x), std::move(y));
   return heap_trough_slope(s);
 }
 

@@ -119,7 +119,7 @@ std::string check_sample(const json& m) {
 
 std::string check_gc(const json& m) {
   if (auto e = check_string(m, "kind", "gc field ", kMaxLabelValueBytes); !e.empty()) return e;
-  return check_number(m, "duration_ms", "gc field ");
+  return check_numbers(m, {"duration_ms", "heap_after"}, "gc field ");
 }
 
 }  // namespace

@@ -189,6 +189,42 @@ test('forced allocation produces gc messages', { timeout: TEST_TIMEOUT_MS }, asy
   }
 });
 
+test('a full collection reports the heap it left (heap_after), not a later reading', { timeout: TEST_TIMEOUT_MS }, async () => {
+  const sink = startSink();
+  await sink.ready;
+  const target = startTarget('heap-after.js', probeEnv({ LOOPDOCTOR_ENDPOINT: sink.path }));
+  try {
+    const r = await withTimeout(target.exited, WAIT_MS, 'heap-after target exit');
+    assert.equal(r.code, 0);
+    await sink.waitFor(() => sink.all().find((m) => m.type === 'bye'), 'bye at exit');
+    const msgs = sink.all();
+    // The two forced collections are the consecutive majors with the largest
+    // drop (the rebuild may bring a third, with the live set back).
+    const majors = msgs.filter((m) => m.type === 'gc' && m.kind === 'major' && 'heap_after' in m);
+    assert.ok(majors.length >= 2, `majors with heap_after: ${JSON.stringify(majors)}`);
+    let at = 0;
+    for (let i = 1; i + 1 < majors.length; i++) {
+      if (majors[i].heap_after - majors[i + 1].heap_after > majors[at].heap_after - majors[at + 1].heap_after) at = i;
+    }
+    const [withLive, dropped] = [majors[at], majors[at + 1]];
+    for (const g of [withLive, dropped]) {
+      assertNumber(g.heap_after, 'heap_after');
+      assert.ok(g.heap_after > 1e6 && g.heap_after < 4e9, `heap_after ${g.heap_after}`);
+    }
+    const MB = 1024 * 1024;
+    assert.ok(withLive.heap_after - dropped.heap_after > 15 * MB,
+      `30 MB dropped between the collections: ${withLive.heap_after} -> ${dropped.heap_after}`);
+    // Samples after the second collection see the new live set on top.
+    const later = msgs.filter((m) => m.type === 'sample' && m.t > dropped.t + 150);
+    assert.ok(later.length >= 1, 'samples after the rebuild');
+    const peak = Math.max(...later.map((s) => s.mem.heap_used));
+    assert.ok(peak - dropped.heap_after > 15 * MB, `sample heap ${peak} vs heap_after ${dropped.heap_after}`);
+  } finally {
+    target.child.kill('SIGKILL');
+    await sink.close();
+  }
+});
+
 test('fd mode: inherited socketpair, end -> bye', { timeout: TEST_TIMEOUT_MS }, async () => {
   // stdio 'pipe' on fd 3 is a Unix stream socketpair, as the collector passes.
   const target = startTarget('http-server.js', probeEnv({ LOOPDOCTOR_FD: '3' }),

@@ -23,6 +23,11 @@ struct Scenario {
   double gc_minor_ms_per_s = 5;  // minor pause time per second
   double gc_major_ms_per_s = 0;
   double heap_start = 20e6, heap_growth_per_s = 0, heap_churn = 5e6;
+  // When >= 0, major collections carry heap_after (the probe's post-GC heap):
+  // heap_after_base plus this growth per second of load, the first one
+  // heap_after_warmup lower (a cache still filling).
+  double heap_after_growth_per_s = -1;
+  double heap_after_base = 30e6, heap_after_warmup = 0;
   double rps = 500, inflight = 2, latency_ms = 2;
   double heap_limit = 4e9;
   unsigned seed = 42;
@@ -47,6 +52,7 @@ inline std::vector<nlohmann::json> make_recording(const Scenario& sc) {
   double cpu_ms = 0;
   int i = 0;
   double gc_minor_debt = 0, gc_major_debt = 0;
+  bool first_major = true;
   for (double t = 100; t < load_end + 200; ++i) {
     const bool in_load = !sc.load || (t >= load_start && t < load_end);
     const double k = in_load ? 1.0 : 0.05;
@@ -87,8 +93,13 @@ inline std::vector<nlohmann::json> make_recording(const Scenario& sc) {
         gc_minor_debt = 0;
       }
       if (gc_major_debt >= 20) {
-        out.push_back({{"type", "gc"}, {"t", pt - 1}, {"rt", pt + off}, {"kind", "major"},
-                       {"duration_ms", gc_major_debt}});
+        json gc = {{"type", "gc"}, {"t", pt - 1}, {"rt", pt + off}, {"kind", "major"},
+                   {"duration_ms", gc_major_debt}};
+        if (sc.heap_after_growth_per_s >= 0)
+          gc["heap_after"] = sc.heap_after_base + secs * sc.heap_after_growth_per_s -
+                             (first_major ? sc.heap_after_warmup : 0);
+        first_major = false;
+        out.push_back(gc);
         gc_major_debt = 0;
       }
     }

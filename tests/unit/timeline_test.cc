@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <zlib.h>
@@ -119,6 +120,65 @@ TEST_CASE("window stats: GC share and blocked share") {
   CHECK(st.gc_share == Approx(0.2).margin(0.02));
   CHECK(st.blocked_share == 0);
   CHECK(st.cpu_cores_proc == Approx(0.3).margin(0.02));
+}
+
+TEST_CASE("heap growth: the probe's post-GC heap outweighs samples taken later") {
+  // Samples climb 20 MB/s (garbage allocated after each collection and before
+  // the next sample); what survives the collections stays flat.
+  testing::Scenario sc;
+  sc.gc_major_ms_per_s = 60, sc.heap_growth_per_s = 20e6, sc.heap_after_growth_per_s = 0;
+  {
+    Timeline tl = build_timeline(testing::make_recording(sc));
+    WindowStats st = compute_window_stats(tl, analysis_window(tl));
+    CHECK(st.heap_growth_after_major_gc);
+    CHECK(std::abs(st.heap_growth_bytes_per_s) < 0.1e6);
+  }
+  // The other way round: flat samples, post-GC heap rising, is a leak.
+  sc.heap_growth_per_s = 0, sc.heap_after_growth_per_s = 8e6;
+  {
+    Timeline tl = build_timeline(testing::make_recording(sc));
+    WindowStats st = compute_window_stats(tl, analysis_window(tl));
+    CHECK(st.heap_growth_after_major_gc);
+    CHECK(st.heap_growth_bytes_per_s == Approx(8e6).epsilon(0.05));
+  }
+  // Without heap_after the samples after each collection are all there is.
+  sc.heap_growth_per_s = 20e6, sc.heap_after_growth_per_s = -1;
+  {
+    Timeline tl = build_timeline(testing::make_recording(sc));
+    WindowStats st = compute_window_stats(tl, analysis_window(tl));
+    CHECK(st.heap_growth_bytes_per_s == Approx(20e6).epsilon(0.1));
+  }
+}
+
+TEST_CASE("heap growth: one low first point (a cache filling) is not a trend") {
+  // A 5 s run, a full collection every ~0.3 s; the first finds 25 MB less
+  // live data than all the others. A least-squares line reads ~2 MB/s into it.
+  testing::Scenario sc;
+  sc.seconds = 5;
+  sc.gc_major_ms_per_s = 60, sc.heap_after_growth_per_s = 0, sc.heap_after_warmup = 25e6;
+  Timeline tl = build_timeline(testing::make_recording(sc));
+  WindowStats st = compute_window_stats(tl, analysis_window(tl));
+  CHECK(st.heap_growth_after_major_gc);
+  CHECK(std::abs(st.heap_growth_bytes_per_s) < 0.1e6);
+}
+
+TEST_CASE("gc heap_after: fast and JSON paths agree") {
+  std::vector<nlohmann::json> recs = {
+      {{"type", "meta"}, {"format", 1}},
+      {{"type", "gc"}, {"t", 10}, {"kind", "major"}, {"duration_ms", 4.5}, {"heap_after", 31235912}},
+      {{"type", "gc"}, {"t", 20}, {"kind", "minor"}, {"duration_ms", 1}},
+  };
+  write_lines(temp_path("heap-after.ndjson"), recs, false);
+  std::string err;
+  auto fast = load_timeline(temp_path("heap-after.ndjson"), &err);
+  REQUIRE(fast);
+  Timeline slow = build_timeline(recs);
+  REQUIRE(fast->gc.size() == 2);
+  REQUIRE(slow.gc.size() == 2);
+  CHECK(fast->gc[0].heap_after == 31235912);
+  CHECK(slow.gc[0].heap_after == 31235912);
+  CHECK(fast->gc[1].heap_after == 0);
+  CHECK(slow.gc[1].heap_after == 0);
 }
 
 TEST_CASE("handle counts read like a map ordered by name") {

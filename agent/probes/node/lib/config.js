@@ -30,6 +30,11 @@ const FLUSH_MS = 100;                   // see transport.js enqueue()
 // two) so about this many per interval are still timed: the mean stays an
 // unbiased estimate from >= 64 values and the cost falls with the rate.
 const TIMED_REQUESTS_PER_INTERVAL = 64;
+// v8.GCProfiler keeps a JSON record (~1.5 KB) of every collection until it is
+// stopped; gc.js harvests it at each full collection, and after this many
+// other collections so a server that never runs a full one stays bounded
+// (~200 KB) and a harvest stays well under a millisecond.
+const GC_PROFILER_MAX_PENDING = 128;
 // CPU profile (sent once, at the end, when the collector asked for it with
 // "profile-start"). 1 ms sampling costs V8 a few per cent and resolves a
 // 10 ms stall into ~10 samples; finer adds cost, coarser misses short work.
@@ -157,6 +162,7 @@ module.exports = {
   SLOW_REFRESH_MS,
   FLUSH_MS,
   TIMED_REQUESTS_PER_INTERVAL,
+  GC_PROFILER_MAX_PENDING,
   MAX_PROFILE_MS,
   MAX_PROFILE_BYTES,
   MAX_PROFILE_CLOCK_SKEW_MS,
