@@ -7,6 +7,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('path');
 const http = require('http');
+const net = require('net');
 const { spawn } = require('child_process');
 const {
   PROBE, FIX, WAIT_MS, TEST_TIMEOUT_MS, GC_KINDS, tmpSocketPath, startSink, probeEnv, startTarget, withTimeout, get, assertNumber, assertSample,
@@ -137,6 +138,47 @@ test('http view: in flight follows open requests and forgets aborted ones; 1 in 
     await sink.waitFor(() => samples().at(-1).http.inflight === 0, 'nothing left in flight');
   } finally {
     target.child.kill('SIGKILL');
+    await sink.close();
+  }
+});
+
+test('http view: pipelined requests are all counted; the timed one is the one its connection answers first', { timeout: TEST_TIMEOUT_MS }, async () => {
+  const sink = startSink();
+  await sink.ready;
+  const target = startTarget('http-server.js', probeEnv({ LOOPDOCTOR_ENDPOINT: sink.path, LOOPDOCTOR_INTERVAL_MS: '50' }));
+  try {
+    const port = Number(await target.firstLine());
+    await sink.waitFor(() => sink.all().find((m) => m.type === 'sample'), 'first sample');
+    const n = sink.all().filter((m) => m.type === 'sample').length;
+    // Three requests in one write: /slow (30 ms) first, so the two quick ones
+    // wait behind it -- HTTP/1.1 answers them in order.
+    const reply = await withTimeout(new Promise((resolve, reject) => {
+      const c = net.connect(port, '127.0.0.1', () => {
+        c.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n' +
+          'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      });
+      let text = '';
+      c.on('data', (d) => { text += d; });
+      c.on('end', () => resolve(text));
+      c.on('error', reject);
+    }), WAIT_MS, 'pipelined replies');
+    assert.equal((reply.match(/HTTP\/1\.1 200/g) || []).length, 3);
+    const since = () => sink.all().filter((m) => m.type === 'sample').slice(n);
+    const total = () => since().reduce((a, s) => ({
+      req: a.req + s.http.requests, res: a.res + s.http.responses, timed: a.timed + s.http.timed,
+      max: Math.max(a.max, s.http.latency_max_ms),
+    }), { req: 0, res: 0, timed: 0, max: 0 });
+    await sink.waitFor(() => total().res >= 3 && since().at(-1).http.inflight === 0, 'three responses, none in flight');
+    const t = total();
+    assert.equal(t.req, 3);
+    assert.equal(t.res, 3);
+    // Only the first was timed (the others started while it was unfinished),
+    // and its time is the slow answer's, not a quick one's.
+    assert.equal(t.timed, 1);
+    assert.ok(t.max >= 25 && t.max < 1000, `the timed request took ${t.max} ms`);
+  } finally {
+    target.child.kill('SIGTERM');
+    await withTimeout(target.exited, WAIT_MS, 'target exit');
     await sink.close();
   }
 });

@@ -4,8 +4,8 @@
 // on (a hook on net.Server.prototype.listen).
 //
 // onRequestStart and onResponseFinish run on every request, so they do as
-// little as possible: counters, a per-connection count, and -- for the
-// requests that are timed -- a clock read and a map entry. Nothing is written
+// little as possible: counters and one map lookup each (the connection's
+// box), plus a clock read for the requests that are timed. Nothing is written
 // onto the application's objects (a new property would change the hidden
 // class of every ServerResponse and slow Node's own code down), and no
 // response is held past its 'finish' (held ones would survive young-GC
@@ -33,27 +33,31 @@ function createHttpView(state, send) {
   // whose connection dies never gets 'finish', so requests are counted per
   // connection (keep-alive sockets live anyway; holding them costs nothing)
   // and a dead connection's unfinished ones leave the count at the sample.
-  // The count is boxed so a request costs one map lookup each way, not two.
-  const perSocket = new Map();  // net.Socket -> { n: requests started, not finished }
+  // The connection's box also holds the start of its timed request: HTTP/1.1
+  // answers a connection's requests in order, so a request timed only when
+  // its connection had nothing else unfinished is the one the connection's
+  // next 'finish' belongs to. (A map from response to start time cost a set
+  // and a delete per timed request, and the map's rehashing as it grew and
+  // shrank was an eighth of the view's cost under load.) Pipelined requests
+  // are therefore never timed; they are rare, and counted all the same.
+  const perSocket = new Map();  // net.Socket -> { n: started, not finished; t: timed start or -1 }
   let inflight = 0;
   // Latency of the timed requests only (every one at low rates).
   let timedResponses = 0, latencySum = 0, latencyMax = 0, lastMean = 0;
   let stride = 1;   // time 1 request in `stride` (a power of two)
   let seq = 0;
-  const started = new Map();  // timed ServerResponse -> start (performance.now)
 
   function onRequestStart(msg) {
     try {
       if (!state.sampling) return;  // not sampling: keep nothing alive
       requests++;
       const s = msg.socket;
-      if (s) {
-        let box = perSocket.get(s);
-        if (box === undefined) perSocket.set(s, box = { n: 0 });
-        box.n++;
-        inflight++;
-      }
-      if ((seq++ & (stride - 1)) === 0 && msg.response) started.set(msg.response, performance.now());
+      if (!s) return;
+      let box = perSocket.get(s);
+      if (box === undefined) perSocket.set(s, box = { n: 0, t: -1 });
+      if ((seq++ & (stride - 1)) === 0 && box.n === 0) box.t = performance.now();
+      box.n++;
+      inflight++;
     } catch (_) { /* never throw */ }
   }
 
@@ -63,35 +67,26 @@ function createHttpView(state, send) {
       responses++;
       const s = msg.socket;
       const box = s ? perSocket.get(s) : undefined;
-      if (box !== undefined && box.n > 0) {
-        box.n--;
-        inflight--;
-      }
-      if (started.size === 0) return;
-      const res = msg.response;
-      const start = res ? started.get(res) : undefined;
-      if (start === undefined) return;
-      started.delete(res);
-      const ms = performance.now() - start;
+      if (box === undefined || box.n === 0) return;
+      box.n--;
+      inflight--;
+      if (box.t < 0) return;
+      const ms = performance.now() - box.t;
+      box.t = -1;
       timedResponses++;
       latencySum += ms;
       if (ms > latencyMax) latencyMax = ms;
     } catch (_) { /* never throw */ }
   }
 
-  // Forgets dead connections (their unfinished requests were aborted) and
-  // the timing of aborted responses, so neither map outlives its sockets.
+  // Forgets dead connections: their unfinished requests were aborted, and
+  // the map must not outlive its sockets.
   function sweep() {
     for (const [s, box] of perSocket) {
       if (s.destroyed) {
         inflight -= box.n;
         perSocket.delete(s);
       }
-    }
-    for (const res of started.keys()) {
-      // A pipelined response waits without a socket: its request has one.
-      const s = res.socket || (res.req && res.req.socket);
-      if (res.destroyed || !s || s.destroyed) started.delete(res);
     }
   }
 
@@ -119,7 +114,6 @@ function createHttpView(state, send) {
   // Sampling stopped: hold nothing of the application's.
   function clear() {
     perSocket.clear();
-    started.clear();
     inflight = 0;
     stride = 1;
     lastMean = 0;
