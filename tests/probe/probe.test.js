@@ -267,6 +267,34 @@ test('a full collection reports the heap it left (heap_after), not a later readi
   }
 });
 
+test('a full collection in a stalled callback still reports the heap it left', { timeout: TEST_TIMEOUT_MS }, async () => {
+  const sink = startSink();
+  await sink.ready;
+  const target = startTarget('heap-after-stall.js', probeEnv({ LOOPDOCTOR_ENDPOINT: sink.path }));
+  try {
+    const truth = JSON.parse(await target.firstLine());
+    const r = await withTimeout(target.exited, WAIT_MS, 'heap-after-stall target exit');
+    assert.equal(r.code, 0);
+    await sink.waitFor(() => sink.all().find((m) => m.type === 'bye'), 'bye at exit');
+    // The forced collection is the last major before the stall's end; its
+    // observer entry arrived ~200 ms and 50 MB late, so only V8's own record
+    // (v8.GCProfiler, switched on by the first stall) knows the heap it left.
+    const majors = sink.all().filter((m) => m.type === 'gc' && m.kind === 'major');
+    assert.ok(majors.length >= 1, 'the forced full collection');
+    const withAfter = majors.filter((m) => 'heap_after' in m);
+    assert.ok(withAfter.length >= 1, `a major with heap_after: ${JSON.stringify(majors)}`);
+    const MB = 1024 * 1024;
+    const closest = withAfter.reduce((a, m) => (Math.abs(m.heap_after - truth.after) < Math.abs(a.heap_after - truth.after) ? m : a));
+    assert.ok(Math.abs(closest.heap_after - truth.after) < 5 * MB,
+      `heap_after ${closest.heap_after} vs ${truth.after} read right after the collection`);
+    // And no major claims the heap as it was after the stall (50 MB more).
+    for (const m of withAfter) assert.ok(m.heap_after < truth.after + 25 * MB, `heap_after ${m.heap_after} is a late reading`);
+  } finally {
+    target.child.kill('SIGKILL');
+    await sink.close();
+  }
+});
+
 test('fd mode: inherited socketpair, end -> bye', { timeout: TEST_TIMEOUT_MS }, async () => {
   // stdio 'pipe' on fd 3 is a Unix stream socketpair, as the collector passes.
   const target = startTarget('http-server.js', probeEnv({ LOOPDOCTOR_FD: '3' }),

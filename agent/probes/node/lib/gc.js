@@ -1,29 +1,39 @@
 'use strict';
 // GC pauses: one "gc" line per collection, from a PerformanceObserver that
 // runs only while sampling. A full (major) collection's line also carries
-// `heap_after`, the heap used the moment it ended, from v8.GCProfiler: the
-// live heap is only visible right after a full collection, and the next
-// sample can come hundreds of milliseconds later on a blocked loop, by which
-// time the heap holds that much new garbage (measured: post-GC readings of one
-// steady server spread 46-92 MB through the next sample, which read as a leak).
-const { PerformanceObserver } = require('perf_hooks');
+// `heap_after`, the heap used the moment it ended: the live heap is only
+// visible right after a full collection, and the next sample can come
+// hundreds of milliseconds later on a blocked loop, by which time the heap
+// holds that much new garbage (measured: post-GC readings of one steady
+// server spread 46-92 MB through the next sample, which read as a leak).
+const { PerformanceObserver, performance } = require('perf_hooks');
+const v8 = require('v8');
 const { r3 } = require('./state.js');
-const { GC_PROFILER_MAX_PENDING } = require('./config.js');
+const { GC_PROFILER_MAX_PENDING, HEAP_AFTER_MAX_LAG_MS, GC_PROFILER_IDLE_MS } = require('./config.js');
 
 const GC_KINDS = { 1: 'minor', 4: 'major', 8: 'incremental', 16: 'weak' };
 
-// Heap used after each full collection, from a GCProfiler kept running and
-// harvested only when the observer has seen a full collection (or when enough
-// other collections are pending that its buffer should be emptied).
+// The heap a full collection left, from one of two sources:
+// - read when the observer hears of the collection, if it hears soon enough
+//   (HEAP_AFTER_MAX_LAG_MS): on a loop that is not stalling this is
+//   practically always, and costs one v8.getHeapStatistics() per full
+//   collection;
+// - from v8.GCProfiler, which V8 fills as each collection ends, whatever the
+//   loop is doing. It costs ~30 us for every collection, minor ones
+//   included (a JSON record of every heap space, parsed at the harvest),
+//   ~0.3-0.5 % of a hello-world server's CPU at ~100 scavenges/s, so it runs
+//   only once the observer has been late (the loop stalls: exactly when the
+//   first source fails), until it has been on time for GC_PROFILER_IDLE_MS.
+//   The stall that turns it on loses its own full collections' heap_after
+//   (the analyser then takes the next sample's heap); later ones have it.
 function createHeapAfterMajor() {
-  let GCProfiler;
-  try { GCProfiler = require('v8').GCProfiler; } catch (_) { GCProfiler = null; }
-  if (typeof GCProfiler !== 'function') return null;  // Node < 18.15
+  const GCProfiler = typeof v8.GCProfiler === 'function' ? v8.GCProfiler : null;  // Node >= 18.15
   let profiler = null;
   let pending = 0;
+  let lastLateT = -Infinity;
 
-  function start() {
-    if (profiler) return;
+  function startProfiler() {
+    if (profiler || !GCProfiler) return;
     try { profiler = new GCProfiler(); profiler.start(); } catch (_) { profiler = null; }
     pending = 0;
   }
@@ -55,16 +65,42 @@ function createHeapAfterMajor() {
     return out;
   }
 
-  // Called with each observer batch: returns the post-GC heap of its majors
-  // (oldest first) when it has any, else [] after counting the batch.
-  function forBatch(majors, total) {
-    pending += total;
-    if (majors > 0) return harvest();
-    if (pending > GC_PROFILER_MAX_PENDING) harvest();
-    return [];
+  // Called with each observer batch (its entries, the kinds found, how many
+  // are major): fills heapAfter[i] for the batch's full collections where it
+  // is known (undefined elsewhere).
+  function forBatch(entries, kinds, majors, heapAfter) {
+    const t = performance.now();
+    const last = entries[entries.length - 1];
+    const late = t - (last.startTime + last.duration) > HEAP_AFTER_MAX_LAG_MS;
+    if (late) lastLateT = t;
+    let fromProfiler = [];
+    if (profiler) {
+      pending += entries.length;
+      if (majors > 0) fromProfiler = harvest();
+      else if (pending > GC_PROFILER_MAX_PENDING) harvest();
+    }
+    // The profiler and the observer see the same collections in the same
+    // order, the profiler only those since it started; align from the end,
+    // since a collection during the harvest itself is in the observer's
+    // next batch but not in the profiler's.
+    let k = fromProfiler.length - majors;
+    let readNow;
+    for (let i = 0; i < entries.length; i++) {
+      if (kinds[i] !== 'major') continue;
+      if (k >= 0 && k < fromProfiler.length) {
+        heapAfter[i] = fromProfiler[k];
+      } else if (t - (entries[i].startTime + entries[i].duration) <= HEAP_AFTER_MAX_LAG_MS) {
+        // Only the newest major can be this recent; one reading serves.
+        if (readNow === undefined) readNow = v8.getHeapStatistics().used_heap_size;
+        heapAfter[i] = readNow;
+      }
+      k++;
+    }
+    if (late) startProfiler();
+    else if (profiler && t - lastLateT > GC_PROFILER_IDLE_MS) stop();
   }
 
-  return { start, stop, forBatch };
+  return { stop, forBatch };
 }
 
 function createGcObserver(state, enqueue) {
@@ -76,6 +112,7 @@ function createGcObserver(state, enqueue) {
     try {
       if (!state.connected || state.finished) return;
       const entries = list.getEntries();
+      if (entries.length === 0) return;
       const kinds = new Array(entries.length);
       let majors = 0;
       for (let i = 0; i < entries.length; i++) {
@@ -84,20 +121,14 @@ function createGcObserver(state, enqueue) {
         kinds[i] = GC_KINDS[kindNum] || 'minor';
         if (kinds[i] === 'major') majors++;
       }
-      // The profiler and the observer see the same collections in the same
-      // order; align from the end, since a collection during the harvest
-      // itself is in the observer's next batch but not in the profiler's.
-      const after = heapAfter ? heapAfter.forBatch(majors, entries.length) : [];
-      let k = after.length - majors;
+      const after = new Array(entries.length);
+      if (heapAfter) heapAfter.forBatch(entries, kinds, majors, after);
       let out = '';
       for (let i = 0; i < entries.length; i++) {
         const e = entries[i];
         out += '{"type":"gc","t":' + r3(e.startTime - t0) + ',"kind":"' + kinds[i] +
           '","duration_ms":' + r3(e.duration);
-        if (kinds[i] === 'major') {
-          if (k >= 0 && k < after.length) out += ',"heap_after":' + after[k];
-          k++;
-        }
+        if (after[i] !== undefined) out += ',"heap_after":' + after[i];
         out += '}\n';
       }
       if (out) enqueue(out);
@@ -109,7 +140,6 @@ function createGcObserver(state, enqueue) {
     try {
       observer = new PerformanceObserver(onEntries);
       observer.observe({ entryTypes: ['gc'] });
-      if (heapAfter) heapAfter.start();
     } catch (_) { observer = null; }
   }
 
