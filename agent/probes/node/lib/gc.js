@@ -70,8 +70,10 @@ function createHeapAfterMajor() {
   // is known (undefined elsewhere).
   function forBatch(entries, kinds, majors, heapAfter) {
     const t = performance.now();
-    const last = entries[entries.length - 1];
-    const late = t - (last.startTime + last.duration) > HEAP_AFTER_MAX_LAG_MS;
+    // Late if the oldest of the batch was: the loop stalled after it (the
+    // newest can be a scavenge V8 ran between the stall and the delivery).
+    const first = entries[0];
+    const late = t - (first.startTime + first.duration) > HEAP_AFTER_MAX_LAG_MS;
     if (late) lastLateT = t;
     let fromProfiler = [];
     if (profiler) {
