@@ -124,7 +124,7 @@ function createGcObserver(state, enqueue) {
         if (kinds[i] === 'major') majors++;
       }
       const after = new Array(entries.length);
-      if (heapAfter) heapAfter.forBatch(entries, kinds, majors, after);
+      heapAfter.forBatch(entries, kinds, majors, after);
       let out = '';
       for (let i = 0; i < entries.length; i++) {
         const e = entries[i];
@@ -147,7 +147,7 @@ function createGcObserver(state, enqueue) {
 
   function stop() {
     if (observer) { try { observer.disconnect(); } catch (_) { /* gone */ } observer = null; }
-    if (heapAfter) heapAfter.stop();
+    heapAfter.stop();
   }
 
   return { start, stop };

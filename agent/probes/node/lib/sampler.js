@@ -82,19 +82,18 @@ function createSampler(state, transport, gc, httpView) {
   function delayJson() {
     if (delayCount === 0) return '{"min":0,"mean":0,"max":0,"p50":0,"p90":0,"p99":0,"count":0}';
     const n = Math.min(delayCount, MAX_DELAYS_PER_SAMPLE);
-    let s;
+    let p50, p90, p99;
     if (n === 1) {
       // One tick per sample (interval == timer period, the 10 ms default):
-      // every figure is that tick's, with no view to make and sort.
-      const v = r3(delays[0]);
-      s = '{"min":' + v + ',"mean":' + v + ',"max":' + v + ',"p50":' + v + ',"p90":' + v + ',"p99":' + v + ',"count":1}';
+      // its delay is every percentile, with no view to make and sort.
+      p50 = p90 = p99 = delays[0];
     } else {
       const sorted = delays.subarray(0, n).sort();  // numeric sort of a typed array, in place
       const pct = (p) => sorted[Math.min(n - 1, Math.ceil((p / 100) * n) - 1)];
-      s = '{"min":' + r3(delayMin) + ',"mean":' + r3(delaySum / delayCount) + ',"max":' + r3(delayMax) +
-        ',"p50":' + r3(pct(50)) + ',"p90":' + r3(pct(90)) + ',"p99":' + r3(pct(99)) +
-        ',"count":' + delayCount + '}';
+      p50 = pct(50); p90 = pct(90); p99 = pct(99);
     }
+    const s = '{"min":' + r3(delayMin) + ',"mean":' + r3(delaySum / delayCount) + ',"max":' + r3(delayMax) +
+      ',"p50":' + r3(p50) + ',"p90":' + r3(p90) + ',"p99":' + r3(p99) + ',"count":' + delayCount + '}';
     resetDelays();
     return s;
   }
