@@ -150,4 +150,26 @@ function assertSample(s) {
   assert.ok(Number.isInteger(s.dropped));
 }
 
-module.exports = { PROBE, FIX, WAIT_MS, TEST_TIMEOUT_MS, GC_KINDS, tmpSocketPath, startSink, probeEnv, startTarget, withTimeout, get, assertNumber, assertSample };
+// The http fixture under the probe, reporting to `sink` every intervalMs
+// (endpoint mode); resolves once its port is known and a first sample is in.
+// `since(n)` is the samples after the first n.
+async function startHttpTarget(sink, intervalMs) {
+  const target = startTarget('http-server.js', probeEnv({ LOOPDOCTOR_ENDPOINT: sink.path, LOOPDOCTOR_INTERVAL_MS: String(intervalMs) }));
+  const samples = () => sink.all().filter((m) => m.type === 'sample');
+  const port = Number(await target.firstLine());
+  await sink.waitFor(() => samples()[0], 'first sample');
+  return { target, port, samples, since: (n) => samples().slice(n) };
+}
+
+// The http view summed over samples: requests, responses, timed, worst latency.
+function httpTotals(samples) {
+  return samples.reduce((a, s) => ({
+    req: a.req + s.http.requests, res: a.res + s.http.responses, timed: a.timed + s.http.timed,
+    max: Math.max(a.max, s.http.latency_max_ms),
+  }), { req: 0, res: 0, timed: 0, max: 0 });
+}
+
+module.exports = {
+  PROBE, FIX, WAIT_MS, TEST_TIMEOUT_MS, GC_KINDS, tmpSocketPath, startSink, probeEnv, startTarget, startHttpTarget, httpTotals,
+  withTimeout, get, assertNumber, assertSample,
+};

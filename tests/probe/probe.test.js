@@ -10,7 +10,8 @@ const http = require('http');
 const net = require('net');
 const { spawn } = require('child_process');
 const {
-  PROBE, FIX, WAIT_MS, TEST_TIMEOUT_MS, GC_KINDS, tmpSocketPath, startSink, probeEnv, startTarget, withTimeout, get, assertNumber, assertSample,
+  PROBE, FIX, WAIT_MS, TEST_TIMEOUT_MS, GC_KINDS, tmpSocketPath, startSink, probeEnv, startTarget, startHttpTarget, httpTotals,
+  withTimeout, get, assertNumber, assertSample,
 } = require('./helpers');
 
 test('hello, listen, samples, http view and end -> bye (endpoint mode)', { timeout: TEST_TIMEOUT_MS }, async () => {
@@ -41,8 +42,7 @@ test('hello, listen, samples, http view and end -> bye (endpoint mode)', { timeo
     // A bounded amount of traffic, including slow responses.
     const REQUESTS = 10;
     for (let i = 0; i < REQUESTS; i++) assert.equal(await get(port, i % 2 ? '/slow' : '/'), 200);
-    const served = () => sink.all().filter((m) => m.type === 'sample')
-      .reduce((a, s) => ({ req: a.req + s.http.requests, res: a.res + s.http.responses, max: Math.max(a.max, s.http.latency_max_ms) }), { req: 0, res: 0, max: 0 });
+    const served = () => httpTotals(sink.all().filter((m) => m.type === 'sample'));
     await sink.waitFor(() => served().res >= REQUESTS, 'all responses counted');
     const totals = served();
     assert.equal(totals.req, REQUESTS);
@@ -86,12 +86,8 @@ test('hello, listen, samples, http view and end -> bye (endpoint mode)', { timeo
 test('http view: in flight follows open requests and forgets aborted ones; 1 in N timed at high rates', { timeout: TEST_TIMEOUT_MS }, async () => {
   const sink = startSink();
   await sink.ready;
-  const target = startTarget('http-server.js', probeEnv({ LOOPDOCTOR_ENDPOINT: sink.path, LOOPDOCTOR_INTERVAL_MS: '50' }));
+  const { target, port, samples, since } = await startHttpTarget(sink, 50);
   try {
-    const port = Number(await target.firstLine());
-    await sink.waitFor(() => sink.all().find((m) => m.type === 'sample'), 'first sample');
-    const samples = () => sink.all().filter((m) => m.type === 'sample');
-    const since = (n) => samples().slice(n);
 
     // Three requests that never get an answer are in flight...
     const HANGING = 3;
@@ -125,7 +121,7 @@ test('http view: in flight follows open requests and forgets aborted ones; 1 in 
     };
     await withTimeout(Promise.all(Array.from({ length: CONCURRENCY }, worker)), 15000, 'burst');
     agent.destroy();
-    const total = () => since(n).reduce((a, s) => ({ req: a.req + s.http.requests, res: a.res + s.http.responses, timed: a.timed + s.http.timed }), { req: 0, res: 0, timed: 0 });
+    const total = () => httpTotals(since(n));
     await sink.waitFor(() => total().res >= BURST, 'every response counted');
     const t = total();
     assert.equal(t.req, BURST);
@@ -145,11 +141,9 @@ test('http view: in flight follows open requests and forgets aborted ones; 1 in 
 test('http view: pipelined requests are all counted; the timed one is the one its connection answers first', { timeout: TEST_TIMEOUT_MS }, async () => {
   const sink = startSink();
   await sink.ready;
-  const target = startTarget('http-server.js', probeEnv({ LOOPDOCTOR_ENDPOINT: sink.path, LOOPDOCTOR_INTERVAL_MS: '50' }));
+  const { target, port, samples, since } = await startHttpTarget(sink, 50);
   try {
-    const port = Number(await target.firstLine());
-    await sink.waitFor(() => sink.all().find((m) => m.type === 'sample'), 'first sample');
-    const n = sink.all().filter((m) => m.type === 'sample').length;
+    const n = samples().length;
     // Three requests in one write: /slow (30 ms) first, so the two quick ones
     // wait behind it -- HTTP/1.1 answers them in order.
     const reply = await withTimeout(new Promise((resolve, reject) => {
@@ -163,12 +157,8 @@ test('http view: pipelined requests are all counted; the timed one is the one it
       c.on('error', reject);
     }), WAIT_MS, 'pipelined replies');
     assert.equal((reply.match(/HTTP\/1\.1 200/g) || []).length, 3);
-    const since = () => sink.all().filter((m) => m.type === 'sample').slice(n);
-    const total = () => since().reduce((a, s) => ({
-      req: a.req + s.http.requests, res: a.res + s.http.responses, timed: a.timed + s.http.timed,
-      max: Math.max(a.max, s.http.latency_max_ms),
-    }), { req: 0, res: 0, timed: 0, max: 0 });
-    await sink.waitFor(() => total().res >= 3 && since().at(-1).http.inflight === 0, 'three responses, none in flight');
+    const total = () => httpTotals(since(n));
+    await sink.waitFor(() => total().res >= 3 && since(n).at(-1).http.inflight === 0, 'three responses, none in flight');
     const t = total();
     assert.equal(t.req, 3);
     assert.equal(t.res, 3);
