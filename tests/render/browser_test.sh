@@ -37,25 +37,41 @@ trap cleanup EXIT
 start_proxy() {
   rm -f "$1.port" "$1.log"
   python3 - "$1" <<'PY' &
-import socket, sys
+import socket, sys, threading
 base = sys.argv[1]
+lock = threading.Lock()
+def log(line):
+    with lock, open(base + ".log", "a") as f: f.write(line + "\n")
+# Each connection gets its own thread and waits for its first line as long as
+# the browser lives: Chromium opens speculative connections to the proxy and
+# may send a request on one seconds later, or close it unused. A connection
+# closed without a byte carried no request and is logged as "(unused)".
+def serve(c):
+    data = b""
+    try:
+        while b"\r\n" not in data and len(data) < 8192:
+            chunk = c.recv(4096)
+            if not chunk: break
+            data += chunk
+    except OSError:
+        pass
+    c.close()
+    if not data:
+        log("(unused)"); return
+    parts = data.split(b"\r\n")[0].decode("latin-1").split()
+    target = parts[1] if len(parts) > 1 else ""
+    if "://" in target: target = target.split("://", 1)[1]
+    host = target.split("/", 1)[0].rsplit(":", 1)[0]
+    # Unparseable bytes still count as a request, shown as they came.
+    log(host or "?" + repr(data[:80]))
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", 0)); s.listen(64); s.settimeout(120)
 open(base + ".log", "w").close()
 open(base + ".port", "w").write(str(s.getsockname()[1]))
 try:
     while True:
-        c, _ = s.accept(); c.settimeout(2)
-        host = "?"
-        try:
-            parts = c.recv(4096).split(b"\r\n")[0].decode("latin-1").split()
-            target = parts[1] if len(parts) > 1 else "?"
-            if "://" in target: target = target.split("://", 1)[1]
-            host = target.split("/", 1)[0].rsplit(":", 1)[0] or "?"
-        except Exception:
-            pass
-        with open(base + ".log", "a") as f: f.write(host + "\n")
-        c.close()
+        c, _ = s.accept()
+        threading.Thread(target=serve, args=(c,), daemon=True).start()
 except socket.timeout:
     pass
 PY
@@ -78,12 +94,13 @@ open_page() {
     --window-size=1100,3900 --hide-scrollbars \
     --screenshot="$png" "file://$page" >"$work/chromium-$tag.log" 2>&1 || {
     echo "chromium failed; log:"; cat "$work/chromium-$tag.log"; exit 1; }
+  sleep 0.5  # lets the proxy log what arrived just before the browser exited
   kill "$proxy_pid" 2>/dev/null || true
   wait "$proxy_pid" 2>/dev/null || true
   proxy_pid=""
 }
 
-page_requests() { grep -Ev "$browser_hosts" "$work/$1.log" || true; }
+page_requests() { grep -Ev "$browser_hosts|^\(unused\)$" "$work/$1.log" || true; }
 
 # Control: a page that loads one remote image must be seen by the proxy.
 control="$work/control.html"
@@ -99,6 +116,7 @@ requests=$(page_requests report)
 size=$(stat -c %s "$shot" 2>/dev/null || echo 0)
 echo "screenshot: $shot ($size bytes)"
 echo "browser's own connections (not counted): $(grep -Ec "$browser_hosts" "$work/report.log" || true)"
+echo "connections closed unused (not counted): $(grep -Ec '^\(unused\)$' "$work/report.log" || true)"
 if [[ -n "$requests" ]]; then
   echo "FAIL: the report made network requests to:"; echo "$requests"; exit 1
 fi
