@@ -221,6 +221,26 @@ test('forced allocation produces gc messages', { timeout: TEST_TIMEOUT_MS }, asy
   }
 });
 
+test('collections just before process.exit() still get their gc lines', { timeout: TEST_TIMEOUT_MS }, async () => {
+  const sink = startSink();
+  await sink.ready;
+  const target = startTarget('gc-then-exit.js', probeEnv({ LOOPDOCTOR_ENDPOINT: sink.path }));
+  try {
+    const r = await withTimeout(target.exited, WAIT_MS, 'gc-then-exit target exit');
+    assert.equal(r.code, 0);
+    await sink.waitFor(() => sink.all().find((m) => m.type === 'bye'), 'bye at exit');
+    const msgs = sink.all();
+    const majors = msgs.filter((m) => m.type === 'gc' && m.kind === 'major');
+    assert.ok(majors.length >= 3, `the three forced collections: ${JSON.stringify(majors)}`);
+    // Before the bye, as every line of the run.
+    const byeAt = msgs.findIndex((m) => m.type === 'bye');
+    assert.ok(msgs.lastIndexOf(majors[majors.length - 1]) < byeAt, 'gc lines before bye');
+  } finally {
+    target.child.kill('SIGKILL');
+    await sink.close();
+  }
+});
+
 test('a full collection reports the heap it left (heap_after), not a later reading', { timeout: TEST_TIMEOUT_MS }, async () => {
   const sink = startSink();
   await sink.ready;

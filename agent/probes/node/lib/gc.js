@@ -112,9 +112,13 @@ function createGcObserver(state, enqueue) {
 
   function onEntries(list) {
     try {
-      if (!state.connected || state.finished) return;
-      const entries = list.getEntries();
-      if (entries.length === 0) return;
+      if (!state.finished) emit(list.getEntries());
+    } catch (_) { /* never throw */ }
+  }
+
+  function emit(entries) {
+    try {
+      if (!state.connected || entries.length === 0) return;
       const kinds = new Array(entries.length);
       let majors = 0;
       for (let i = 0; i < entries.length; i++) {
@@ -145,8 +149,16 @@ function createGcObserver(state, enqueue) {
     } catch (_) { observer = null; }
   }
 
+  // Entries the observer holds but has not delivered yet go out before it is
+  // dropped: Node delivers them from an immediate, which never runs once the
+  // process exits (process.exit() from an immediate queued before Node's).
+  // Collections whose entries Node itself has not made yet (its native
+  // immediate, unref'd, does not run at exit either) are lost.
   function stop() {
-    if (observer) { try { observer.disconnect(); } catch (_) { /* gone */ } observer = null; }
+    if (observer) {
+      try { emit(observer.takeRecords()); observer.disconnect(); } catch (_) { /* gone */ }
+      observer = null;
+    }
     heapAfter.stop();
   }
 
