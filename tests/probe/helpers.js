@@ -161,6 +161,24 @@ async function startHttpTarget(sink, intervalMs) {
   return { target, port, samples, since: (n) => samples().slice(n) };
 }
 
+// Runs a fixture under the probe (endpoint mode) until it exits by itself
+// with code 0 and its bye is in; resolves with the probe's messages and the
+// target's stdout.
+async function runToExit(script) {
+  const sink = startSink();
+  await sink.ready;
+  const target = startTarget(script, probeEnv({ LOOPDOCTOR_ENDPOINT: sink.path }));
+  try {
+    const r = await withTimeout(target.exited, WAIT_MS, `${script} exit`);
+    assert.equal(r.code, 0, `${script} exit code; stderr: ${r.stderr}`);
+    await sink.waitFor(() => sink.all().find((m) => m.type === 'bye'), 'bye at exit');
+    return { msgs: sink.all(), stdout: r.stdout };
+  } finally {
+    target.child.kill('SIGKILL');
+    await sink.close();
+  }
+}
+
 // The http view summed over samples: requests, responses, timed, worst latency.
 function httpTotals(samples) {
   return samples.reduce((a, s) => ({
@@ -170,6 +188,6 @@ function httpTotals(samples) {
 }
 
 module.exports = {
-  PROBE, FIX, WAIT_MS, TEST_TIMEOUT_MS, GC_KINDS, tmpSocketPath, startSink, probeEnv, startTarget, startHttpTarget, httpTotals,
+  PROBE, FIX, WAIT_MS, TEST_TIMEOUT_MS, GC_KINDS, tmpSocketPath, startSink, probeEnv, startTarget, startHttpTarget, httpTotals, runToExit,
   withTimeout, get, assertNumber, assertSample,
 };

@@ -10,7 +10,7 @@ const http = require('http');
 const net = require('net');
 const { spawn } = require('child_process');
 const {
-  PROBE, FIX, WAIT_MS, TEST_TIMEOUT_MS, GC_KINDS, tmpSocketPath, startSink, probeEnv, startTarget, startHttpTarget, httpTotals,
+  PROBE, FIX, WAIT_MS, TEST_TIMEOUT_MS, GC_KINDS, tmpSocketPath, startSink, probeEnv, startTarget, startHttpTarget, httpTotals, runToExit,
   withTimeout, get, assertNumber, assertSample,
 } = require('./helpers');
 
@@ -198,111 +198,68 @@ test('a 200 ms busy loop shows as delay and full utilisation', { timeout: TEST_T
 });
 
 test('forced allocation produces gc messages', { timeout: TEST_TIMEOUT_MS }, async () => {
-  const sink = startSink();
-  await sink.ready;
-  const target = startTarget('alloc.js', probeEnv({ LOOPDOCTOR_ENDPOINT: sink.path }));
-  try {
-    const r = await withTimeout(target.exited, WAIT_MS, 'alloc target exit');
-    assert.equal(r.code, 0);
-    await sink.waitFor(() => sink.all().find((m) => m.type === 'bye'), 'bye at exit');
-    const msgs = sink.all();
-    const gcs = msgs.filter((m) => m.type === 'gc');
-    assert.ok(gcs.length >= 1, 'at least one gc message');
-    const bye = msgs.find((m) => m.type === 'bye');
-    for (const g of gcs) {
-      assert.ok(GC_KINDS.includes(g.kind), `gc kind ${g.kind}`);
-      assertNumber(g.duration_ms, 'duration_ms');
-      assert.ok(g.duration_ms >= 0 && g.duration_ms < 5000);
-      assert.ok(g.t >= 0 && g.t <= bye.t, 'gc time on the probe clock');
-    }
-  } finally {
-    target.child.kill('SIGKILL');
-    await sink.close();
+  const { msgs } = await runToExit('alloc.js');
+  const gcs = msgs.filter((m) => m.type === 'gc');
+  assert.ok(gcs.length >= 1, 'at least one gc message');
+  const bye = msgs.find((m) => m.type === 'bye');
+  for (const g of gcs) {
+    assert.ok(GC_KINDS.includes(g.kind), `gc kind ${g.kind}`);
+    assertNumber(g.duration_ms, 'duration_ms');
+    assert.ok(g.duration_ms >= 0 && g.duration_ms < 5000);
+    assert.ok(g.t >= 0 && g.t <= bye.t, 'gc time on the probe clock');
   }
 });
 
 test('collections just before process.exit() still get their gc lines', { timeout: TEST_TIMEOUT_MS }, async () => {
-  const sink = startSink();
-  await sink.ready;
-  const target = startTarget('gc-then-exit.js', probeEnv({ LOOPDOCTOR_ENDPOINT: sink.path }));
-  try {
-    const r = await withTimeout(target.exited, WAIT_MS, 'gc-then-exit target exit');
-    assert.equal(r.code, 0);
-    await sink.waitFor(() => sink.all().find((m) => m.type === 'bye'), 'bye at exit');
-    const msgs = sink.all();
-    const majors = msgs.filter((m) => m.type === 'gc' && m.kind === 'major');
-    assert.ok(majors.length >= 3, `the three forced collections: ${JSON.stringify(majors)}`);
-    // Before the bye, as every line of the run.
-    const byeAt = msgs.findIndex((m) => m.type === 'bye');
-    assert.ok(msgs.lastIndexOf(majors[majors.length - 1]) < byeAt, 'gc lines before bye');
-  } finally {
-    target.child.kill('SIGKILL');
-    await sink.close();
-  }
+  const { msgs } = await runToExit('gc-then-exit.js');
+  const majors = msgs.filter((m) => m.type === 'gc' && m.kind === 'major');
+  assert.ok(majors.length >= 3, `the three forced collections: ${JSON.stringify(majors)}`);
+  // Before the bye, as every line of the run.
+  const byeAt = msgs.findIndex((m) => m.type === 'bye');
+  assert.ok(msgs.lastIndexOf(majors[majors.length - 1]) < byeAt, 'gc lines before bye');
 });
 
 test('a full collection reports the heap it left (heap_after), not a later reading', { timeout: TEST_TIMEOUT_MS }, async () => {
-  const sink = startSink();
-  await sink.ready;
-  const target = startTarget('heap-after.js', probeEnv({ LOOPDOCTOR_ENDPOINT: sink.path }));
-  try {
-    const r = await withTimeout(target.exited, WAIT_MS, 'heap-after target exit');
-    assert.equal(r.code, 0);
-    await sink.waitFor(() => sink.all().find((m) => m.type === 'bye'), 'bye at exit');
-    const msgs = sink.all();
-    // The two forced collections are the consecutive majors with the largest
-    // drop (the rebuild may bring a third, with the live set back).
-    const majors = msgs.filter((m) => m.type === 'gc' && m.kind === 'major' && 'heap_after' in m);
-    assert.ok(majors.length >= 2, `majors with heap_after: ${JSON.stringify(majors)}`);
-    let at = 0;
-    for (let i = 1; i + 1 < majors.length; i++) {
-      if (majors[i].heap_after - majors[i + 1].heap_after > majors[at].heap_after - majors[at + 1].heap_after) at = i;
-    }
-    const [withLive, dropped] = [majors[at], majors[at + 1]];
-    for (const g of [withLive, dropped]) {
-      assertNumber(g.heap_after, 'heap_after');
-      assert.ok(g.heap_after > 1e6 && g.heap_after < 4e9, `heap_after ${g.heap_after}`);
-    }
-    const MB = 1024 * 1024;
-    assert.ok(withLive.heap_after - dropped.heap_after > 15 * MB,
-      `30 MB dropped between the collections: ${withLive.heap_after} -> ${dropped.heap_after}`);
-    // Samples after the second collection see the new live set on top.
-    const later = msgs.filter((m) => m.type === 'sample' && m.t > dropped.t + 150);
-    assert.ok(later.length >= 1, 'samples after the rebuild');
-    const peak = Math.max(...later.map((s) => s.mem.heap_used));
-    assert.ok(peak - dropped.heap_after > 15 * MB, `sample heap ${peak} vs heap_after ${dropped.heap_after}`);
-  } finally {
-    target.child.kill('SIGKILL');
-    await sink.close();
+  const { msgs } = await runToExit('heap-after.js');
+  // The two forced collections are the consecutive majors with the largest
+  // drop (the rebuild may bring a third, with the live set back).
+  const majors = msgs.filter((m) => m.type === 'gc' && m.kind === 'major' && 'heap_after' in m);
+  assert.ok(majors.length >= 2, `majors with heap_after: ${JSON.stringify(majors)}`);
+  let at = 0;
+  for (let i = 1; i + 1 < majors.length; i++) {
+    if (majors[i].heap_after - majors[i + 1].heap_after > majors[at].heap_after - majors[at + 1].heap_after) at = i;
   }
+  const [withLive, dropped] = [majors[at], majors[at + 1]];
+  for (const g of [withLive, dropped]) {
+    assertNumber(g.heap_after, 'heap_after');
+    assert.ok(g.heap_after > 1e6 && g.heap_after < 4e9, `heap_after ${g.heap_after}`);
+  }
+  const MB = 1024 * 1024;
+  assert.ok(withLive.heap_after - dropped.heap_after > 15 * MB,
+    `30 MB dropped between the collections: ${withLive.heap_after} -> ${dropped.heap_after}`);
+  // Samples after the second collection see the new live set on top.
+  const later = msgs.filter((m) => m.type === 'sample' && m.t > dropped.t + 150);
+  assert.ok(later.length >= 1, 'samples after the rebuild');
+  const peak = Math.max(...later.map((s) => s.mem.heap_used));
+  assert.ok(peak - dropped.heap_after > 15 * MB, `sample heap ${peak} vs heap_after ${dropped.heap_after}`);
 });
 
 test('a full collection in a stalled callback still reports the heap it left', { timeout: TEST_TIMEOUT_MS }, async () => {
-  const sink = startSink();
-  await sink.ready;
-  const target = startTarget('heap-after-stall.js', probeEnv({ LOOPDOCTOR_ENDPOINT: sink.path }));
-  try {
-    const truth = JSON.parse(await target.firstLine());
-    const r = await withTimeout(target.exited, WAIT_MS, 'heap-after-stall target exit');
-    assert.equal(r.code, 0);
-    await sink.waitFor(() => sink.all().find((m) => m.type === 'bye'), 'bye at exit');
-    // The forced collection is the last major before the stall's end; its
-    // observer entry arrived ~200 ms and 50 MB late, so only V8's own record
-    // (v8.GCProfiler, switched on by the first stall) knows the heap it left.
-    const majors = sink.all().filter((m) => m.type === 'gc' && m.kind === 'major');
-    assert.ok(majors.length >= 1, 'the forced full collection');
-    const withAfter = majors.filter((m) => 'heap_after' in m);
-    assert.ok(withAfter.length >= 1, `a major with heap_after: ${JSON.stringify(majors)}`);
-    const MB = 1024 * 1024;
-    const closest = withAfter.reduce((a, m) => (Math.abs(m.heap_after - truth.after) < Math.abs(a.heap_after - truth.after) ? m : a));
-    assert.ok(Math.abs(closest.heap_after - truth.after) < 5 * MB,
-      `heap_after ${closest.heap_after} vs ${truth.after} read right after the collection`);
-    // And no major claims the heap as it was after the stall (50 MB more).
-    for (const m of withAfter) assert.ok(m.heap_after < truth.after + 25 * MB, `heap_after ${m.heap_after} is a late reading`);
-  } finally {
-    target.child.kill('SIGKILL');
-    await sink.close();
-  }
+  const { msgs, stdout } = await runToExit('heap-after-stall.js');
+  const truth = JSON.parse(stdout.split('\n')[0]);
+  // The forced collection is the last major before the stall's end; its
+  // observer entry arrived ~200 ms and 50 MB late, so only V8's own record
+  // (v8.GCProfiler, switched on by the first stall) knows the heap it left.
+  const majors = msgs.filter((m) => m.type === 'gc' && m.kind === 'major');
+  assert.ok(majors.length >= 1, 'the forced full collection');
+  const withAfter = majors.filter((m) => 'heap_after' in m);
+  assert.ok(withAfter.length >= 1, `a major with heap_after: ${JSON.stringify(majors)}`);
+  const MB = 1024 * 1024;
+  const closest = withAfter.reduce((a, m) => (Math.abs(m.heap_after - truth.after) < Math.abs(a.heap_after - truth.after) ? m : a));
+  assert.ok(Math.abs(closest.heap_after - truth.after) < 5 * MB,
+    `heap_after ${closest.heap_after} vs ${truth.after} read right after the collection`);
+  // And no major claims the heap as it was after the stall (50 MB more).
+  for (const m of withAfter) assert.ok(m.heap_after < truth.after + 25 * MB, `heap_after ${m.heap_after} is a late reading`);
 });
 
 test('fd mode: inherited socketpair, end -> bye', { timeout: TEST_TIMEOUT_MS }, async () => {
