@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Pins what every output says about the real recordings in tests/data: the
+# diagnosis JSON and the Markdown summary of `loopdoctor analyze` must equal
+# the files in tests/data/golden/. A refactor must leave them unchanged; a
+# change that means to alter them regenerates them with
+#   tests/integration/golden_outputs.sh --update
+# and says in its commit which figure or sentence changed, and why.
+set -euo pipefail
+LD=$(realpath "${LOOPDOCTOR:?set LOOPDOCTOR to the binary}")
+ROOT=$(realpath "${LOOPDOCTOR_ROOT:?set LOOPDOCTOR_ROOT to the source tree}")
+update=0
+[[ ${1:-} == --update ]] && update=1
+work=$(mktemp -d /tmp/ld-golden.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+status=0
+for rec in "$ROOT"/tests/data/*.ndjson.gz; do
+  name=$(basename "$rec" .ndjson.gz)
+  # Run from the work folder with a fixed relative path: outputs that name
+  # the recording or the report then do not depend on where the tree is.
+  cp "$rec" "$work/$name.ndjson.gz"
+  (cd "$work" && "$LD" analyze "$name.ndjson.gz" -o "$name.html" --json "$name.json" \
+      --markdown "$name.md" 2>/dev/null) || { rc=$?; [[ $rc == 3 ]] || { echo "FAIL: analyze $name exited $rc" >&2; status=1; continue; }; }
+  for ext in json md; do
+    want="$ROOT/tests/data/golden/$name.$ext"
+    if ((update)); then
+      cp "$work/$name.$ext" "$want"
+    elif ! diff -u "$want" "$work/$name.$ext"; then
+      echo "FAIL: $name.$ext differs from tests/data/golden (see the diff above)" >&2
+      status=1
+    fi
+  done
+done
+((update && status == 0)) && echo "golden outputs written to tests/data/golden/"
+exit $status
