@@ -31,7 +31,7 @@ hostile-probes)
   grep -q '^nodejs_eventloop_lag_p99_seconds{pid="[0-9]*",job="good"}' "$WORK/m.txt" ||
     fail "the good probe's series are missing"
   if command -v promtool >/dev/null; then
-    promtool check metrics <"$WORK/m.txt" || fail "promtool check metrics failed"
+    promtool_check "$WORK/m.txt" || fail "promtool check metrics failed"
   fi
   ;;
 shutdown)

@@ -69,7 +69,8 @@ p99=$(query "max_over_time(nodejs_eventloop_lag_p99_seconds{job=\"blocked\"}[10s
 node -e "process.exit(+process.argv[1] > 0.1 ? 0 : 1)" "$p99" || fail "blocked p99 $p99 s is not over 100 ms"
 
 # The exposition passes promtool's checks.
-curl -sf "http://127.0.0.1:$APORT/metrics" | promtool check metrics || fail "promtool check metrics failed"
+curl -sf "http://127.0.0.1:$APORT/metrics" >"$WORK/metrics.txt" || fail "/metrics failed"
+promtool_check "$WORK/metrics.txt" || fail "promtool check metrics failed"
 # A report of the blocked process's last window, from the same renderer.
 curl -sf -o "$WORK/report.html" "http://127.0.0.1:$APORT/report/$BLOCKED_PID" || fail "/report failed"
 grep -q "Blocked event loop" "$WORK/report.html" || fail "the report does not say blocked"

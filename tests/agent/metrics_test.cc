@@ -141,3 +141,41 @@ TEST_CASE("the fast text writer says what prometheus-cpp's TextSerializer says")
   }
   CHECK(ours.find(R"(job="quote\"back\\slash\nnewline")") != std::string::npos);
 }
+
+// prom-client's metric types (lib/metrics/*.js in prom-client 15): Grafana's
+// type hints and OpenMetrics/OTLP conversions read them, so a family that
+// shares prom-client's name must share its type too.
+TEST_CASE("every family carries the type prom-client gives it") {
+  const std::map<std::string, std::string> kPromClientTypes = {
+      {"nodejs_eventloop_lag_seconds", "gauge"},     {"nodejs_eventloop_lag_p99_seconds", "gauge"},
+      {"nodejs_eventloop_lag_max_seconds", "gauge"}, {"nodejs_heap_size_used_bytes", "gauge"},
+      {"nodejs_heap_size_total_bytes", "gauge"},     {"nodejs_external_memory_bytes", "gauge"},
+      {"nodejs_active_handles", "gauge"},            {"nodejs_active_handles_total", "gauge"},
+      {"nodejs_gc_duration_seconds", "histogram"},   {"nodejs_version_info", "gauge"},
+      {"process_cpu_seconds_total", "counter"},      {"process_cpu_user_seconds_total", "counter"},
+      {"process_resident_memory_bytes", "gauge"},
+  };
+  ProcessTable table;
+  {
+    std::lock_guard lock(table.mutex());
+    table.add(process(101, "checkout", 450, Verdict::kBlockedLoop));
+  }
+  std::map<std::string, std::string> exposed;
+  std::istringstream in(render_metrics(table));
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with("# TYPE ")) {
+      std::istringstream words(line.substr(7));
+      std::string name, type;
+      words >> name >> type;
+      exposed[name] = type;
+    }
+  for (const auto& [name, type] : exposed) {
+    INFO(name);
+    CHECK(type != "untyped");
+    if (kPromClientTypes.count(name)) CHECK(type == kPromClientTypes.at(name));
+  }
+  for (const auto& [name, type] : kPromClientTypes) {
+    INFO(name << " is not exposed");
+    CHECK(exposed.count(name) == 1);
+  }
+}
