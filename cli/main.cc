@@ -1,7 +1,9 @@
 // loopdoctor: one binary, one subcommand per file (cli/<name>.cc).
+#include <algorithm>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/did_you_mean.h"
 #include "cli/paths.h"
 
 int main(int argc, char** argv) {
@@ -26,6 +28,16 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::vector<Command> commands = {add_run(app),  add_analyze(app), add_compare(app),
                                    add_load(app), add_agent(app),   add_env(app)};
+  // CLI11 reads an unknown first word as a stray argument and says only "A
+  // subcommand is required"; name the word and the likely command instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const auto& c : commands) names.push_back(c.app->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      std::cerr << unknown_command_message(argv[1], names) << "\n";
+      return kExitUsage;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Usage errors a new user meets first: a mistyped command is named, with the
+# command it most likely meant, and exits 1 (issue 17 item 4).
+source "$(dirname "$0")/lib.sh"
+
+# expect_usage WORD SUGGESTION: `loopdoctor WORD x` exits 1 and says so.
+expect_usage() {
+  local rc=0
+  "$LD" "$1" x 2>err.txt >out.txt || rc=$?
+  [ "$rc" = 1 ] || fail "loopdoctor $1: exit $rc, expected 1"
+  grep -q "unknown command '$1'" err.txt || fail "loopdoctor $1: the word is not named: $(cat err.txt)"
+  if [ -n "$2" ]; then
+    grep -q "Did you mean '$2'?" err.txt || fail "loopdoctor $1: no suggestion of $2: $(cat err.txt)"
+  elif grep -q "Did you mean" err.txt; then
+    fail "loopdoctor $1: suggested something for an unrelated word: $(cat err.txt)"
+  fi
+  grep -q "Commands: run, analyze, compare, load, agent, env" err.txt || fail "the commands are not listed"
+  [ ! -s out.txt ] || fail "loopdoctor $1 wrote to stdout"
+}
+
+expect_usage rn run
+expect_usage analyse analyze
+expect_usage comapre compare
+expect_usage agnet agent
+expect_usage frobnicate ""
+# Known commands still parse as before.
+"$LD" analyze --help >/dev/null || fail "analyze --help failed"
+echo "cli usage: ok"
