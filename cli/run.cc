@@ -180,14 +180,17 @@ int run_command(const RunArgs& a) {
 Command add_run(CLI::App& root) {
   auto a = std::make_shared<RunArgs>();
   CLI::App* s = root.add_subcommand("run", "Run a target under load and diagnose its event loop");
-  s->add_option("--load", a->load_target, "Built-in HTTP load: a path (/api?x=1) or URL, sent once the target listens");
+  s->add_option("--load", a->load_target,
+                "Built-in HTTP load once the target listens: a path (/api?x=1), sent to the port it "
+                "listens on, or a full URL, loaded as given");
   add_load_options(s, &a->load,
                    "With --load: how long it runs (default 10s). Without load: stop the target "
                    "after this long (else on Ctrl-C or exit)");
   s->add_option("--on-port", a->on_port,
                 "External load command run once the target listens; {port} and $PORT carry the port; the run ends when it exits");
   s->add_option("--listen-timeout", a->listen_timeout,
-                 "With --load or --on-port: how long to wait for the target to listen before giving up (exit 2)")
+                "With --load or --on-port: how long to wait for the target to listen before "
+                "giving up (exit 2, no verdict)")
       ->capture_default_str();
   s->add_option("--sample-interval", a->sample_interval, "Probe and /proc sampling period")->capture_default_str();
   s->add_flag("--no-profile", a->no_profile,
