@@ -21,5 +21,9 @@ Command add_compare(CLI::App& root);
 
 // Exit codes (DESIGN.md): 0 done, 1 usage, 2 target or stage failed, 3 --fail-on matched.
 inline constexpr int kExitOk = 0, kExitUsage = 1, kExitFailed = 2, kExitFailOn = 3;
+// A run cut short by a signal exits as a shell reports a process that signal
+// killed (128 + its number), so scripts and CI see the interrupt.
+inline constexpr int kExitInterrupted = 130;  // SIGINT, Ctrl-C
+inline constexpr int kExitTerminated = 143;   // SIGTERM
 
 }  // namespace loopdoctor::cli

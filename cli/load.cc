@@ -6,33 +6,22 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
-#include "agent/load/duration.h"
 #include "agent/load/load.h"
 #include "agent/load/summary_text.h"
 #include "cli/commands.h"
+#include "cli/load_options.h"
 
 namespace loopdoctor::cli {
 
 namespace {
 
-constexpr double kMsPerSecond = 1000.0;
 constexpr int kJsonIndent = 2;
 
 struct LoadOptions {
   std::string url;
-  int connections = 50;
-  std::string duration = "10s";
-  bool duration_given = false;
+  LoadFlags flags;
   std::uint64_t requests = 0;
-  int threads = 1;
-  double rate = 0;
-  std::string method = "GET";
-  std::vector<std::string> headers;
-  std::string body;
-  int pipelining = 1;
-  std::string timeout = "10s";
   std::string json;
 };
 
@@ -41,46 +30,17 @@ int usage_error(const std::string& message) {
   return kExitUsage;
 }
 
-bool read_file(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
-}
-
 // Builds the Config from the options; an empty string means success.
 std::string build_config(const LoadOptions& o, load::Config* cfg) {
   std::string error;
   if (!load::parse_target(o.url, cfg, &error)) return error;
   if (o.url.rfind("http://", 0) != 0)
     return "invalid target '" + o.url + "': expected an absolute URL such as http://127.0.0.1:8080/";
-  double ms = 0;
+  if (error = apply_load_flags(o.flags, kDefaultLoadDurationMs, cfg); !error.empty()) return error;
   // -n alone runs until the count is reached; -d alone or both: whichever
   // comes first.
-  if (o.requests > 0 && !o.duration_given) {
-    cfg->duration_s = 0;
-  } else {
-    if (!load::parse_duration_ms(o.duration, &ms, &error)) return error;
-    if (ms <= 0) return "invalid duration '" + o.duration + "': must be greater than zero";
-    cfg->duration_s = ms / kMsPerSecond;
-  }
-  if (!load::parse_duration_ms(o.timeout, &ms, &error)) return "--timeout: " + error;
-  cfg->timeout_s = ms / kMsPerSecond;
-  cfg->connections = o.connections;
   cfg->max_requests = o.requests;
-  cfg->threads = o.threads;
-  cfg->rate = o.rate;
-  cfg->method = o.method;
-  cfg->headers = o.headers;
-  cfg->pipelining = o.pipelining;
-  if (!o.body.empty() && o.body[0] == '@') {
-    if (!read_file(o.body.substr(1), &cfg->body))
-      return "cannot read body file '" + o.body.substr(1) + "' (from --body @file)";
-  } else {
-    cfg->body = o.body;
-  }
+  if (o.requests > 0 && o.flags.duration.empty()) cfg->duration_s = 0;
   return load::validate(*cfg);
 }
 
@@ -141,7 +101,7 @@ int run_load(const LoadOptions& o) {
   std::cerr << "Running load against " << o.url << ": " << cfg.connections << " connections";
   if (cfg.threads > 1) std::cerr << ", " << cfg.threads << " threads";
   if (cfg.rate > 0) std::cerr << ", " << cfg.rate << " req/s";
-  if (cfg.duration_s > 0) std::cerr << ", for " << o.duration;
+  if (cfg.duration_s > 0) std::cerr << ", for " << cfg.duration_s << "s";
   if (cfg.max_requests) std::cerr << ", up to " << cfg.max_requests << " requests";
   std::cerr << std::endl;
   s.runner = load::start(
@@ -181,28 +141,9 @@ Command add_load(CLI::App& root) {
   CLI::App* app = root.add_subcommand(
       "load", "HTTP/1.1 load against a URL (like autocannon or wrk) with a latency summary");
   app->add_option("url", o->url, "target, http://host[:port]/path")->required();
-  app->add_option("-c,--connections", o->connections, "concurrent connections (default 50)")
-      ->check(CLI::Range(1, 100000));
-  app->add_option_function<std::string>(
-         "-d,--duration",
-         [o](const std::string& v) {
-           o->duration = v;
-           o->duration_given = true;
-         },
-         "how long: 10s, 500ms, 2m or plain seconds (default 10s)");
+  add_load_options(app, &o->flags, "how long: 10s, 500ms, 2m or plain seconds (default 10s)");
   app->add_option("-n,--requests", o->requests,
                   "stop after this many requests (without -d: no time limit)");
-  app->add_option("-t,--threads", o->threads, "worker threads, one event loop each (default 1)")
-      ->check(CLI::Range(1, 256));
-  app->add_option("--rate", o->rate,
-                  "constant rate in req/s; latency counts from each request's intended time")
-      ->check(CLI::NonNegativeNumber);
-  app->add_option("-m,--method", o->method, "HTTP method (default GET)");
-  app->add_option("-H,--header", o->headers, "request header 'Name: value' (repeatable)");
-  app->add_option("-b,--body", o->body, "request body, or @file to read it from a file");
-  app->add_option("-p,--pipelining", o->pipelining, "requests in flight per connection (default 1)")
-      ->check(CLI::Range(1, 1024));
-  app->add_option("--timeout", o->timeout, "response timeout: 10s, 500ms... (default 10s)");
   app->add_option("--json", o->json, "write the summary as JSON to this file ('-' for stdout)");
   return {app, [o] { return run_load(*o); }};
 }

@@ -1,26 +1,27 @@
 // `loopdoctor run [options] -- <command> [args...]`: one-shot diagnosis.
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <iostream>
 
+#include "agent/collector/run_limits.h"
 #include "agent/collector/session.h"
 #include "agent/load/duration.h"
+#include "agent/load/validate.h"
 #include "cli/commands.h"
+#include "cli/load_options.h"
 #include "cli/paths.h"
 #include "cli/report_outputs.h"
-#include "cli/text_files.h"
 
 namespace loopdoctor::cli {
 namespace {
 
 struct RunArgs {
   std::vector<std::string> command;
-  std::string load_target, on_port, duration = "", sample_interval = "10ms";
-  int connections = 50, pipelining = 1, threads = 1;
-  double rate = 0;
-  std::string method = "GET", body, timeout = "10s";
-  std::vector<std::string> headers;
+  std::string load_target, on_port;
+  LoadFlags load;
+  std::string sample_interval = "10ms", listen_timeout = "30s";
   std::string output, json, markdown, record;
   std::vector<std::string> fail_on;
   bool open = false;
@@ -37,74 +38,129 @@ constexpr double kMaxSampleIntervalMs = 10000;
 // rank functions.
 constexpr double kMinProfileIntervalMs = 0.05;
 constexpr double kMaxProfileIntervalMs = 100;
+// Under 1 s not even a hello-world Node server has loaded its modules; past
+// 10 minutes a server that has not listened is waiting on something else.
+constexpr double kMinListenTimeoutMs = 1000;
+constexpr double kMaxListenTimeoutMs = 600000;
 constexpr double kUsPerMs = 1000;
-// Without --duration the built-in load runs this long (autocannon's default).
-constexpr double kDefaultLoadDurationMs = 10000;
 
 int usage(const std::string& msg) {
   std::cerr << "loopdoctor run: " << msg << "\n";
   return kExitUsage;
 }
 
-int run_command(const RunArgs& a) {
-  if (a.command.empty()) return usage("no target command: loopdoctor run [options] -- node server.js");
-  if (!a.load_target.empty() && !a.on_port.empty())
-    return usage("--load and --on-port both given; choose the built-in load or an external one");
+// Parses a duration option and checks it against [min_ms, max_ms]; "" or a
+// message naming the option, the value and the accepted range.
+std::string duration_in_range(const std::string& option, const std::string& text, double min_ms,
+                              double max_ms, const std::string& range, double* ms) {
   std::string err;
-  if (!check_fail_on(a.fail_on, &err)) return usage(err);
+  if (!load::parse_duration_ms(text, ms, &err)) return option + ": " + err;
+  if (*ms < min_ms || *ms > max_ms)
+    return option + " must be between " + range + ", not '" + text + "'";
+  return {};
+}
 
+std::string probe_options(const RunArgs& a, collector::RunOptions* ro) {
+  std::string err = duration_in_range("--sample-interval", a.sample_interval, kMinSampleIntervalMs,
+                                      kMaxSampleIntervalMs, "1ms and 10s", &ro->sample_interval_ms);
+  if (!err.empty()) return err;
+  ro->profile = !a.no_profile;
+  if (a.profile_interval.empty()) return {};
+  double ms = 0;
+  err = duration_in_range("--profile-interval", a.profile_interval, kMinProfileIntervalMs,
+                          kMaxProfileIntervalMs, "50us and 100ms", &ms);
+  ro->profile_interval_us = ms * kUsPerMs;
+  return err;
+}
+
+std::string load_options(const RunArgs& a, collector::RunOptions* ro) {
+  std::string err = duration_in_range("--listen-timeout", a.listen_timeout, kMinListenTimeoutMs,
+                                      kMaxListenTimeoutMs, "1s and 10m", &ro->listen_timeout_ms);
+  if (!err.empty()) return err;
+  ro->on_port = a.on_port;
+  if (a.load_target.empty()) {  // -d: how long the run lasts
+    if (!load_duration_ms(a.load, &ro->duration_ms, &err)) return "--duration: " + err;
+    return {};
+  }
+  load::Config cfg;
+  if (!load::parse_target(a.load_target, &cfg, &err)) return "--load: " + err;
+  if (err = apply_load_flags(a.load, kDefaultLoadDurationMs, &cfg); !err.empty()) return err;
+  // A path gets its port when the target listens; everything else is
+  // checked now, not after the target started.
+  load::Config check = cfg;
+  if (check.port == 0) check.port = 1;
+  if (err = load::validate(check); !err.empty()) return "--load: " + err;
+  ro->load = cfg;
+  return {};
+}
+
+std::string session_options(const RunArgs& a, collector::RunOptions* ro) {
+  if (a.command.empty()) return "no target command: loopdoctor run [options] -- node server.js";
+  if (!a.load_target.empty() && !a.on_port.empty())
+    return "--load and --on-port both given; choose the built-in load or an external one";
+  std::string err;
+  if (!check_fail_on(a.fail_on, &err)) return err;
+  ro->command = a.command;
+  ro->loopdoctor_version = LOOPDOCTOR_VERSION;
+  // Our stdout then carries what the user asked for there, nothing else.
+  ro->target_stdout_to_stderr = a.json == "-" || a.markdown == "-";
+  if (err = probe_options(a, ro); !err.empty()) return err;
+  return load_options(a, ro);
+}
+
+// The target's pid is known only once it runs: the recording is made under
+// our own pid and renamed afterwards to the documented <pid>.ndjson.gz.
+std::string kept_recording(const collector::RunOptions& ro, const collector::RunResult& res,
+                           bool default_record) {
+  std::string record = res.record_path.empty() ? ro.record_path : res.record_path;
+  if (!default_record || res.pid <= 0) return record;
+  std::error_code ec;
+  std::string final_path = ".loopdoctor/" + std::to_string(res.pid) + ".ndjson.gz";
+  std::filesystem::rename(record, final_path, ec);
+  return ec ? record : final_path;
+}
+
+// The exit status once the reports are written (`rc` from writing them).
+int run_exit_status(int rc, const collector::RunOptions& ro, const collector::RunResult& res) {
+  if (res.interrupted)
+    return res.interrupt_signum == SIGTERM ? kExitTerminated : kExitInterrupted;
+  if (collector::load_never_ran(ro, res)) return kExitFailed;
+  const bool target_failed = res.exit_signal || res.exit_code.value_or(0) != 0;
+  if (rc == kExitOk && res.target_exited_early && target_failed) return kExitFailed;
+  return rc;
+}
+
+int report(const RunArgs& a, const collector::RunOptions& ro, const collector::RunResult& res,
+           const std::string& record) {
+  // What limited the run comes first: it is why the verdict below may not
+  // be the one the user came for.
+  for (const std::string& line : collector::run_limits(ro, res))
+    std::cerr << "loopdoctor: " << line << "\n";
+  OutputOptions oo;
+  oo.html_path = a.output.empty() ? "loopdoctor-" + std::to_string(res.pid) + ".html" : a.output;
+  oo.json_path = a.json;
+  oo.markdown_path = a.markdown;
+  oo.fail_on = a.fail_on;
+  oo.open = a.open;
+  const bool no_load = collector::load_never_ran(ro, res);
+  oo.quiet_summary = no_load;  // a verdict about load that never ran would mislead
+  int rc = analyze_and_report(record, oo);
+  if (no_load)
+    std::cerr << "loopdoctor: no verdict, as no load ran; kept the report " << oo.html_path
+              << " and the recording " << record << "\n";
+  return run_exit_status(rc, ro, res);
+}
+
+int run_command(const RunArgs& a) {
   collector::RunOptions ro;
-  ro.command = a.command;
-  ro.on_port = a.on_port;
-  ro.loopdoctor_version = LOOPDOCTOR_VERSION;
-  if (!load::parse_duration_ms(a.sample_interval, &ro.sample_interval_ms, &err))
-    return usage("--sample-interval: " + err);
-  if (ro.sample_interval_ms < kMinSampleIntervalMs || ro.sample_interval_ms > kMaxSampleIntervalMs)
-    return usage("--sample-interval must be between 1ms and 10s, not '" + a.sample_interval + "'");
-  ro.profile = !a.no_profile;
-  if (!a.profile_interval.empty()) {
-    double ms = 0;
-    if (!load::parse_duration_ms(a.profile_interval, &ms, &err))
-      return usage("--profile-interval: " + err);
-    if (ms < kMinProfileIntervalMs || ms > kMaxProfileIntervalMs)
-      return usage("--profile-interval must be between 50us and 100ms, not '" +
-                   a.profile_interval + "'");
-    ro.profile_interval_us = ms * kUsPerMs;
-  }
-  double duration_ms = 0;
-  if (!a.duration.empty() && !load::parse_duration_ms(a.duration, &duration_ms, &err))
-    return usage("--duration: " + err);
-
-  if (!a.load_target.empty()) {
-    load::Config cfg;
-    if (!load::parse_target(a.load_target, &cfg, &err)) return usage("--load: " + err);
-    cfg.connections = a.connections;
-    cfg.threads = a.threads;
-    cfg.rate = a.rate;
-    cfg.method = a.method;
-    cfg.headers = a.headers;
-    cfg.pipelining = a.pipelining;
-    cfg.duration_s = (duration_ms > 0 ? duration_ms : kDefaultLoadDurationMs) / 1000.0;
-    double timeout_ms = 0;
-    if (!load::parse_duration_ms(a.timeout, &timeout_ms, &err)) return usage("--timeout: " + err);
-    cfg.timeout_s = timeout_ms / 1000.0;
-    cfg.body = a.body;
-    if (a.body.starts_with("@") && !read_text_file(a.body.substr(1), &cfg.body, &err))
-      return usage("--body: " + err);
-    if (cfg.connections < 1) return usage("-c/--connections must be at least 1");
-    ro.load = cfg;
-  } else {
-    ro.duration_ms = duration_ms;
-  }
-
+  if (std::string err = session_options(a, &ro); !err.empty()) return usage(err);
   DataPaths paths;
+  std::string err;
   if (!find_data_paths(&paths, &err)) {
     std::cerr << "loopdoctor: " << err << "\n";
     return kExitFailed;
   }
   ro.probe_path = paths.probe_js;
-  // The target's pid is known only once it runs: record under our own pid
-  // and rename afterwards to the documented <pid>.ndjson.gz.
   const bool default_record = a.record.empty();
   ro.record_path = default_record
                        ? ".loopdoctor/run-" + std::to_string(getpid()) + ".ndjson.gz"
@@ -116,30 +172,7 @@ int run_command(const RunArgs& a) {
     std::cerr << "loopdoctor: " << res.error << "\n";
     return kExitFailed;
   }
-  std::string record = res.record_path.empty() ? ro.record_path : res.record_path;
-  if (default_record && res.pid > 0) {
-    std::error_code ec;
-    std::string final_path = ".loopdoctor/" + std::to_string(res.pid) + ".ndjson.gz";
-    std::filesystem::rename(record, final_path, ec);
-    if (!ec) record = final_path;
-  }
-
-  OutputOptions oo;
-  oo.html_path = a.output.empty() ? "loopdoctor-" + std::to_string(res.pid) + ".html" : a.output;
-  oo.json_path = a.json;
-  oo.markdown_path = a.markdown;
-  oo.fail_on = a.fail_on;
-  oo.open = a.open;
-  int rc = analyze_and_report(record, oo);
-  if (rc == kExitOk && res.target_exited_early && !res.interrupted) {
-    std::cerr << "loopdoctor: the target ended before the run did ("
-              << (res.exit_signal ? "killed by " + *res.exit_signal
-                                  : "exit code " + std::to_string(res.exit_code.value_or(-1)))
-              << "); the report covers the run up to then\n";
-    const bool failed = res.exit_signal || res.exit_code.value_or(0) != 0;
-    if (failed) rc = kExitFailed;
-  }
-  return rc;
+  return report(a, ro, res, kept_recording(ro, res, default_record));
 }
 
 }  // namespace
@@ -147,27 +180,29 @@ int run_command(const RunArgs& a) {
 Command add_run(CLI::App& root) {
   auto a = std::make_shared<RunArgs>();
   CLI::App* s = root.add_subcommand("run", "Run a target under load and diagnose its event loop");
-  s->add_option("--load", a->load_target, "Built-in HTTP load: a path (/api?x=1) or URL, sent once the target listens");
-  s->add_option("-c,--connections", a->connections, "Load connections")->capture_default_str();
-  s->add_option("-t,--threads", a->threads, "Load generator threads")->capture_default_str();
-  s->add_option("-d,--duration", a->duration,
-                "With --load: how long it runs (default 10s). Without load: stop the target after this long (else on Ctrl-C or exit)");
-  s->add_option("--rate", a->rate, "Constant request rate, req/s (latency from intended send times)");
-  s->add_option("-m,--method", a->method, "HTTP method")->capture_default_str();
-  s->add_option("-H,--header", a->headers, "Request header 'Name: value' (repeatable)");
-  s->add_option("-b,--body", a->body, "Request body, inline or @file");
-  s->add_option("-p,--pipelining", a->pipelining, "Requests in flight per connection")->capture_default_str();
-  s->add_option("--timeout", a->timeout, "Request timeout")->capture_default_str();
+  s->add_option("--load", a->load_target,
+                "Built-in HTTP load once the target listens: a path (/api?x=1), sent to the port it "
+                "listens on, or a full URL, loaded as given");
+  add_load_options(s, &a->load,
+                   "With --load: how long it runs (default 10s). Without load: stop the target "
+                   "after this long (else on Ctrl-C or exit)");
   s->add_option("--on-port", a->on_port,
                 "External load command run once the target listens; {port} and $PORT carry the port; the run ends when it exits");
+  s->add_option("--listen-timeout", a->listen_timeout,
+                "With --load or --on-port: how long to wait for the target to listen before "
+                "giving up (exit 2, no verdict)")
+      ->capture_default_str();
   s->add_option("--sample-interval", a->sample_interval, "Probe and /proc sampling period")->capture_default_str();
   s->add_flag("--no-profile", a->no_profile,
               "Do not record a CPU profile of the target during the load, or of the whole run without load (it names the functions that block the loop)");
   s->add_option("--profile-interval", a->profile_interval,
                 "CPU profile sampling interval (default 1ms)");
   s->add_option("-o,--output", a->output, "HTML report (default ./loopdoctor-<pid>.html)");
-  s->add_option("--json", a->json, "Diagnosis as JSON ('-' for stdout)");
-  s->add_option("--markdown", a->markdown, "Short Markdown summary for a bug ticket ('-' for stdout)");
+  s->add_option("--json", a->json,
+                "Diagnosis as JSON ('-' for stdout; the target's own stdout then goes to stderr)");
+  s->add_option("--markdown", a->markdown,
+                "Short Markdown summary for a bug ticket ('-' for stdout; the target's own stdout "
+                "then goes to stderr)");
   s->add_option("--record", a->record, "Keep the recording here (default ./.loopdoctor/<pid>.ndjson.gz)");
   s->add_option("--fail-on", a->fail_on, "Exit 3 when the verdict is one of these (comma-separated)")->delimiter(',');
   s->add_flag("--open", a->open, "Open the report in a browser");

@@ -1,4 +1,5 @@
 // --load: the built-in generator (agent/load) on the collector's own loop.
+#include <cstdio>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -23,15 +24,26 @@ std::string target_url(const load::Config& cfg) {
          cfg.path;
 }
 
+// The load as configured, kept in load-start and load-summary so a report
+// can say which load ran.
+nlohmann::json config_json(const load::Config& cfg) {
+  return {{"url", target_url(cfg)},         {"method", cfg.method},
+          {"connections", cfg.connections}, {"threads", cfg.threads},
+          {"pipelining", cfg.pipelining},   {"rate", cfg.rate},
+          {"duration_s", cfg.duration_s},   {"timeout_s", cfg.timeout_s}};
+}
+
 class BuiltinLoad final : public LoadDriver {
  public:
   BuiltinLoad(uv_loop_t* loop, load::Config cfg, EmitFn emit, std::function<void()> on_end)
       : loop_(loop), cfg_(std::move(cfg)), emit_(std::move(emit)), on_end_(std::move(on_end)) {}
 
   void start(int port, const std::string& address) override {
-    cfg_.port = port;
-    cfg_.host = load_host(cfg_.host, address);
-    emit_({{"type", "load-start"}, {"kind", "builtin"}, {"command", target_url(cfg_)}});
+    cfg_ = builtin_load_target(cfg_, port, address);
+    emit_({{"type", "load-start"},
+           {"kind", "builtin"},
+           {"command", target_url(cfg_)},
+           {"config", config_json(cfg_)}});
     started_ = true;
     runner_ = load::start(
         loop_, cfg_,
@@ -51,6 +63,10 @@ class BuiltinLoad final : public LoadDriver {
 
   bool running() const override { return started_ && !finished_; }
 
+  std::string announcement(int port, const std::string& address) const override {
+    return builtin_load_line(cfg_, port, address);
+  }
+
  private:
   void emit_with_type(const char* type, const nlohmann::json& fields) {
     nlohmann::json r = fields.is_object() ? fields : nlohmann::json::object();
@@ -61,7 +77,11 @@ class BuiltinLoad final : public LoadDriver {
   void done(const nlohmann::json& summary) {
     if (finished_) return;
     finished_ = true;
-    if (!summary.empty()) emit_with_type("load-summary", summary);
+    if (!summary.empty()) {
+      nlohmann::json r = summary;
+      r["config"] = config_json(cfg_);
+      emit_with_type("load-summary", r);
+    }
     emit_({{"type", "load-end"}, {"exit_code", nullptr}});
     // The runner is kept until the session ends: destroying it from inside
     // its own callback would pull the ground from under it.
@@ -77,6 +97,32 @@ class BuiltinLoad final : public LoadDriver {
 };
 
 }  // namespace
+
+load::Config builtin_load_target(load::Config cfg, int port, const std::string& address) {
+  if (cfg.port != 0) return cfg;  // a full URL: loaded as given
+  cfg.port = port;
+  cfg.host = load_host(cfg.host, address);
+  return cfg;
+}
+
+std::string builtin_load_line(const load::Config& given, int port, const std::string& address) {
+  const load::Config cfg = builtin_load_target(given, port, address);
+  std::string line = "load: " + cfg.method + " " + target_url(cfg);
+  if (cfg.port != port)
+    line += " (as given; the target listens on port " + std::to_string(port) + ")";
+  char buf[96];
+  std::snprintf(buf, sizeof buf, ", %d connection%s", cfg.connections,
+                cfg.connections == 1 ? "" : "s");
+  line += buf;
+  if (cfg.threads > 1) line += ", " + std::to_string(cfg.threads) + " threads";
+  if (cfg.pipelining > 1) line += ", " + std::to_string(cfg.pipelining) + " pipelined";
+  if (cfg.rate > 0) {
+    std::snprintf(buf, sizeof buf, ", %g req/s", cfg.rate);
+    line += buf;
+  }
+  std::snprintf(buf, sizeof buf, ", %g s", cfg.duration_s);
+  return line + buf;
+}
 
 std::unique_ptr<LoadDriver> make_builtin_load(uv_loop_t* loop, load::Config cfg, EmitFn emit,
                                               std::function<void()> on_end) {

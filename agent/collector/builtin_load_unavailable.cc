@@ -22,6 +22,9 @@ class UnavailableLoad final : public LoadDriver {
   }
   void stop() override {}
   bool running() const override { return false; }
+  std::string announcement(int, const std::string&) const override {
+    return "load: none (no built-in load in this build)";
+  }
 
  private:
   EmitFn emit_;

@@ -35,6 +35,9 @@ class ChildProcess {
   int spawn(uv_loop_t* loop, const std::vector<std::string>& argv,
             const std::vector<std::string>& env, int extra_fd, ExitFn on_exit);
 
+  // Before spawn: the child's stdout goes to `fd` (ours) instead of our stdout.
+  void redirect_stdout(int fd) { stdout_fd_ = fd; }
+
   int pid() const { return pid_; }
   bool running() const { return running_; }
 
@@ -51,6 +54,7 @@ class ChildProcess {
   uv_process_t proc_{};
   int pid_ = 0;
   bool running_ = false;
+  int stdout_fd_ = 1;
   ExitFn on_exit_;
 };
 

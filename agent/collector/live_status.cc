@@ -23,7 +23,7 @@ void StatusModel::on_probe_sample(double t, const nlohmann::json& sample) {
   if (auto d = sample.find("delay"); d != sample.end() && d->is_object())
     delay_p99_.emplace_back(t, num(*d, "p99"));
   if (auto h = sample.find("http"); h != sample.end() && h->is_object()) {
-    http_seen_ = true;
+    if (!first_http_t_) first_http_t_ = t;
     responses_.emplace_back(t, num(*h, "responses"));
   }
   trim(&delay_p99_, t);
@@ -48,14 +48,13 @@ std::string StatusModel::line(double now_ms) const {
   if (load_rps_) {
     std::snprintf(buf, sizeof buf, "  %7.0f req/s", *load_rps_);
     out += buf;
-  } else if (http_seen_ && responses_.size() > 1 &&
-             responses_.back().first > responses_.front().first) {
-    // Each sample counts the responses of the interval that ends at its t, so
-    // the samples after the first exactly cover first.t..last.t.
+  } else if (first_http_t_ && now_ms - *first_http_t_ >= kStatusWindowMs) {
+    // Each sample counts the responses of the interval that ends at its t:
+    // those of the last full second, over one second.
     double sum = 0;
-    for (std::size_t i = 1; i < responses_.size(); ++i) sum += responses_[i].second;
-    double span_ms = responses_.back().first - responses_.front().first;
-    std::snprintf(buf, sizeof buf, "  %7.0f req/s", sum * 1000.0 / span_ms);
+    for (const auto& [t, n] : responses_)
+      if (t > now_ms - kStatusWindowMs && t <= now_ms) sum += n;
+    std::snprintf(buf, sizeof buf, "  %7.0f req/s", sum * 1000.0 / kStatusWindowMs);
     out += buf;
   } else {
     out += "        - req/s";

@@ -27,6 +27,8 @@ class LoadDriver {
   // Second Ctrl-C: no grace period.
   virtual void hurry() { stop(); }
   virtual bool running() const = 0;
+  // The line shown before the load starts: what will be sent where.
+  virtual std::string announcement(int port, const std::string& address) const = 0;
 };
 
 std::unique_ptr<LoadDriver> make_on_port_load(uv_loop_t* loop, std::string command_template,
@@ -36,6 +38,14 @@ std::unique_ptr<LoadDriver> make_on_port_load(uv_loop_t* loop, std::string comma
 // load library has no sources (CMake picks one).
 std::unique_ptr<LoadDriver> make_builtin_load(uv_loop_t* loop, load::Config cfg, EmitFn emit,
                                               std::function<void()> on_end);
+
+// "load: GET http://127.0.0.1:3000/slow, 50 connections, 10 s": the built-in
+// load as it will run against a target listening on `port`/`address`. A URL
+// given with its own host:port is loaded as given (the line says so when the
+// target listens elsewhere); a path goes to the port the target listens on.
+std::string builtin_load_line(const load::Config& cfg, int port, const std::string& address);
+// `cfg` with the host and port the load is sent to.
+load::Config builtin_load_target(load::Config cfg, int port, const std::string& address);
 
 // Every "{port}" replaced by the port number.
 std::string expand_port(const std::string& command_template, int port);

@@ -55,6 +55,10 @@ class OnPortLoad final : public LoadDriver {
 
   bool running() const override { return started_ && !finished_; }
 
+  std::string announcement(int port, const std::string&) const override {
+    return "load: " + expand_port(tmpl_, port) + " (--on-port; the run ends when it exits)";
+  }
+
  private:
   void on_exit(const ChildExit& e) {
     kill_timer_.stop();

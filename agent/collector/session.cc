@@ -81,7 +81,7 @@ bool Session::run() {
   status_.start([this] { return model_.line(clock_.now_ms()); });
   create_loads();
   if (load_requested())
-    port_timer_.start(kPortWaitMs, [this] { on_port_timeout(); });
+    port_timer_.start(opts_.listen_timeout_ms, [this] { on_port_timeout(); });
   else if (opts_.duration_ms > 0)
     duration_timer_.start(opts_.duration_ms, [this] { begin_stop(); });
 
@@ -117,6 +117,7 @@ bool Session::spawn_target(int child_fd) {
     const char* existing = std::getenv("NODE_OPTIONS");
     env["NODE_OPTIONS"] = node_options_with_probe(existing ? existing : "", opts_.probe_path);
   }
+  if (opts_.target_stdout_to_stderr) target_.redirect_stdout(STDERR_FILENO);
   int rc = target_.spawn(&loop_, opts_.command, environment_with(env), child_fd,
                          [this](const ChildExit& e) { on_target_exit(e); });
   if (rc < 0) {
@@ -129,8 +130,11 @@ bool Session::spawn_target(int child_fd) {
 
 void Session::create_loads() {
   auto emit_fn = [this](nlohmann::json r) {
-    if (r.value("type", "") == "load") model_.on_load_second(r);
-    emit(std::move(r));
+    const std::string type = r.value("type", "");
+    if (type == "load") model_.on_load_second(r);
+    double t = emit(std::move(r));
+    if (type == "load-start") load_started_ms_ = t;
+    if (type == "load-end" && load_started_ms_ >= 0) result_->load_ms = t - load_started_ms_;
   };
   if (!opts_.on_port.empty())
     loads_.push_back(make_on_port_load(&loop_, opts_.on_port, emit_fn, [this] { on_load_end(); }));
@@ -147,8 +151,12 @@ double Session::emit(nlohmann::json r) {
 
 void Session::warn(const std::string& text) {
   emit({{"type", "warning"}, {"text", text}});
+  say("loopdoctor: " + text);
+}
+
+void Session::say(const std::string& line) {
   status_.clear();  // the next redraw puts the status line back below the message
-  std::fprintf(stderr, "loopdoctor: %s\n", text.c_str());
+  std::fprintf(stderr, "%s\n", line.c_str());
   status_.start([this] { return model_.line(clock_.now_ms()); });
 }
 

@@ -11,6 +11,11 @@
 
 namespace loopdoctor::collector {
 
+// A server that has not listened 30 s after start (TypeScript compile and a
+// database connection included) is usually not going to; --listen-timeout
+// changes it for slower starts.
+inline constexpr double kDefaultListenTimeoutMs = 30000;
+
 struct RunOptions {
   std::vector<std::string> command;     // target argv, argv[0] searched in PATH
   std::string on_port;                  // external load command ({port}, $PORT)
@@ -23,16 +28,25 @@ struct RunOptions {
   bool profile = true;                  // ask the probe for a CPU profile of the load
   double profile_interval_us = 0;       // its sampling interval (0: the probe's default, 1 ms)
   std::string loopdoctor_version;
+  double listen_timeout_ms = kDefaultListenTimeoutMs;  // with load: wait this long for a port
+  bool target_stdout_to_stderr = false;  // our stdout carries --json - / --markdown -
 };
 
 struct RunResult {
   int pid = 0;
   std::string record_path;
   std::string error;           // set when the run could not start (exit 2)
-  bool interrupted = false;    // the user pressed Ctrl-C
+  bool interrupted = false;    // the user pressed Ctrl-C (or sent SIGTERM)
+  int interrupt_signum = 0;    // SIGINT or SIGTERM, when interrupted
+  double interrupted_at_ms = 0;  // run time of the interrupt
   bool target_exited_early = false;  // exited before load ended / we stopped it
+  double exited_at_ms = 0;     // run time of the target's exit
   std::optional<int> exit_code;
   std::optional<std::string> exit_signal;
+  bool probe_connected = false;  // the probe said hello
+  int listen_port = 0;           // first port the target listened on; 0: none
+  bool load_ran = false;         // load started (the target listened in time)
+  double load_ms = 0;            // how long the load ran
 };
 
 // Runs until the load ends, --duration elapses, the target exits, or Ctrl-C.

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/collector/session_impl.h"
+#include "agent/collector/run_limits.h"
 #include "agent/collector/signal_names.h"
 
 namespace loopdoctor::collector::detail {
@@ -18,6 +19,7 @@ void Session::on_probe_message(const nlohmann::json& msg, std::string_view raw) 
     model_.on_probe_sample(rt, msg);
   } else if (type == "hello") {
     hello_ = true;
+    result_->probe_connected = true;
     // Without load there is no load window: the analysis looks at the whole
     // run, so the profile covers it too (the probe stops it after its first
     // 5 minutes). With load it starts when the load does, in on_listen.
@@ -42,9 +44,14 @@ void Session::on_probe_closed(const std::string& reason) {
 
 void Session::on_listen(int port, const std::string& address) {
   port_ = port;
+  result_->listen_port = port;
   port_timer_.stop();
   if (stop_.begun() || target_exited_) return;  // Ctrl-C came first
-  for (auto& l : loads_) l->start(port, address);
+  for (auto& l : loads_) {
+    say(l->announcement(port, address));
+    l->start(port, address);
+  }
+  result_->load_ran = !loads_.empty();
   // The profile covers the load, the time the analysis looks at; the probe
   // sends it on "end", before bye.
   if (opts_.profile && !loads_.empty()) probe_.send(R"({"type":"profile-start"})");
@@ -65,7 +72,7 @@ void Session::on_target_exit(const ChildExit& e) {
                       {"stopped_by_loopdoctor", by_us}};
   if (e.code) r["code"] = *e.code;
   if (e.signal) r["signal"] = signal_name(*e.signal);
-  emit(std::move(r));
+  result_->exited_at_ms = emit(std::move(r));
   result_->exit_code = e.code;
   if (e.signal) result_->exit_signal = signal_name(*e.signal);
   // Exiting on its own is the expected end of a run with neither load nor
@@ -85,8 +92,9 @@ void Session::on_target_exit(const ChildExit& e) {
 void Session::on_signal(int signum) {
   ++interrupts_;
   if (interrupts_ == 1) {
-    emit({{"type", "interrupt"}, {"signal", signal_name(signum)}});
+    result_->interrupted_at_ms = emit({{"type", "interrupt"}, {"signal", signal_name(signum)}});
     result_->interrupted = true;
+    result_->interrupt_signum = signum;
     for (auto& l : loads_) l->stop();
     begin_stop();
     return;
@@ -97,14 +105,13 @@ void Session::on_signal(int signum) {
   if (target_exited_) probe_.close("");
 }
 
+// The reason goes to the user once, with the other limits of the run, after
+// it (run_limits.h); the recording keeps it as a warning.
 void Session::on_port_timeout() {
   std::string text = "the target did not report a listening port within " +
-                     std::to_string(static_cast<int>(kPortWaitMs / 1000)) + " s";
-  if (!hello_)
-    text += "; its probe never connected (is it a Node.js program? the probe is preloaded "
-            "through NODE_OPTIONS)";
-  text += "; stopping it without load";
-  warn(text);
+                     format_seconds(opts_.listen_timeout_ms) + "; stopped it without load";
+  if (!hello_) text += " (its probe never connected)";
+  emit({{"type", "warning"}, {"text", text}});
   begin_stop();
 }
 

@@ -25,10 +25,6 @@
 
 namespace loopdoctor::collector::detail {
 
-// A server that has not listened 30 s after start (TypeScript compile and a
-// database connection included) is not going to; waiting longer only delays
-// the message.
-inline constexpr double kPortWaitMs = 30000;
 // When the target exits its last probe bytes are already in the socket
 // buffer, so EOF follows at once, unless a process it left behind still holds
 // the socket; do not wait on that longer than this.
@@ -74,6 +70,7 @@ class Session {
   void create_loads();
   double emit(nlohmann::json r);
   void warn(const std::string& text);
+  void say(const std::string& line);  // one line on stderr, under the status line
 
   void on_probe_message(const nlohmann::json& msg, std::string_view raw);
   void on_probe_closed(const std::string& reason);
@@ -108,6 +105,7 @@ class Session {
   uv_signal_t sigint_{}, sigterm_{};
   std::vector<std::unique_ptr<LoadDriver>> loads_;
   int port_ = 0;
+  double load_started_ms_ = -1;
   int interrupts_ = 0;
   bool hello_ = false, target_exited_ = false, finishing_ = false;
 };

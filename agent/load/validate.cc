@@ -11,12 +11,6 @@ namespace loopdoctor::load {
 
 namespace {
 
-// Beyond these the run measures our own memory, not the target: each
-// connection holds a socket and ~1 KiB of state, each pipelined copy a
-// request in flight.
-constexpr int kMaxConnections = 100000;
-constexpr int kMaxThreads = 256;
-constexpr int kMaxPipelining = 1024;
 constexpr int kMaxPort = 65535;
 
 bool valid_method(const std::string& m) {

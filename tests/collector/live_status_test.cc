@@ -31,3 +31,14 @@ TEST_CASE("status line without data shows dashes") {
   CHECK(line.find("- req/s") != std::string::npos);
   CHECK(line.find("CPU    -%") != std::string::npos);
 }
+
+TEST_CASE("no request rate before a full second of responses (issue 17: 46875 req/s at 0.3 s)") {
+  StatusModel m;
+  // Two samples read out together, 0.32 ms apart, 15 responses in the second.
+  m.on_probe_sample(300.0, {{"http", {{"responses", 0}}}});
+  m.on_probe_sample(300.32, {{"http", {{"responses", 15}}}});
+  CHECK(m.line(300.5).find("- req/s") != std::string::npos);
+  // A second later the rate is that second's responses: 15 + 35 = 50 req/s.
+  m.on_probe_sample(1300.0, {{"http", {{"responses", 35}}}});
+  CHECK(m.line(1300.0).find("     50 req/s") != std::string::npos);
+}

@@ -54,6 +54,79 @@ fail-on)
   [[ $rc -eq 1 ]] || fail "bad --fail-on: exit $rc, want 1"
   grep -q nonsense err.txt || fail "message does not name the bad value"
   ;;
+json-stdout)
+  # --json -: stdout is the JSON alone; the target's console.log goes to stderr.
+  cat > logs.js <<'JS'
+const s = require('http').createServer((q, r) => { console.log('request', q.url); r.end('ok'); });
+s.listen(0, '127.0.0.1', () => console.log('listening on', s.address().port));
+JS
+  rc=0; timeout 60 "$LD" run --load / -c 2 -d 2s --json - -o r.html -- node logs.js > out.json 2> err.txt || rc=$?
+  [[ $rc -eq 0 ]] || fail "exit $rc: $(cat err.txt)"
+  [[ $(json_get out.json 'j.verdict') != "" ]] || fail "stdout is not the JSON alone: $(head -c 300 out.json)"
+  grep -q "^listening on" err.txt || fail "the target's stdout is not on stderr"
+  # A load under the useful length is named before the verdict.
+  limit=$(grep -n "the load ran only 2 s" err.txt | cut -d: -f1)
+  verdict=$(grep -n "^  $(json_get out.json 'j.verdict')\$" err.txt | cut -d: -f1)
+  [[ -n $limit && -n $verdict && $limit -lt $verdict ]] || fail "no short-load line before the verdict: $(grep -v '^request' err.txt)"
+  ;;
+never-listens)
+  rc=0; timeout 60 "$LD" run --load / -d 2s --listen-timeout 1s --json out.json -o r.html -- node -e 'setInterval(() => {}, 1000)' 2> err.txt || rc=$?
+  [[ $rc -eq 2 ]] || fail "exit $rc, want 2: $(cat err.txt)"
+  [[ $(head -1 err.txt) == "loopdoctor: the target did not listen on a port within 1 s; --load needs a server. Raise --listen-timeout or check that it listens" ]] || fail "first line: $(head -1 err.txt)"
+  ! grep -q "healthy" err.txt || fail "a verdict about load that never ran: $(cat err.txt)"
+  [[ -s out.json && -s r.html ]] || fail "report or JSON not written"
+  rc=0; "$LD" run --load / --listen-timeout 0s -- true 2> err.txt || rc=$?
+  [[ $rc -eq 1 ]] && grep -q "'0s'" err.txt || fail "--listen-timeout 0s: exit $rc, $(cat err.txt)"
+  ;;
+crash-on-start)
+  rc=0; timeout 60 "$LD" run --load / -d 2s -o r.html -- node -e 'require("loopdoctor-no-such-module")' 2> err.txt || rc=$?
+  [[ $rc -eq 2 ]] || fail "exit $rc, want 2"
+  first=$(grep -m1 "^loopdoctor:" err.txt)
+  [[ $first == *"exit code 1"*"before it listened"* ]] || fail "first message is not the cause: $first"
+  ! grep -q "insufficient-data" err.txt || fail "a verdict advising load: $(cat err.txt)"
+  ;;
+port-taken)
+  node -e 'const s = require("net").createServer().listen(0, () => console.log(s.address().port))' > port.txt & holder=$!
+  for _ in $(seq 50); do [[ -s port.txt ]] && break; sleep 0.1; done
+  rc=0; PORT=$(cat port.txt) timeout 60 "$LD" run --load / -d 2s -o r.html -- node -e 'require("http").createServer().listen(Number(process.env.PORT))' 2> err.txt || rc=$?
+  kill $holder
+  [[ $rc -eq 2 ]] || fail "exit $rc, want 2"
+  grep -q EADDRINUSE err.txt || fail "no EADDRINUSE: $(cat err.txt)"
+  ! grep -q "agent/probes" err.txt || fail "a probe frame in the target's stack: $(grep agent/probes err.txt)"
+  [[ $(grep -m1 "^loopdoctor:" err.txt) == *"exit code 1"* ]] || fail "first message is not the cause"
+  ;;
+load-url)
+  # A full URL on another port than the target's is loaded as given, and said so.
+  node -e 'const s = require("http").createServer((q, r) => r.end("other")).listen(0, "127.0.0.1", () => console.log(s.address().port))' > port.txt & other=$!
+  for _ in $(seq 50); do [[ -s port.txt ]] && break; sleep 0.1; done
+  url="http://127.0.0.1:$(cat port.txt)/slow"
+  rc=0; PORT=0 timeout 60 "$LD" run --load "$url" -c 3 -d 1s --record rec.ndjson -o r.html -- node -e 'require("http").createServer((q, r) => r.end()).listen(0, "127.0.0.1")' 2> err.txt || rc=$?
+  kill $other
+  [[ $rc -eq 0 ]] || fail "exit $rc: $(cat err.txt)"
+  grep -Eq "^load: GET $url \(as given; the target listens on port [0-9]+\), 3 connections, 1 s\$" err.txt || fail "no load line: $(cat err.txt)"
+  grep '"type":"load-summary"' rec.ndjson | node -e 'let d="";process.stdin.on("data",c=>d+=c).on("end",()=>{const c=JSON.parse(d).config; if(c.url!==process.argv[1]||c.connections!==3||c.duration_s!==1) {console.error(JSON.stringify(c)); process.exit(1)}})' "$url" || fail "load-summary config"
+  ;;
+bad-load-options)
+  for opt in "-p 0" "-t 0" "-c 0" "--rate -1" "-d 0s" "--timeout soon"; do
+    rc=0; "$LD" run --load / $opt -- true 2> err.txt || rc=$?
+    [[ $rc -eq 1 ]] || fail "$opt: exit $rc, want 1"
+    grep -q -- "${opt#* }" err.txt || fail "$opt: message does not name the value: $(cat err.txt)"
+  done
+  ;;
+interrupt)
+  for sig in INT TERM; do
+    timeout 60 "$LD" run --load / -c 2 -d 30s --json out.json -o r.html -- node -e 'require("http").createServer((q, r) => r.end()).listen(0)' 2> err.txt & ld=$!
+    for _ in $(seq 300); do grep -q "^load:" err.txt && break; sleep 0.1; done
+    sleep 1
+    kill -$sig $ld
+    rc=0; wait $ld || rc=$?
+    want=$([[ $sig == INT ]] && echo 130 || echo 143)
+    name=$([[ $sig == INT ]] && echo Ctrl-C || echo SIGTERM)
+    [[ $rc -eq $want ]] || fail "SIG$sig: exit $rc, want $want"
+    grep -Eq "^loopdoctor: run interrupted at [0-9.]+ s \($name\): the report covers the run up to then\$" err.txt || fail "SIG$sig: $(cat err.txt)"
+    [[ -s out.json && -s r.html ]] || fail "SIG$sig: report not written"
+  done
+  ;;
 *) fail "unknown case $1" ;;
 esac
 echo "ok: $1"

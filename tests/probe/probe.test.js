@@ -418,3 +418,35 @@ test('endpoint (agent) mode samples once a second unless told otherwise', { time
     await sink.close();
   }
 });
+
+test('a listen error stack names no frame of the probe (port in use)', { timeout: TEST_TIMEOUT_MS }, async () => {
+  const sink = startSink();
+  await sink.ready;
+  const holder = net.createServer();
+  await new Promise((resolve) => holder.listen(0, resolve));  // every address, as the fixture's listen(port)
+  try {
+    const env = probeEnv({ LOOPDOCTOR_ENDPOINT: sink.path, PORT: String(holder.address().port) });
+    const r = await withTimeout(startTarget('port-taken.js', env).exited, WAIT_MS, 'exit');
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /EADDRINUSE/);
+    assert.doesNotMatch(r.stderr, /agent[/\\]probes/, 'a probe frame in the user stack:\n' + r.stderr);
+  } finally {
+    holder.close();
+    await sink.close();
+  }
+});
+
+test('listen is reported for a server that listens after start (no listen hook in its stack)', { timeout: TEST_TIMEOUT_MS }, async () => {
+  const sink = startSink();
+  await sink.ready;
+  const target = startTarget('http-server.js', probeEnv({ LOOPDOCTOR_ENDPOINT: sink.path }));
+  try {
+    const port = Number(await target.firstLine());
+    const listen = await sink.waitFor(() => sink.all().find((m) => m.type === 'listen'), 'listen');
+    assert.equal(listen.port, port);
+  } finally {
+    target.child.kill('SIGKILL');
+    await target.exited;
+    await sink.close();
+  }
+});

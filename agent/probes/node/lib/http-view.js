@@ -1,7 +1,8 @@
 'use strict';
 // The server's own view: requests started and finished, in flight and their
 // response time (diagnostics_channel, Node >= 18), and the ports it listens
-// on (a hook on net.Server.prototype.listen).
+// on (the 'net.server.listen' tracing channel where Node publishes it, else a
+// hook on net.Server.prototype.listen).
 //
 // onRequestStart and onResponseFinish run on every request, so they do as
 // little as possible: counters and one map lookup each (the connection's
@@ -129,7 +130,31 @@ function createHttpView(state, send) {
     } catch (_) { /* never throw */ }
   }
 
+  // Node publishes a finished listen() on this tracing channel (22.3, and
+  // back-ported to 20.x). A subscriber adds no frame to the application's
+  // stacks, where a wrapped listen() showed up in every listen error
+  // ("Server.listen (.../http-view.js)" under an EADDRINUSE). Whether this
+  // Node publishes it is read from listen's own source, which names the
+  // channel; a version table would be wrong for some back-port.
+  function listenChannelPublished() {
+    try {
+      return !!(dc && typeof dc.tracingChannel === 'function' &&
+        /netServerListen/.test(Function.prototype.toString.call(net.Server.prototype.listen)));
+    } catch (_) { return false; }
+  }
+
+  function onListenEnd(msg) {
+    if (state.finished || !msg || !msg.server) return;
+    onListening.call(msg.server);
+  }
+
+  // Older Node: wrap listen(). Its frame then shows in listen errors; nothing
+  // else would tell us the port.
   function hookListen() {
+    if (listenChannelPublished()) {
+      dc.subscribe('tracing:net.server.listen:asyncEnd', onListenEnd);
+      return;
+    }
     const proto = net.Server.prototype;
     const original = proto.listen;
     if (typeof original !== 'function' || original.__loopdoctor) return;

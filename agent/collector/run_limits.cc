@@ -1,0 +1,76 @@
+#include "agent/collector/run_limits.h"
+
+#include <csignal>
+#include <cmath>
+#include <cstdio>
+
+namespace loopdoctor::collector {
+namespace {
+
+bool load_requested(const RunOptions& o) { return o.load.has_value() || !o.on_port.empty(); }
+
+std::string how_it_ended(const RunResult& r) {
+  if (r.exit_signal) return "killed by " + *r.exit_signal;
+  return "exit code " + std::to_string(r.exit_code.value_or(-1));
+}
+
+bool failed(const RunResult& r) { return r.exit_signal || r.exit_code.value_or(0) != 0; }
+
+std::string interrupt_line(const RunResult& r) {
+  const char* by = r.interrupt_signum == SIGTERM ? "SIGTERM" : "Ctrl-C";
+  return "run interrupted at " + format_seconds(r.interrupted_at_ms) + " (" + by +
+         "): the report covers the run up to then";
+}
+
+std::string no_load_line(const RunOptions& o, const RunResult& r) {
+  const std::string option = o.load ? "--load" : "--on-port";
+  if (r.target_exited_early)
+    return "the target ended (" + how_it_ended(r) + ") at " + format_seconds(r.exited_at_ms) +
+           " before it listened on a port, so no load ran; its own messages above say why "
+           "(a missing module, a port in use): fix that and run again";
+  std::string line = "the target did not listen on a port within " +
+                     format_seconds(o.listen_timeout_ms) + "; " + option +
+                     " needs a server. Raise --listen-timeout or check that it listens";
+  if (!r.probe_connected)
+    line += " (its probe never connected: is it a Node.js program? The probe is preloaded "
+            "through NODE_OPTIONS)";
+  return line;
+}
+
+std::string early_exit_line(const RunResult& r) {
+  std::string line = "the target ended before the run did (" + how_it_ended(r) + " at " +
+                     format_seconds(r.exited_at_ms) + "); the report covers the run up to then";
+  if (failed(r)) line += "; its own messages above say why";
+  return line;
+}
+
+}  // namespace
+
+std::string format_seconds(double ms) {
+  char buf[32];
+  const double s = ms / 1000.0;
+  std::snprintf(buf, sizeof buf, std::fabs(s - std::round(s)) < 0.05 ? "%.0f s" : "%.1f s", s);
+  return buf;
+}
+
+bool load_never_ran(const RunOptions& opts, const RunResult& res) {
+  return load_requested(opts) && !res.load_ran;
+}
+
+std::vector<std::string> run_limits(const RunOptions& o, const RunResult& r) {
+  std::vector<std::string> out;
+  if (r.interrupted) out.push_back(interrupt_line(r));
+  if (load_never_ran(o, r)) {
+    // Interrupted before the target listened: the interrupt says it all.
+    if (!r.interrupted) out.push_back(no_load_line(o, r));
+    return out;
+  }
+  if (r.target_exited_early && !r.interrupted) out.push_back(early_exit_line(r));
+  if (o.load && !r.interrupted && !r.target_exited_early && r.load_ms < kMinUsefulLoadMs)
+    out.push_back("the load ran only " + format_seconds(r.load_ms) + "; under " +
+                  format_seconds(kMinUsefulLoadMs) +
+                  " its warm-up can decide the verdict: run it with -d 10s or more");
+  return out;
+}
+
+}  // namespace loopdoctor::collector

@@ -1,0 +1,75 @@
+// The sentences `run` prints before the verdict, and the load line.
+#include <catch2/catch.hpp>
+
+#include <csignal>
+
+#include "agent/collector/load_driver.h"
+#include "agent/collector/run_limits.h"
+
+using namespace loopdoctor;
+using namespace loopdoctor::collector;
+
+namespace {
+
+RunOptions with_load() {
+  RunOptions o;
+  o.load = load::Config{};
+  o.listen_timeout_ms = 1000;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("a load that never ran: the reason, and what to do") {
+  RunResult r;
+  r.probe_connected = true;
+  CHECK(load_never_ran(with_load(), r));
+  CHECK(run_limits(with_load(), r) ==
+        std::vector<std::string>{"the target did not listen on a port within 1 s; --load needs a "
+                                 "server. Raise --listen-timeout or check that it listens"});
+  r.target_exited_early = true;
+  r.exit_code = 1;
+  r.exited_at_ms = 150;
+  auto lines = run_limits(with_load(), r);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].starts_with("the target ended (exit code 1) at 0.1 s before it listened"));
+}
+
+TEST_CASE("an interrupt says when, and hides nothing else it caused") {
+  RunResult r;
+  r.load_ran = true;
+  r.load_ms = 1200;
+  r.interrupted = true;
+  r.interrupt_signum = SIGINT;
+  r.interrupted_at_ms = 4230;
+  CHECK(run_limits(with_load(), r) ==
+        std::vector<std::string>{
+            "run interrupted at 4.2 s (Ctrl-C): the report covers the run up to then"});
+  r.interrupt_signum = SIGTERM;
+  CHECK(run_limits(with_load(), r)[0].find("(SIGTERM)") != std::string::npos);
+}
+
+TEST_CASE("a load shorter than a useful window is named; a full one is not") {
+  RunResult r;
+  r.load_ran = true;
+  r.load_ms = 2000;
+  CHECK(run_limits(with_load(), r) ==
+        std::vector<std::string>{"the load ran only 2 s; under 5 s its warm-up can decide the "
+                                 "verdict: run it with -d 10s or more"});
+  r.load_ms = kMinUsefulLoadMs;
+  CHECK(run_limits(with_load(), r).empty());
+  CHECK(run_limits(RunOptions{}, RunResult{}).empty());  // no load asked, none missing
+}
+
+TEST_CASE("the load line names the URL, and a URL's own port when the target listens elsewhere") {
+  load::Config cfg;
+  cfg.path = "/slow";
+  cfg.duration_s = 10;
+  CHECK(builtin_load_line(cfg, 3000, "127.0.0.1") ==
+        "load: GET http://127.0.0.1:3000/slow, 50 connections, 10 s");
+  cfg.port = 3000;  // given as http://127.0.0.1:3000/slow
+  CHECK(builtin_load_line(cfg, 3001, "::") ==
+        "load: GET http://127.0.0.1:3000/slow (as given; the target listens on port 3001), 50 "
+        "connections, 10 s");
+  CHECK(builtin_load_target(cfg, 3001, "::").port == 3000);
+}
