@@ -15,6 +15,10 @@ inline constexpr double kMinProbeSamples = 5;
 // Share of the window the probe's intervals must cover: less means the probe
 // connected late, stopped early or dropped data.
 inline constexpr double kMinProbeCoverage = 0.5;
+// The run length the insufficient-data messages suggest, seconds: the same
+// blocked server needed 5 s to leave its warm-up (a 2 s run shows the heap
+// still growing with no full collection yet).
+inline constexpr double kSuggestedRunS = 5;
 
 // --- event-loop delay ------------------------------------------------------
 // A request that waits 100 ms for the loop is felt by a person (the RAIL

@@ -86,3 +86,13 @@ TEST_CASE("golden: a process with no probe is insufficient data, with /proc figu
   CHECK(g.st.proc_samples > 50);
   CHECK(g.st.rss_max > 0);
 }
+
+TEST_CASE("golden: the same blocked server gets the same verdict at 2 s and at 5 s") {
+  // Recorded with `run --load / -c 50 -d 2s` and `-d 5s` on samples/node/pbkdf2-sync.
+  Golden short_run = load("pbkdf2-sync-2s.ndjson.gz");
+  Golden long_run = load("pbkdf2-sync-5s.ndjson.gz");
+  CHECK(short_run.dx.verdict == Verdict::kBlockedLoop);
+  CHECK(long_run.dx.verdict == Verdict::kBlockedLoop);
+  for (const Golden* g : {&short_run, &long_run})
+    for (const Issue& i : g->dx.issues) CHECK(i.kind != Verdict::kGcPressure);
+}

@@ -122,6 +122,7 @@ TEST_CASE("a leak that will exhaust the heap within minutes is gc-pressure even 
   Scenario s = blocked();
   s.heap_growth_per_s = 80e6;  // ~4 GB limit reached in under a minute
   s.gc_minor_ms_per_s = 50;
+  s.gc_major_ms_per_s = 30;  // full collections, so the growth is measured as retained
   Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
   CHECK(dx.verdict == Verdict::kGcPressure);
   REQUIRE(dx.issues.size() == 2);
@@ -187,6 +188,49 @@ TEST_CASE("heap growth with no full collection to confirm it is not called a lea
   Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
   CHECK(dx.verdict == Verdict::kGcPressure);
   CHECK(dx.issues.front().summary.find("retained") == std::string::npos);
-  CHECK(dx.issues.front().summary.find("old space") != std::string::npos);
-  CHECK(dx.issues.front().advice.empty());
+  CHECK(dx.issues.front().summary.find("too few full collections") != std::string::npos);
+  // The advice comes from the same decision as the headline: neither churn nor leak.
+  CHECK(dx.issues.front().advice == "gc-pressure-growth");
+  std::string err;
+  REQUIRE(attach_recommendations(&dx, LOOPDOCTOR_SOURCE_DIR "/report_templates", &err));
+  REQUIRE(!dx.issues.front().recommendations.empty());
+  CHECK(dx.issues.front().recommendations.front().find("troughs stay flat while") == std::string::npos);
+  CHECK(dx.issues.front().recommendations.front().find("Run longer") != std::string::npos);
+}
+
+TEST_CASE("the lead issue is the most severe: severity, then confidence, then precedence") {
+  struct Row {
+    Severity first_sev;
+    double first_conf;
+    Severity second_sev;
+    double second_conf;
+    Verdict lead;
+  };
+  // The first issue is gc-pressure, the second blocked-loop, in the order the
+  // combiner builds them (its precedence).
+  const Row rows[] = {
+      {Severity::kMedium, 0.60, Severity::kHigh, 0.99, Verdict::kBlockedLoop},  // issue 17 item 5
+      {Severity::kHigh, 0.60, Severity::kMedium, 0.99, Verdict::kGcPressure},   // severity before confidence
+      {Severity::kLow, 0.99, Severity::kMedium, 0.10, Verdict::kBlockedLoop},
+      {Severity::kMedium, 0.70, Severity::kMedium, 0.90, Verdict::kBlockedLoop},  // then confidence
+      {Severity::kMedium, 0.90, Severity::kMedium, 0.70, Verdict::kGcPressure},
+      {Severity::kHigh, 0.99, Severity::kHigh, 0.99, Verdict::kGcPressure},  // a tie keeps precedence
+  };
+  for (const Row& r : rows) {
+    std::vector<Issue> issues(2);
+    issues[0].kind = Verdict::kGcPressure, issues[0].severity = r.first_sev, issues[0].confidence = r.first_conf;
+    issues[1].kind = Verdict::kBlockedLoop, issues[1].severity = r.second_sev, issues[1].confidence = r.second_conf;
+    rank_issues(&issues);
+    CAPTURE(to_string(r.first_sev), r.first_conf, to_string(r.second_sev), r.second_conf);
+    CHECK(issues.front().kind == r.lead);
+    CHECK(issues.size() == 2);
+  }
+}
+
+TEST_CASE("a blocked loop whose heap still grows without full collections stays blocked-loop") {
+  Scenario s = blocked();
+  s.heap_growth_per_s = 9e6;  // warm-up growth, as on a 2 s run; no full collection
+  Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
+  CHECK(dx.verdict == Verdict::kBlockedLoop);
+  CHECK(dx.issues.front().severity == Severity::kHigh);
 }
