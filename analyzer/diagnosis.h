@@ -21,19 +21,28 @@ enum class Outcome { kNotEnoughData, kNormal, kAbnormal };
 enum class Severity { kLow, kMedium, kHigh };
 const char* to_string(Severity s);
 
+// The signal each analyser watches; the JSON writes them as "delay", "cpu", ...
+enum class Signal { kDelay, kUtilisation, kCpu, kGc, kMemory, kHandles, kHttp };
+const char* to_string(Signal s);
+
 struct Evidence {
   std::string signal;      // e.g. "loop_delay_p99_ms"
   double value = 0;
-  double threshold = 0;    // the limit the value was held against
+  // The limit the value was compared with (value >= threshold crosses it);
+  // 0 for evidence that only informs and decides nothing.
+  double threshold = 0;
   std::string text;        // the same, said for a person
 };
 
 struct Finding {
-  std::string signal;      // "delay", "utilisation", "cpu", "gc", "memory", "handles", "http"
+  Signal signal = Signal::kDelay;
   Outcome outcome = Outcome::kNotEnoughData;
   Severity severity = Severity::kLow;
   std::vector<Evidence> evidence;  // always filled, normal or not
   std::string note;                // a sentence for the report
+  // How the deciding evidence (threshold > 0) makes the outcome: abnormal
+  // when any crosses its threshold, or only when all do.
+  bool all_must_cross = false;
 };
 
 struct Hotspot {

@@ -66,7 +66,7 @@ json diagnosis_json(const Timeline& tl, const Diagnosis& dx) {
   j["notes"] = dx.notes;
   json findings = json::array();
   for (const auto& f : dx.findings)
-    findings.push_back({{"signal", f.signal},
+    findings.push_back({{"signal", to_string(f.signal)},
                         {"outcome", outcome_name(f.outcome)},
                         {"note", f.note},
                         {"evidence", evidence_json(f.evidence)}});

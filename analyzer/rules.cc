@@ -30,14 +30,14 @@ using namespace thresholds;
 using analysers::mib;
 using analysers::pct;
 
-const Finding& find(const std::vector<Finding>& fs, const char* signal) {
+const Finding& find(const std::vector<Finding>& fs, Signal signal) {
   for (const auto& f : fs)
     if (f.signal == signal) return f;
   static const Finding kNone;
   return kNone;
 }
 
-bool abnormal(const std::vector<Finding>& fs, const char* signal) {
+bool abnormal(const std::vector<Finding>& fs, Signal signal) {
   return find(fs, signal).outcome == Outcome::kAbnormal;
 }
 
@@ -103,7 +103,7 @@ enum class HeapTrend {
 };
 
 HeapTrend heap_trend(const WindowStats& st, const std::vector<Finding>& fs) {
-  if (!abnormal(fs, "memory") || st.heap_growth_bytes_per_s < kHeapGrowthLeakBytesPerS)
+  if (!abnormal(fs, Signal::kMemory) || st.heap_growth_bytes_per_s < kHeapGrowthLeakBytesPerS)
     return HeapTrend::kBounded;
   return st.heap_growth_after_major_gc ? HeapTrend::kLeak : HeapTrend::kGrowthUnproven;
 }
@@ -143,22 +143,22 @@ Issue gc_issue(const WindowStats& st, const std::vector<Finding>& fs, bool leak_
   const HeapTrend trend = heap_trend(st, fs);
   Issue i = make_issue(Verdict::kGcPressure);
   i.severity = leak_urgent ? Severity::kHigh
-                           : std::max(find(fs, "gc").severity, find(fs, "memory").severity);
+                           : std::max(find(fs, Signal::kGc).severity, find(fs, Signal::kMemory).severity);
   i.confidence = std::max(confidence_over(st.gc_effective_share(), kGcShareLimit),
                           trend == HeapTrend::kLeak
                               ? confidence_over(st.heap_growth_bytes_per_s, kHeapGrowthLeakBytesPerS)
                               : 0.0);
   i.advice = gc_advice(trend);
   i.summary = gc_summary(st, trend);
-  append(&i.evidence, find(fs, "gc"));
-  append(&i.evidence, find(fs, "memory"));
-  if (abnormal(fs, "delay")) append(&i.evidence, find(fs, "delay"));
+  append(&i.evidence, find(fs, Signal::kGc));
+  append(&i.evidence, find(fs, Signal::kMemory));
+  if (abnormal(fs, Signal::kDelay)) append(&i.evidence, find(fs, Signal::kDelay));
   return i;
 }
 
 Issue blocked_issue(const WindowStats& st, const std::vector<Finding>& fs) {
   Issue i = make_issue(Verdict::kBlockedLoop);
-  i.severity = find(fs, "delay").severity;
+  i.severity = find(fs, Signal::kDelay).severity;
   i.confidence = std::max(confidence_over(st.delay_p99_ms, kDelayP99LimitMs),
                           confidence_over(st.blocked_share, kBlockedShareLimit));
   i.summary = fmt::format(
@@ -166,10 +166,10 @@ Issue blocked_issue(const WindowStats& st, const std::vector<Finding>& fs) {
       "loop was busy {} of the time. Synchronous work on the main thread is holding it; "
       "find it and move it off the loop.",
       st.delay_max_ms, st.delay_p99_ms, pct(st.elu_mean));
-  append(&i.evidence, find(fs, "delay"));
-  append(&i.evidence, find(fs, "utilisation"));
-  append(&i.evidence, find(fs, "cpu"));
-  if (st.http_present) append(&i.evidence, find(fs, "http"));
+  append(&i.evidence, find(fs, Signal::kDelay));
+  append(&i.evidence, find(fs, Signal::kUtilisation));
+  append(&i.evidence, find(fs, Signal::kCpu));
+  if (st.http_present) append(&i.evidence, find(fs, Signal::kHttp));
   return i;
 }
 
@@ -182,10 +182,10 @@ Issue io_issue(const WindowStats& st, const std::vector<Finding>& fs) {
       "server is waiting on something slower than itself (an upstream, a database, a pool).",
       st.http_latency_mean_ms, st.http_inflight_mean, pct(1.0 - st.elu_mean),
       std::max(st.cpu_cores_proc, st.cpu_cores_probe) * 100);
-  append(&i.evidence, find(fs, "http"));
-  append(&i.evidence, find(fs, "utilisation"));
-  append(&i.evidence, find(fs, "cpu"));
-  append(&i.evidence, find(fs, "delay"));
+  append(&i.evidence, find(fs, Signal::kHttp));
+  append(&i.evidence, find(fs, Signal::kUtilisation));
+  append(&i.evidence, find(fs, Signal::kCpu));
+  append(&i.evidence, find(fs, Signal::kDelay));
   return i;
 }
 
@@ -195,9 +195,9 @@ Issue healthy_issue(const WindowStats& st, const std::vector<Finding>& fs, bool 
       "No problem found: loop delay p99 {:.1f} ms, loop busy {}, GC {} of the time{}.",
       st.delay_p99_ms, pct(st.elu_mean), pct(st.gc_effective_share()),
       st.http_present && st.http_requests > 0 ? fmt::format(", {:.0f} req/s", st.http_rps) : std::string());
-  append(&i.evidence, find(fs, "delay"));
-  append(&i.evidence, find(fs, "utilisation"));
-  append(&i.evidence, find(fs, "gc"));
+  append(&i.evidence, find(fs, Signal::kDelay));
+  append(&i.evidence, find(fs, Signal::kUtilisation));
+  append(&i.evidence, find(fs, Signal::kGc));
   return i;
 }
 
@@ -218,8 +218,8 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
   if (!analysers::enough_probe_data(st)) {
     dx.issues.push_back(insufficient(tl, st));
   } else {
-    const bool gc_bad = abnormal(fs, "gc") || abnormal(fs, "memory");
-    const bool delay_bad = abnormal(fs, "delay");
+    const bool gc_bad = abnormal(fs, Signal::kGc) || abnormal(fs, Signal::kMemory);
+    const bool delay_bad = abnormal(fs, Signal::kDelay);
     // GC explains the stalls when its pauses are a large part of the time the
     // loop was busy; otherwise the stalls are the application's own work.
     const double gc_share = st.gc_effective_share();
@@ -230,7 +230,7 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
     // machine a descheduled process looks busy (measured: ELU 0.65 at 0.24
     // cores). CPU time is the honest measure of work; either being low
     // shows a loop that waits.
-    const bool waiting = abnormal(fs, "http") && !delay_bad && cpu < kCpuNotBoundCores &&
+    const bool waiting = abnormal(fs, Signal::kHttp) && !delay_bad && cpu < kCpuNotBoundCores &&
                          std::min(st.elu_mean, cpu) < kEluWaiting;
 
     // Time until the live heap reaches V8's limit at its current growth.

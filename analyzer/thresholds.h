@@ -41,6 +41,9 @@ inline constexpr double kEluWaiting = 0.5;
 // One core is what a single JS thread can use; below 0.7 of it the process is
 // not CPU-bound (GC and libuv threads add a little on top of the JS thread).
 inline constexpr double kCpuNotBoundCores = 0.7;
+// At 90 % of one core or more the process is CPU-bound: the same headroom
+// line as a busy loop (kEluBusy).
+inline constexpr double kCpuBoundCores = kEluBusy;
 
 // --- garbage collection ----------------------------------------------------
 // Share of wall time inside GC pauses. Measured under wrk -c50 (docs/thresholds.md):

@@ -7,7 +7,7 @@ using namespace thresholds;
 
 Finding gc(const WindowStats& st, double heap_limit) {
   Finding f;
-  f.signal = "gc";
+  f.signal = Signal::kGc;
   if (!enough_probe_data(st)) {
     f.note = "No GC data from a probe in the window.";
     return f;

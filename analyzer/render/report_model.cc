@@ -262,7 +262,7 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
   data findings = list();
   for (const Finding& f : dx.findings) {
     data d;
-    d.set("signal", f.signal);
+    d.set("signal", to_string(f.signal));
     d.set("outcome", outcome_text(f.outcome));
     d.set("outcome_class", outcome_class(f.outcome));
     d.set("abnormal", f.outcome == Outcome::kAbnormal);
