@@ -1,14 +1,21 @@
 // Findings (one per signal) and the diagnosis (DESIGN.md "Diagnosis JSON").
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "timeline.h"
+#include "analyzer/exit_description.h"
+#include "analyzer/timeline.h"
+#include "analyzer/window_stats.h"
 
 namespace loopdoctor {
+
+namespace profile {
+struct Attribution;
+}
 
 enum class Verdict { kBlockedLoop, kGcPressure, kIoBound, kHealthy, kInsufficientData };
 const char* to_string(Verdict v);                     // "blocked-loop", ...
@@ -74,6 +81,11 @@ struct Diagnosis {
   std::vector<std::string> notes;  // e.g. "load too light to judge"
   Window window;
   std::size_t window_samples = 0;
+  // Everything the outputs show is here, computed once by analyze(): they
+  // format it and compute nothing of their own.
+  WindowStats stats;  // of `window`, with the profile's GC share
+  std::shared_ptr<const profile::Attribution> attribution;  // null without a CPU profile
+  ExitDescription exit;
 };
 
 }  // namespace loopdoctor

@@ -181,7 +181,7 @@ Issue io_issue(const WindowStats& st, const std::vector<Finding>& fs) {
       "while the loop was idle {} of the time and CPU stayed at {:.0f} % of a core. The "
       "server is waiting on something slower than itself (an upstream, a database, a pool).",
       st.http_latency_mean_ms, st.http_inflight_mean, pct(1.0 - st.elu_mean),
-      std::max(st.cpu_cores_proc, st.cpu_cores_probe) * 100);
+      st.cpu_cores * 100);
   append(&i.evidence, find(fs, Signal::kHttp));
   append(&i.evidence, find(fs, Signal::kUtilisation));
   append(&i.evidence, find(fs, Signal::kCpu));
@@ -225,7 +225,7 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
     const double gc_share = st.gc_effective_share();
     const double busy = std::max(st.elu_mean, gc_share);
     const bool gc_explains = busy > 0 && gc_share / busy >= kGcShareOfBusyForCause;
-    const double cpu = std::max(st.cpu_cores_proc, st.cpu_cores_probe);
+    const double cpu = st.cpu_cores;
     // Utilisation counts wall time outside epoll, so on an oversubscribed
     // machine a descheduled process looks busy (measured: ELU 0.65 at 0.24
     // cores). CPU time is the honest measure of work; either being low
@@ -262,13 +262,10 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
   dx.verdict = dx.issues.front().kind;
   if (!tl.load_window)
     dx.notes.push_back("No load ran during this recording: the analysis covers the whole run.");
-  if (tl.exit.present && !tl.exit.stopped_by_loopdoctor) {
-    std::string how = tl.exit.signal ? "was killed by " + *tl.exit.signal
-                                     : "exited with code " + std::to_string(tl.exit.code.value_or(-1));
-    dx.notes.push_back(fmt::format("The target {} at {:.1f} s, before loopdoctor stopped it; the "
-                                   "analysis covers the run up to then.",
-                                   how, tl.exit.t / 1000.0));
-  }
+  dx.exit = describe_exit(tl);
+  if (dx.exit.by_itself)
+    dx.notes.push_back("The target " + dx.exit.what +
+                       ", before loopdoctor stopped it; the analysis covers the run up to then.");
   if (tl.truncated)
     dx.notes.push_back("The recording was cut off; everything before the cut was analysed.");
   dx.findings = std::move(findings);

@@ -214,6 +214,8 @@ WindowStats compute_window_stats(const Timeline& tl, const Window& w) {
   }
   if (first && last && last->t > first->t)
     st.cpu_cores_proc = (last->cpu_ms - first->cpu_ms) / (last->t - first->t);
+  st.cpu_present = st.proc_samples > 1 || st.samples > 0;
+  st.cpu_cores = st.proc_samples > 1 ? st.cpu_cores_proc : st.cpu_cores_probe;
 
   for (const auto& g : tl.gc) {
     if (!w.contains(g.t)) continue;

@@ -6,14 +6,12 @@ namespace loopdoctor::analysers {
 using namespace thresholds;
 
 // CPU comes from two places: the probe (process.cpuUsage) and /proc, sampled
-// outside the target. /proc is preferred: it keeps sampling when the loop is
-// blocked and when no probe is attached.
+// outside the target; WindowStats::cpu_cores is the one choice between them.
 Finding cpu(const WindowStats& st) {
   Finding f;
   f.signal = Signal::kCpu;
-  const bool have_proc = st.proc_samples >= kMinProbeSamples && st.window_ms >= kMinWindowMs;
-  const double cores = have_proc ? st.cpu_cores_proc : st.cpu_cores_probe;
-  if (!have_proc && !enough_probe_data(st)) {
+  const double cores = st.cpu_cores;
+  if (!st.cpu_present) {
     f.note = "No CPU samples in the window.";
     return f;
   }

@@ -141,7 +141,7 @@ data run_details(const Timeline& tl, const Diagnosis& dx, const ReportOptions& o
                                              fmt_num(ls.errors, 0) + " errors, " + fmt_num(ls.non_2xx, 0) + " non-2xx" +
                                              (ls.rate_not_met ? " (requested rate not met)" : "")));
   }
-  rows.push_back(detail("Exit", describe_exit(tl).text));
+  rows.push_back(detail("Exit", dx.exit.text));
   if (!tl.interrupted.empty()) rows.push_back(detail("Interrupted", "the run was ended by " + tl.interrupted));
   if (!tl.host.empty()) rows.push_back(detail("Host", tl.host));
   if (!tl.start_time.empty()) rows.push_back(detail("Started", tl.start_time));
@@ -180,22 +180,6 @@ data issue_data(const Issue& is) {
 
 }  // namespace
 
-ExitText describe_exit(const Timeline& tl) {
-  if (!tl.exit.present) {
-    return {tl.truncated ? "unknown: the recording ends abruptly (loopdoctor itself may have been killed)"
-                         : "no exit recorded (still running when the recording ended)", "", false};
-  }
-  const ExitInfo& e = tl.exit;
-  std::string how = e.signal ? "killed by " + *e.signal : "exited with code " + std::to_string(e.code.value_or(0));
-  how += " at " + fmt_seconds(e.t / kMsPerS);
-  const std::string what = how;
-  bool crash = !e.stopped_by_loopdoctor && (e.signal || e.code.value_or(0) != 0);
-  if (e.stopped_by_loopdoctor) how += ", stopped by loopdoctor";
-  else if (crash) how += " — the target crashed or failed by itself";
-  else how += ", the target exited by itself";
-  return {how, what, crash};
-}
-
 kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, const ReportOptions& opt) {
   data m;
   const std::string verdict = to_string(dx.verdict);
@@ -213,9 +197,8 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
     m.set("confidence", fmt_num(lead->confidence * 100, 0) + " %");
   }
 
-  ExitText ex = describe_exit(tl);
-  m.set("crash", ex.crash);
-  m.set("crash_text", ex.what);
+  m.set("crash", dx.exit.crash);
+  m.set("crash_text", dx.exit.what);
   m.set("no_probe", !tl.probe_connected);
   m.set("truncated", tl.truncated);
 
@@ -239,9 +222,8 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
   }
   m.set("issues", issues);
   m.set("hotspot_issues", hotspot_issues);
-  // The flame view is recomputed from the profile: the diagnosis keeps the
-  // ranking only, and the attribution is a pure function of the timeline.
-  const profile::Attribution pa = profile::attribute(tl, dx.window);
+  static const profile::Attribution kNoProfile;
+  const profile::Attribution& pa = dx.attribution ? *dx.attribution : kNoProfile;
   const std::string scope = pa.blocked_only ? "blocked time" : "the window's CPU samples";
   const std::string flame = pa.present ? flame_svg(pa.flame, scope) : "";
   m.set("has_flame", !flame.empty());

@@ -130,6 +130,8 @@ Diagnosis synthetic_diagnosis(const Timeline& tl) {
   Diagnosis dx;
   dx.window = analysis_window(tl);
   for (const auto& s : tl.samples) dx.window_samples += dx.window.contains(s.t) ? 1 : 0;
+  dx.stats = compute_window_stats(tl, dx.window);  // what analyze() fills
+  dx.exit = describe_exit(tl);
   if (tl.samples.empty()) {
     dx.verdict = Verdict::kInsufficientData;
     dx.notes = {"No probe connected: only /proc data was recorded, which cannot show event-loop health."};

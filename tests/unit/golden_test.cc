@@ -22,7 +22,7 @@ Golden load(const char* name) {
   INFO(err);
   REQUIRE(tl);
   Golden g{*tl, analyze(*tl), {}};
-  g.st = compute_window_stats(g.tl, g.dx.window);
+  g.st = g.dx.stats;
   return g;
 }
 
