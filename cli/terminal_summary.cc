@@ -1,5 +1,7 @@
 #include "cli/terminal_summary.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "analyzer/window_stats.h"
@@ -9,6 +11,17 @@ namespace {
 
 // Hotspots listed under the verdict; the report has the full table.
 constexpr std::size_t kTerminalHotspots = 3;
+
+// What the terminal and the Markdown both list under the verdict: the lead
+// issue's hotspots (every issue carries the same profile's), then one line
+// per further issue.
+std::size_t listed_hotspots(const Diagnosis& dx) {
+  return dx.issues.empty() ? 0 : std::min(dx.issues.front().hotspots.size(), kTerminalHotspots);
+}
+
+std::string also_line(const Issue& issue) {
+  return std::string("also: ") + to_string(issue.kind) + " — " + issue.summary;
+}
 
 const char* verdict_colour(Verdict v) {
   switch (v) {
@@ -57,14 +70,14 @@ void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnos
     out << "\n  " << top.summary << "\n";
     // The code behind the verdict, from the CPU profile: the line a developer
     // acts on first.
-    for (std::size_t i = 0; i < top.hotspots.size() && i < kTerminalHotspots; ++i) {
+    for (std::size_t i = 0; i < listed_hotspots(dx); ++i) {
       const Hotspot& h = top.hotspots[i];
       out << "  " << (i == 0 ? "hotspot: " : "         ") << h.function << " (" << h.location
           << ")" << (h.caller.empty() ? "" : " called from " + h.caller)
           << fmt::format(", {:.0f} %", h.share * 100) << "\n";
     }
     for (std::size_t i = 1; i < dx.issues.size(); ++i)
-      out << "  also: " << to_string(dx.issues[i].kind) << " — " << dx.issues[i].summary << "\n";
+      out << "  " << also_line(dx.issues[i]) << "\n";
   }
   out << "\n  " << key_figures(tl, st, " · ") << "\n";
   out << "  " << dim << "window " << fmt::format("{:.1f}", dx.window.length() / 1000.0)
@@ -101,11 +114,12 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
     md += fmt::format("| requests (server side) | {:.0f} req/s, {:.1f} ms mean |\n", st.http_rps,
                       st.http_latency_mean_ms);
   md += "\n";
-  for (const auto& issue : dx.issues) {
-    for (const auto& h : issue.hotspots)
-      md += fmt::format("- hotspot `{}` at `{}`{} ({:.0f} %)\n", h.function, h.location,
-                        h.caller.empty() ? "" : " called from `" + h.caller + "`", h.share * 100);
+  for (std::size_t i = 0; i < listed_hotspots(dx); ++i) {
+    const Hotspot& h = dx.issues.front().hotspots[i];
+    md += fmt::format("- hotspot `{}` at `{}`{} ({:.0f} %)\n", h.function, h.location,
+                      h.caller.empty() ? "" : " called from `" + h.caller + "`", h.share * 100);
   }
+  for (std::size_t i = 1; i < dx.issues.size(); ++i) md += "- " + also_line(dx.issues[i]) + "\n";
   if (!dx.issues.empty() && !dx.issues.front().recommendations.empty())
     md += "\n**First step:** " + dx.issues.front().recommendations.front() + "\n";
   for (const auto& n : dx.notes) md += "\n_Note: " + n + "_\n";
