@@ -156,7 +156,28 @@ Issue gc_issue(const WindowStats& st, const std::vector<Finding>& fs, bool leak_
   return i;
 }
 
-Issue blocked_issue(const WindowStats& st, const std::vector<Finding>& fs) {
+// The probe's request figures come from the moments the loop was free to run
+// the server's handlers: beside a blocked loop they look fine. The load
+// generator's view is the one a user feels; with none, the server's view is
+// kept and said to be what it is.
+void append_request_view(Issue* i, const Timeline& tl, const WindowStats& st,
+                         const std::vector<Finding>& fs) {
+  const LoadSummary& ls = tl.load_summary;
+  if (ls.present) {
+    i->evidence.push_back(analysers::evidence(
+        "client_latency_p99_ms", ls.p99, 0,
+        fmt::format("The load generator saw latency p99 {:.0f} ms (max {:.0f} ms) at {:.0f} req/s",
+                    ls.p99, ls.max, ls.rps)));
+    return;
+  }
+  if (!st.http_present) return;
+  for (Evidence e : find(fs, Signal::kHttp).evidence) {
+    e.text = "Server side, while the loop was free to answer: " + e.text;
+    i->evidence.push_back(std::move(e));
+  }
+}
+
+Issue blocked_issue(const Timeline& tl, const WindowStats& st, const std::vector<Finding>& fs) {
   Issue i = make_issue(Verdict::kBlockedLoop);
   i.severity = find(fs, Signal::kDelay).severity;
   i.confidence = std::max(confidence_over(st.delay_p99_ms, kDelayP99LimitMs),
@@ -169,7 +190,7 @@ Issue blocked_issue(const WindowStats& st, const std::vector<Finding>& fs) {
   append(&i.evidence, find(fs, Signal::kDelay));
   append(&i.evidence, find(fs, Signal::kUtilisation));
   append(&i.evidence, find(fs, Signal::kCpu));
-  if (st.http_present) append(&i.evidence, find(fs, Signal::kHttp));
+  append_request_view(&i, tl, st, fs);
   return i;
 }
 
@@ -245,7 +266,7 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
     // severe first. GC that explains the stalls is one issue, not two.
     const bool gc_first = !delay_bad || gc_explains || leak_urgent;
     if (gc_bad && gc_first) dx.issues.push_back(gc_issue(st, fs, leak_urgent));
-    if (delay_bad && !(gc_bad && gc_explains)) dx.issues.push_back(blocked_issue(st, fs));
+    if (delay_bad && !(gc_bad && gc_explains)) dx.issues.push_back(blocked_issue(tl, st, fs));
     if (gc_bad && !gc_first) dx.issues.push_back(gc_issue(st, fs, leak_urgent));
     if (dx.issues.empty() && waiting) dx.issues.push_back(io_issue(st, fs));
     if (dx.issues.empty()) {

@@ -35,7 +35,7 @@ std::vector<KeyFigure> key_figures(const Timeline& tl, const Diagnosis& dx) {
   if (st.samples > 0) {
     out.push_back({"Loop delay p99", fmt_ms(st.delay_p99_ms), "max " + fmt_ms(st.delay_max_ms),
                    finding_abnormal(dx, Signal::kDelay)});
-    out.push_back({"Utilisation", fmt_num(st.elu_mean, 2), "event loop busy, 1.0 = never idle",
+    out.push_back({"Utilisation", fmt_percent(st.elu_mean, 0), "event loop busy, 100 % = never idle",
                    finding_abnormal(dx, Signal::kUtilisation)});
   }
   if (st.cpu_present) {

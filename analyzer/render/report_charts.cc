@@ -177,16 +177,19 @@ ChartSet build_charts(const Timeline& tl, const Diagnosis& dx) {
     delay.lines.push_back(sl.line(delay, "p99", kAmber, [](const ProbeSample& p) { return p.delay.p99; }, false, true));
     delay.lines.push_back(sl.line(delay, "max", kRed, [](const ProbeSample& p) { return p.delay.max; }, false, true));
     delay.annotate_max_of = 2;
+    const Window w = report_window(tl, dx);
+    delay.annotate_from = w.start / kMsPerS;
+    delay.annotate_to = w.end / kMsPerS;
     add(set, "delay", "per sampling interval, ms, log scale", delay);
   }
 
   {
     ChartSpec elu = base_spec(tl, dx, "Event-loop utilisation");
-    elu.y_unit = Unit::kRatio;
+    elu.y_unit = Unit::kPercent;
     elu.y_min = 0;
-    elu.y_max = 1;
-    elu.lines.push_back(sl.line(elu, "ELU", kViolet, [](const ProbeSample& p) { return p.elu; }, false, true));
-    add(set, "elu", "share of each interval the loop was busy, 0–1", elu);
+    elu.y_max = kPercent;
+    elu.lines.push_back(sl.line(elu, "ELU", kViolet, [](const ProbeSample& p) { return p.elu * kPercent; }, false, true));
+    add(set, "elu", "% of each interval the loop was busy", elu);
   }
 
   {

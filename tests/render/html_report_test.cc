@@ -83,7 +83,8 @@ TEST_CASE("a blocked-loop report has every section in order", "[render][html]") 
   const WindowStats st = compute_window_stats(tl, dx.window);
   CHECK(contains(html, "<div class=\"fig-value\">" + fmt_ms(st.delay_p99_ms) + "</div>"));
   CHECK(contains(html, "max " + fmt_ms(st.delay_max_ms)));
-  CHECK(contains(html, "<div class=\"fig-value\">" + fmt_num(st.elu_mean, 2) + "</div>"));
+  // Utilisation in the one unit every other output uses (issue 17 item 10: was "1").
+  CHECK(contains(html, "<div class=\"fig-value\">" + fmt_percent(st.elu_mean, 0) + "</div>"));
   CHECK(contains(html, "node 20.11.1"));
   CHECK(contains(html, "stopped by loopdoctor"));
   CHECK_FALSE(contains(html, "The target crashed"));

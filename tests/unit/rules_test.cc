@@ -234,3 +234,23 @@ TEST_CASE("a blocked loop whose heap still grows without full collections stays 
   CHECK(dx.verdict == Verdict::kBlockedLoop);
   CHECK(dx.issues.front().severity == Severity::kHigh);
 }
+
+TEST_CASE("blocked-loop evidence: the client's view when the load generator ran, else the server's, said so") {
+  Timeline tl = build_timeline(loopdoctor::testing::make_recording(blocked()));
+  Diagnosis server_only = analyze(tl);
+  REQUIRE(server_only.verdict == Verdict::kBlockedLoop);
+  bool said = false;
+  for (const Evidence& e : server_only.issues.front().evidence)
+    if (e.signal == "http_inflight_mean") said = e.text.starts_with("Server side, while the loop was free to answer: ");
+  CHECK(said);
+  tl.load_summary.present = true;
+  tl.load_summary.p99 = 3280, tl.load_summary.max = 3500, tl.load_summary.rps = 50;
+  Diagnosis with_client = analyze(tl);
+  bool client = false;
+  for (const Evidence& e : with_client.issues.front().evidence) {
+    CHECK(e.signal.rfind("http_", 0) != 0);
+    if (e.signal == "client_latency_p99_ms")
+      client = e.text == "The load generator saw latency p99 3280 ms (max 3500 ms) at 50 req/s";
+  }
+  CHECK(client);
+}
