@@ -74,7 +74,8 @@ data evidence_list(const std::vector<Evidence>& ev) {
     data d;
     d.set("signal", e.signal);
     d.set("value", fmt_num(e.value, 2));
-    d.set("threshold", fmt_num(e.threshold, 2));
+    // 0 marks evidence that informs and decides nothing (diagnosis.h).
+    d.set("threshold", e.threshold > 0 ? fmt_num(e.threshold, 2) : "–");
     d.set("text", e.text);
     out.push_back(d);
   }
