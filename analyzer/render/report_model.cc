@@ -179,17 +179,12 @@ data issue_data(const Issue& is) {
   return d;
 }
 
-}  // namespace
-
-kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, const ReportOptions& opt) {
-  data m;
-  const std::string verdict = to_string(dx.verdict);
-  m.set("verdict", verdict);
+void set_banner(data& m, const Timeline& tl, const Diagnosis& dx) {
+  m.set("verdict", to_string(dx.verdict));
   m.set("verdict_title", verdict_title(dx.verdict));
   std::string cmd = tl.command.empty() ? "" : shell_join(tl.command);
   m.set("page_title", std::string("loopdoctor: ") + verdict_title(dx.verdict) + (cmd.empty() ? "" : " — " + cmd));
   m.set("command", cmd);
-
   const Issue* lead = dx.issues.empty() ? nullptr : &dx.issues.front();
   m.set("summary", lead ? lead->summary : summary_without_issue(dx));
   m.set("has_lead", lead != nullptr);
@@ -197,12 +192,13 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
     m.set("severity", to_string(lead->severity));
     m.set("confidence", fmt_num(lead->confidence * 100, 0) + " %");
   }
-
   m.set("crash", dx.exit.crash);
   m.set("crash_text", dx.exit.what);
   m.set("no_probe", !tl.probe_connected);
   m.set("truncated", tl.truncated);
+}
 
+data figures_data(const Timeline& tl, const Diagnosis& dx) {
   data figs = list();
   for (const KeyFigure& f : key_figures(tl, dx)) {
     data d;
@@ -212,8 +208,10 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
     d.set("alarm", f.alarm);
     figs.push_back(d);
   }
-  m.set("figures", figs);
+  return figs;
+}
 
+void set_issues_and_profile(data& m, const Diagnosis& dx) {
   data issues = list();
   data hotspot_issues = list();
   for (const Issue& is : dx.issues) {
@@ -234,14 +232,9 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
   m.set("flame_samples", std::to_string(pa.samples));
   m.set("hotspot_share_of", pa.blocked_only ? "Share of blocked time" : "Share of CPU samples");
   m.set("multi_issue", dx.issues.size() > 1);
+}
 
-  // With no issue the diagnosis carries no recommendations; the per-verdict
-  // texts still tell a reader what to watch or how to get data.
-  if (dx.issues.empty()) {
-    auto text = read_text_file(opt.templates_dir + "/recommendations/" + verdict + ".txt");
-    m.set("general_recommendations", recommendation_list(text ? split_paragraphs(*text) : std::vector<std::string>{}));
-  }
-
+void set_findings_and_notes(data& m, const Diagnosis& dx) {
   data findings = list();
   for (const Finding& f : dx.findings) {
     data d;
@@ -256,11 +249,13 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
   m.set("findings", findings);
   data notes = list();
   // Without an issue the banner already says the first note; do not repeat it.
-  size_t first_note = !lead && dx.verdict != Verdict::kHealthy && !dx.notes.empty() ? 1 : 0;
+  size_t first_note = dx.issues.empty() && dx.verdict != Verdict::kHealthy && !dx.notes.empty() ? 1 : 0;
   for (size_t i = first_note; i < dx.notes.size(); ++i) notes.push_back(data{"text", dx.notes[i]});
   m.set("notes", notes);
   m.set("has_notes", dx.notes.size() > first_note);
+}
 
+void set_charts(data& m, const Timeline& tl, const Diagnosis& dx) {
   ChartSet charts = build_charts(tl, dx);
   data cl = list();
   for (const RenderedChart& c : charts.charts) {
@@ -277,12 +272,32 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
   m.set("charts_missing", missing);
   m.set("has_charts_missing", !missing.empty());
   m.set("band_label", tl.load_window && tl.load_window->length() > 0 ? "load window" : "analysed window");
+}
 
-  m.set("details", run_details(tl, dx, opt));
+data warnings_data(const Timeline& tl) {
   data warnings = list();
   for (const std::string& w : tl.warnings) warnings.push_back(data{"text", w});
   if (tl.truncated) warnings.push_back(data{"text", "The recording was truncated: its last line was incomplete and was ignored."});
-  m.set("warnings", warnings);
+  return warnings;
+}
+
+}  // namespace
+
+kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, const ReportOptions& opt) {
+  data m;
+  set_banner(m, tl, dx);
+  m.set("figures", figures_data(tl, dx));
+  set_issues_and_profile(m, dx);
+  // With no issue the diagnosis carries no recommendations; the per-verdict
+  // texts still tell a reader what to watch or how to get data.
+  if (dx.issues.empty()) {
+    auto text = read_text_file(opt.templates_dir + "/recommendations/" + std::string(to_string(dx.verdict)) + ".txt");
+    m.set("general_recommendations", recommendation_list(text ? split_paragraphs(*text) : std::vector<std::string>{}));
+  }
+  set_findings_and_notes(m, dx);
+  set_charts(m, tl, dx);
+  m.set("details", run_details(tl, dx, opt));
+  m.set("warnings", warnings_data(tl));
   m.set("generated_at", opt.generated_at);
   m.set("has_generated_at", !opt.generated_at.empty());
   m.set("version", opt.loopdoctor_version);
