@@ -85,10 +85,20 @@ TEST_CASE("no probe: insufficient data, explained") {
   CHECK(dx.issues.front().summary.find("No probe connected") != std::string::npos);
 }
 
-TEST_CASE("too short a window: insufficient data") {
+TEST_CASE("too short a window: insufficient data, saying what to change") {
   Scenario s = blocked();
   s.seconds = 0.1;
-  CHECK(verdict_of(s) == Verdict::kInsufficientData);
+  Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
+  CHECK(dx.verdict == Verdict::kInsufficientData);
+  CHECK(dx.issues.front().summary.find("run for at least 5 s: `-d 5s`") != std::string::npos);
+}
+
+TEST_CASE("no probe: the message says how to let it connect") {
+  Scenario s;
+  s.probe = false;
+  Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
+  CHECK(dx.issues.front().summary.find("is the target node itself") != std::string::npos);
+  CHECK(dx.issues.front().summary.find("NODE_OPTIONS intact") != std::string::npos);
 }
 
 TEST_CASE("verdict is never anything but the five kinds, across seeds") {
