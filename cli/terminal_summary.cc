@@ -101,8 +101,8 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
     md += fmt::format("| loop delay p99 / max | {:.0f} ms / {:.0f} ms |\n", st.delay_p99_ms,
                       st.delay_max_ms);
     md += fmt::format("| loop utilisation | {:.0f} % |\n", st.elu_mean * 100);
-    md += fmt::format("| time in GC | {:.1f} % ({} pauses) |\n", st.gc_effective_share() * 100,
-                      st.gc_count);
+    md += fmt::format("| time in GC | {:.1f} % ({} {}) |\n", st.gc_effective_share() * 100,
+                      st.gc_count, st.gc_count == 1 ? "pause" : "pauses");
     md += fmt::format("| heap used peak | {:.0f} MB |\n", st.heap_used_max / 1048576.0);
   }
   if (st.cpu_present) md += fmt::format("| CPU | {:.0f} % of a core |\n", st.cpu_cores * 100);
