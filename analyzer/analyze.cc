@@ -14,8 +14,8 @@ Diagnosis analyze(const Timeline& tl) {
   WindowStats st = compute_window_stats(tl, w);
   // The profile sees GC work the pause observer misses (incremental marking
   // steps on the main thread), so its share joins the GC evidence.
-  const profile::Attribution attribution = profile::attribute(tl, w);
-  if (attribution.present) st.gc_profile_share = attribution.gc_share;
+  auto attribution = std::make_shared<const profile::Attribution>(profile::attribute(tl, w));
+  if (attribution->present) st.gc_profile_share = attribution->gc_share;
   std::vector<Finding> findings = {
       analysers::delay(st),           analysers::utilisation(st),
       analysers::cpu(st),             analysers::gc(st, tl.heap_limit),
@@ -25,9 +25,11 @@ Diagnosis analyze(const Timeline& tl) {
   Diagnosis dx = combine(tl, st, std::move(findings));
   // Beyond its GC share, the CPU profile does not change the verdict; it
   // names the code behind it.
-  profile::attach_profile(attribution, &dx);
+  profile::attach_profile(*attribution, &dx);
   dx.window = w;
   dx.window_samples = st.samples;
+  dx.stats = st;
+  if (attribution->present) dx.attribution = std::move(attribution);
   return dx;
 }
 

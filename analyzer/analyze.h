@@ -18,6 +18,11 @@ Diagnosis analyze(const Timeline& tl);
 // The precedence between causes is written down there and in README.md.
 Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding> findings);
 
+// Orders issues most severe first: severity, then confidence; issues equal in
+// both keep their order, which the combiner builds in the documented precedence.
+// The first is the verdict.
+void rank_issues(std::vector<Issue>* issues);
+
 // Fills Issue::recommendations from <templates_dir>/recommendations/<kind>.txt
 // (paragraphs separated by blank lines). A paragraph tagged
 // "[without-hotspots] " is used only when the issue names no hotspot; when it

@@ -1,14 +1,21 @@
 // Findings (one per signal) and the diagnosis (DESIGN.md "Diagnosis JSON").
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "timeline.h"
+#include "analyzer/exit_description.h"
+#include "analyzer/timeline.h"
+#include "analyzer/window_stats.h"
 
 namespace loopdoctor {
+
+namespace profile {
+struct Attribution;
+}
 
 enum class Verdict { kBlockedLoop, kGcPressure, kIoBound, kHealthy, kInsufficientData };
 const char* to_string(Verdict v);                     // "blocked-loop", ...
@@ -21,19 +28,28 @@ enum class Outcome { kNotEnoughData, kNormal, kAbnormal };
 enum class Severity { kLow, kMedium, kHigh };
 const char* to_string(Severity s);
 
+// The signal each analyser watches; the JSON writes them as "delay", "cpu", ...
+enum class Signal { kDelay, kUtilisation, kCpu, kGc, kMemory, kHandles, kHttp };
+const char* to_string(Signal s);
+
 struct Evidence {
   std::string signal;      // e.g. "loop_delay_p99_ms"
   double value = 0;
-  double threshold = 0;    // the limit the value was held against
+  // The limit the value was compared with (value >= threshold crosses it);
+  // 0 for evidence that only informs and decides nothing.
+  double threshold = 0;
   std::string text;        // the same, said for a person
 };
 
 struct Finding {
-  std::string signal;      // "delay", "utilisation", "cpu", "gc", "memory", "handles", "http"
+  Signal signal = Signal::kDelay;
   Outcome outcome = Outcome::kNotEnoughData;
   Severity severity = Severity::kLow;
   std::vector<Evidence> evidence;  // always filled, normal or not
   std::string note;                // a sentence for the report
+  // How the deciding evidence (threshold > 0) makes the outcome: abnormal
+  // when any crosses its threshold, or only when all do.
+  bool all_must_cross = false;
 };
 
 struct Hotspot {
@@ -65,6 +81,11 @@ struct Diagnosis {
   std::vector<std::string> notes;  // e.g. "load too light to judge"
   Window window;
   std::size_t window_samples = 0;
+  // Everything the outputs show is here, computed once by analyze(): they
+  // format it and compute nothing of their own.
+  WindowStats stats;  // of `window`, with the profile's GC share
+  std::shared_ptr<const profile::Attribution> attribution;  // null without a CPU profile
+  ExitDescription exit;
 };
 
 }  // namespace loopdoctor

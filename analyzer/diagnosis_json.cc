@@ -32,46 +32,34 @@ bool is_problem(Verdict v) {
   return v == Verdict::kBlockedLoop || v == Verdict::kGcPressure || v == Verdict::kIoBound;
 }
 
-}  // namespace
+json issue_json(const Issue& i) {
+  json hs = json::array();
+  for (const auto& h : i.hotspots) {
+    json hj = {{"function", h.function}, {"location", h.location}, {"share", r3(h.share)}};
+    if (!h.caller.empty()) hj["caller"] = h.caller;
+    hs.push_back(std::move(hj));
+  }
+  return {{"kind", to_string(i.kind)},
+          {"severity", to_string(i.severity)},
+          {"confidence", r3(i.confidence)},
+          {"summary", i.summary},
+          {"evidence", evidence_json(i.evidence)},
+          {"hotspots", hs},
+          {"hotspots_scope", i.hotspots_blocked_time ? "blocked-time" : "window"},
+          {"recommendations", i.recommendations}};
+}
 
-json diagnosis_json(const Timeline& tl, const Diagnosis& dx) {
-  json j;
-  j["schema"] = "loopdoctor.diagnosis/1";
-  j["verdict"] = to_string(dx.verdict);
-  // `issues` lists problems only; a healthy or insufficient-data run has none,
-  // and its sentence and advice are in `summary` and `recommendations`.
-  json issues = json::array();
-  for (const auto& i : dx.issues) {
-    if (!is_problem(i.kind)) continue;
-    json hs = json::array();
-    for (const auto& h : i.hotspots) {
-      json hj = {{"function", h.function}, {"location", h.location}, {"share", r3(h.share)}};
-      if (!h.caller.empty()) hj["caller"] = h.caller;
-      hs.push_back(std::move(hj));
-    }
-    issues.push_back({{"kind", to_string(i.kind)},
-                      {"severity", to_string(i.severity)},
-                      {"confidence", r3(i.confidence)},
-                      {"summary", i.summary},
-                      {"evidence", evidence_json(i.evidence)},
-                      {"hotspots", hs},
-                      {"hotspots_scope", i.hotspots_blocked_time ? "blocked-time" : "window"},
-                      {"recommendations", i.recommendations}});
-  }
-  j["issues"] = issues;
-  if (!dx.issues.empty()) {
-    j["summary"] = dx.issues.front().summary;
-    j["recommendations"] = dx.issues.front().recommendations;
-  }
-  j["notes"] = dx.notes;
+json findings_json(const std::vector<Finding>& fs) {
   json findings = json::array();
-  for (const auto& f : dx.findings)
-    findings.push_back({{"signal", f.signal},
+  for (const auto& f : fs)
+    findings.push_back({{"signal", to_string(f.signal)},
                         {"outcome", outcome_name(f.outcome)},
                         {"note", f.note},
                         {"evidence", evidence_json(f.evidence)}});
-  j["findings"] = findings;
+  return findings;
+}
 
+json target_json(const Timeline& tl) {
   json target;
   target["command"] = tl.command;
   target["pid"] = static_cast<long long>(tl.pid);
@@ -85,36 +73,61 @@ json diagnosis_json(const Timeline& tl, const Diagnosis& dx) {
     exit["stopped_by_loopdoctor"] = tl.exit.stopped_by_loopdoctor;
   }
   target["exit"] = exit;
-  j["target"] = target;
+  return target;
+}
 
+// Without the built-in generator (e.g. --on-port wrk) the probe's
+// server-side counts are the best view of the load there is.
+void set_probe_load(json& load, const Timeline& tl, const Window& w) {
+  double reqs = 0, lat = 0, n = 0, mx = 0;
+  for (const auto& s : tl.samples) {
+    if (!w.contains(s.t) || !s.http.present) continue;
+    reqs += s.http.requests;
+    lat += s.http.latency_mean_ms * s.http.responses;
+    n += s.http.responses;
+    mx = std::max(mx, s.http.latency_max_ms);
+  }
+  load["requests"] = r3(reqs);
+  load["rps"] = r3(w.length() > 0 ? reqs / (w.length() / 1000.0) : 0);
+  load["latency_ms"] = {{"p50", nullptr}, {"p99", nullptr}, {"max", r3(mx)},
+                        {"mean", r3(n > 0 ? lat / n : 0)}};
+  load["source"] = "probe";
+}
+
+json load_json(const Timeline& tl, const Window& w) {
   const LoadSummary& ls = tl.load_summary;
   json load = {{"requests", r3(ls.requests)},
                {"rps", r3(ls.rps)},
                {"latency_ms", {{"p50", r3(ls.p50)}, {"p99", r3(ls.p99)}, {"max", r3(ls.max)}}},
                {"errors", r3(ls.errors)},
                {"non_2xx", r3(ls.non_2xx)}};
-  if (!ls.present && !tl.samples.empty()) {
-    // Without the built-in generator (e.g. --on-port wrk) the probe's
-    // server-side counts are the best view of the load there is.
-    double reqs = 0, lat = 0, n = 0, mx = 0;
-    for (const auto& s : tl.samples) {
-      if (!dx.window.contains(s.t) || !s.http.present) continue;
-      reqs += s.http.requests;
-      lat += s.http.latency_mean_ms * s.http.responses;
-      n += s.http.responses;
-      mx = std::max(mx, s.http.latency_max_ms);
-    }
-    load["requests"] = r3(reqs);
-    load["rps"] = r3(dx.window.length() > 0 ? reqs / (dx.window.length() / 1000.0) : 0);
-    load["latency_ms"] = {{"p50", nullptr}, {"p99", nullptr}, {"max", r3(mx)},
-                          {"mean", r3(n > 0 ? lat / n : 0)}};
-    load["source"] = "probe";
-  } else if (ls.present) {
-    load["source"] = "load-generator";
-  }
+  if (!ls.present && !tl.samples.empty()) set_probe_load(load, tl, w);
+  else if (ls.present) load["source"] = "load-generator";
   if (!tl.load_kind.empty()) load["kind"] = tl.load_kind;
   if (!tl.load_command.empty()) load["command"] = tl.load_command;
-  j["load"] = load;
+  return load;
+}
+
+}  // namespace
+
+json diagnosis_json(const Timeline& tl, const Diagnosis& dx) {
+  json j;
+  j["schema"] = "loopdoctor.diagnosis/1";
+  j["verdict"] = to_string(dx.verdict);
+  // `issues` lists problems only; a healthy or insufficient-data run has none,
+  // and its sentence and advice are in `summary` and `recommendations`.
+  json issues = json::array();
+  for (const auto& i : dx.issues)
+    if (is_problem(i.kind)) issues.push_back(issue_json(i));
+  j["issues"] = issues;
+  if (!dx.issues.empty()) {
+    j["summary"] = dx.issues.front().summary;
+    j["recommendations"] = dx.issues.front().recommendations;
+  }
+  j["notes"] = dx.notes;
+  j["findings"] = findings_json(dx.findings);
+  j["target"] = target_json(tl);
+  j["load"] = load_json(tl, dx.window);
   j["window"] = {{"start_ms", r3(dx.window.start)},
                  {"end_ms", r3(dx.window.end)},
                  {"samples", dx.window_samples}};

@@ -26,7 +26,7 @@ std::optional<double> read(const json& j, const char* key) {
 }  // namespace
 
 Figures figures_of(const Timeline& tl, const Diagnosis& dx) {
-  const WindowStats st = compute_window_stats(tl, dx.window);
+  const WindowStats& st = dx.stats;
   Figures f;
   f.verdict = to_string(dx.verdict);
   f.window_s = dx.window.length() / 1000.0;
@@ -45,10 +45,10 @@ Figures figures_of(const Timeline& tl, const Diagnosis& dx) {
     f.blocked_share = st.blocked_share;
     f.elu_mean = st.elu_mean;
     f.gc_pause_share = st.gc_share;
+    f.gc_time_share = st.gc_effective_share();
     f.heap_used_max_bytes = st.heap_used_max;
   }
-  if (st.proc_samples > 1) f.cpu_cores = st.cpu_cores_proc;
-  else if (st.samples > 0) f.cpu_cores = st.cpu_cores_probe;
+  if (st.cpu_present) f.cpu_cores = st.cpu_cores;
   if (st.rss_max > 0) f.rss_max_bytes = st.rss_max;
   return f;
 }
@@ -64,6 +64,7 @@ json figures_json(const Figures& f) {
           {"blocked_share", opt(f.blocked_share)},
           {"elu_mean", opt(f.elu_mean)},
           {"gc_pause_share", opt(f.gc_pause_share)},
+          {"gc_time_share", opt(f.gc_time_share)},
           {"heap_used_max_bytes", opt(f.heap_used_max_bytes)},
           {"cpu_cores", opt(f.cpu_cores)},
           {"rss_max_bytes", opt(f.rss_max_bytes)}};
@@ -91,6 +92,7 @@ bool figures_from_diagnosis_json(const json& j, Figures* f, std::string* error) 
   f->blocked_share = read(g, "blocked_share");
   f->elu_mean = read(g, "elu_mean");
   f->gc_pause_share = read(g, "gc_pause_share");
+  f->gc_time_share = read(g, "gc_time_share");
   f->heap_used_max_bytes = read(g, "heap_used_max_bytes");
   f->cpu_cores = read(g, "cpu_cores");
   f->rss_max_bytes = read(g, "rss_max_bytes");
@@ -116,6 +118,9 @@ std::vector<FigureRow> compare_figures(const Figures& b, const Figures& a) {
     return v ? std::optional<double>(*v * k) : std::nullopt;
   };
   constexpr double kMiB = 1.0 / 1048576.0;
+  // "time in GC" is what every output states; a diagnosis written before it
+  // existed has the pause share only, so then both sides compare that.
+  const bool gc_time = b.gc_time_share && a.gc_time_share;
   return {
       {"throughput", "req/s", b.rps, a.rps, false},
       {"latency p50", "ms", b.latency_p50_ms, a.latency_p50_ms, true},
@@ -126,7 +131,8 @@ std::vector<FigureRow> compare_figures(const Figures& b, const Figures& a) {
       {"loop stalled", "%", scale(b.blocked_share, 100), scale(a.blocked_share, 100), true},
       {"loop utilisation", "%", scale(b.elu_mean, 100), scale(a.elu_mean, 100), true},
       {"CPU", "% core", scale(b.cpu_cores, 100), scale(a.cpu_cores, 100), true},
-      {"GC pauses", "% time", scale(b.gc_pause_share, 100), scale(a.gc_pause_share, 100), true},
+      gc_time ? FigureRow{"time in GC", "%", scale(b.gc_time_share, 100), scale(a.gc_time_share, 100), true}
+              : FigureRow{"GC pauses", "% time", scale(b.gc_pause_share, 100), scale(a.gc_pause_share, 100), true},
       {"heap used peak", "MB", scale(b.heap_used_max_bytes, kMiB), scale(a.heap_used_max_bytes, kMiB), true},
       {"RSS peak", "MB", scale(b.rss_max_bytes, kMiB), scale(a.rss_max_bytes, kMiB), true},
   };

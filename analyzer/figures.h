@@ -18,6 +18,9 @@ struct Figures {
   std::optional<double> rps, latency_p50_ms, latency_p99_ms, latency_max_ms;
   std::optional<double> loop_delay_p99_ms, loop_delay_max_ms, blocked_share;
   std::optional<double> elu_mean, gc_pause_share, heap_used_max_bytes;
+  // "time in GC", the figure every text output shows: the larger of the
+  // pause share and the CPU profile's GC share (WindowStats::gc_effective_share).
+  std::optional<double> gc_time_share;
   std::optional<double> cpu_cores, rss_max_bytes;
 };
 

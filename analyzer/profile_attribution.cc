@@ -235,7 +235,7 @@ void attach_profile(const Attribution& a, Diagnosis* dx) {
   const std::string gc_text = fmt::format(
       "the CPU profile spent {:.1f} % of its samples in the garbage collector", a.gc_share * 100);
   for (Finding& f : dx->findings)
-    if (f.signal == "gc")
+    if (f.signal == Signal::kGc)
       f.evidence.push_back({"gc_profile_share", a.gc_share, thresholds::kGcShareLimit, gc_text});
   for (Issue& is : dx->issues) {
     if (is.kind != Verdict::kBlockedLoop && is.kind != Verdict::kGcPressure) continue;

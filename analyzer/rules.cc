@@ -13,8 +13,10 @@
 //                                                         -> io-bound
 //  5. Otherwise                                           -> healthy
 //     (with a note when the load was too light to judge)
-// There is no "unknown": when signals mix, the cause is picked by this order
-// and the rest is listed as evidence.
+// There is no "unknown": when signals mix, every cause found is an issue.
+// The verdict is the most severe issue (DESIGN.md): issues are ranked by
+// severity, then confidence, and the order above breaks the remaining ties
+// (rank_issues). A leak that would exhaust the heap soon is high severity.
 #include <algorithm>
 
 #include "analyzer/analysers/analysers.h"
@@ -28,14 +30,14 @@ using namespace thresholds;
 using analysers::mib;
 using analysers::pct;
 
-const Finding& find(const std::vector<Finding>& fs, const char* signal) {
+const Finding& find(const std::vector<Finding>& fs, Signal signal) {
   for (const auto& f : fs)
     if (f.signal == signal) return f;
   static const Finding kNone;
   return kNone;
 }
 
-bool abnormal(const std::vector<Finding>& fs, const char* signal) {
+bool abnormal(const std::vector<Finding>& fs, Signal signal) {
   return find(fs, signal).outcome == Outcome::kAbnormal;
 }
 
@@ -59,22 +61,33 @@ double confidence_over(double value, double limit) {
   return std::min(0.99, 0.6 + 0.39 * over);
 }
 
+// Each reason names the check that failed and what to change in the command.
 Issue insufficient(const Timeline& tl, const WindowStats& st) {
   Issue i = make_issue(Verdict::kInsufficientData, Severity::kLow, 0.9);
+  const std::string longer = fmt::format("run for at least {:.0f} s: `-d {:.0f}s`", kSuggestedRunS,
+                                         kSuggestedRunS);
   if (!tl.probe_connected) {
     i.summary = fmt::format(
         "No probe connected, so the event loop could not be observed; loopdoctor saw only "
-        "external /proc samples (CPU {:.0f} % of a core, peak RSS {}). Is the target a Node.js "
-        "process started directly, with NODE_OPTIONS intact?",
+        "external /proc samples (CPU {:.0f} % of a core, peak RSS {}). The probe did not "
+        "connect: is the target node itself (`-- node server.js`, not npm or a shell script "
+        "that starts it), with NODE_OPTIONS intact?",
         st.cpu_cores_proc * 100, mib(st.rss_max));
   } else if (st.samples == 0) {
-    i.summary = "The probe connected but sent no samples inside the analysis window.";
+    i.summary = fmt::format(
+        "The probe connected but sent no samples inside the analysis window: the target "
+        "stopped or exited before it; keep it running for the whole run and {}.", longer);
+  } else if (st.window_ms < kMinWindowMs) {
+    i.summary = fmt::format(
+        "The analysed window was only {:.1f} s; percentiles need at least {:.0f} s: {}.",
+        st.window_ms / 1000.0, kMinWindowMs / 1000.0, longer);
   } else {
     i.summary = fmt::format(
         "Too little probe data to judge: {} samples covering {:.1f} s of a {:.1f} s window; at "
-        "least {:.0f} samples covering half of a window of {:.0f} s or more are needed.",
+        "least {:.0f} samples covering half of the window are needed. A loop blocked for whole "
+        "seconds sends few samples: {}, or lower the load (`-c`).",
         st.samples, st.probe_covered_ms / 1000.0, st.window_ms / 1000.0, kMinProbeSamples,
-        kMinWindowMs / 1000.0);
+        longer);
   }
   i.evidence.push_back(analysers::evidence("probe_samples", static_cast<double>(st.samples),
                                            kMinProbeSamples,
@@ -82,41 +95,91 @@ Issue insufficient(const Timeline& tl, const WindowStats& st) {
   return i;
 }
 
-Issue gc_issue(const WindowStats& st, const std::vector<Finding>& fs) {
-  // Only growth measured after full collections is called a leak.
-  const bool leak = abnormal(fs, "memory") && st.heap_growth_after_major_gc;
+// One decision behind both the headline and the advice of a GC issue.
+enum class HeapTrend {
+  kBounded,         // churn: the troughs stay flat
+  kGrowthUnproven,  // growing, but too few full collections to call it kept
+  kLeak,            // growing after full collections: retained memory
+};
+
+HeapTrend heap_trend(const WindowStats& st, const std::vector<Finding>& fs) {
+  if (!abnormal(fs, Signal::kMemory) || st.heap_growth_bytes_per_s < kHeapGrowthLeakBytesPerS)
+    return HeapTrend::kBounded;
+  return st.heap_growth_after_major_gc ? HeapTrend::kLeak : HeapTrend::kGrowthUnproven;
+}
+
+std::string gc_summary(const WindowStats& st, HeapTrend trend) {
+  const double growth_mb = st.heap_growth_bytes_per_s / 1048576.0;
+  switch (trend) {
+    case HeapTrend::kLeak:
+      return fmt::format(
+          "Memory is retained and never released: the live heap grew {:.1f} MB/s (peak {} "
+          "used) and the garbage collector took {} of the time.",
+          growth_mb, mib(st.heap_used_max), pct(st.gc_effective_share()));
+    case HeapTrend::kGrowthUnproven:
+      return fmt::format(
+          "The heap grew {:.1f} MB/s (peak {} used) while the garbage collector took {} of the "
+          "time; too few full collections ran in the window to tell memory that is kept from "
+          "garbage not yet collected.",
+          growth_mb, mib(st.heap_used_max), pct(st.gc_effective_share()));
+    case HeapTrend::kBounded: break;
+  }
+  return fmt::format(
+      "The garbage collector took {} of the time ({} pauses, longest {:.0f} ms): the "
+      "server allocates short-lived objects faster than it can collect them.",
+      pct(st.gc_effective_share()), st.gc_count, st.gc_max_pause_ms);
+}
+
+const char* gc_advice(HeapTrend trend) {
+  switch (trend) {
+    case HeapTrend::kLeak: return "gc-pressure-leak";
+    case HeapTrend::kGrowthUnproven: return "gc-pressure-growth";
+    case HeapTrend::kBounded: break;
+  }
+  return "";
+}
+
+Issue gc_issue(const WindowStats& st, const std::vector<Finding>& fs, bool leak_urgent) {
+  const HeapTrend trend = heap_trend(st, fs);
   Issue i = make_issue(Verdict::kGcPressure);
-  i.severity = std::max(find(fs, "gc").severity, find(fs, "memory").severity);
+  i.severity = leak_urgent ? Severity::kHigh
+                           : std::max(find(fs, Signal::kGc).severity, find(fs, Signal::kMemory).severity);
   i.confidence = std::max(confidence_over(st.gc_effective_share(), kGcShareLimit),
-                          leak ? confidence_over(st.heap_growth_bytes_per_s,
-                                                 kHeapGrowthLeakBytesPerS)
-                               : 0.0);
-  if (leak) i.advice = "gc-pressure-leak";
-  if (leak)
-    i.summary = fmt::format(
-        "Memory is retained and never released: the live heap grew {:.1f} MB/s (peak {} "
-        "used) and the garbage collector took {} of the time.",
-        st.heap_growth_bytes_per_s / 1048576.0, mib(st.heap_used_max), pct(st.gc_effective_share()));
-  else if (abnormal(fs, "memory"))
-    i.summary = fmt::format(
-        "The heap grew {:.1f} MB/s (peak {} used) while the garbage collector took {} of the "
-        "time: objects live long enough to reach old space and pile up faster than full "
-        "collections clear them.",
-        st.heap_growth_bytes_per_s / 1048576.0, mib(st.heap_used_max), pct(st.gc_effective_share()));
-  else
-    i.summary = fmt::format(
-        "The garbage collector took {} of the time ({} pauses, longest {:.0f} ms): the "
-        "server allocates short-lived objects faster than it can collect them.",
-        pct(st.gc_effective_share()), st.gc_count, st.gc_max_pause_ms);
-  append(&i.evidence, find(fs, "gc"));
-  append(&i.evidence, find(fs, "memory"));
-  if (abnormal(fs, "delay")) append(&i.evidence, find(fs, "delay"));
+                          trend == HeapTrend::kLeak
+                              ? confidence_over(st.heap_growth_bytes_per_s, kHeapGrowthLeakBytesPerS)
+                              : 0.0);
+  i.advice = gc_advice(trend);
+  i.summary = gc_summary(st, trend);
+  append(&i.evidence, find(fs, Signal::kGc));
+  append(&i.evidence, find(fs, Signal::kMemory));
+  if (abnormal(fs, Signal::kDelay)) append(&i.evidence, find(fs, Signal::kDelay));
   return i;
 }
 
-Issue blocked_issue(const WindowStats& st, const std::vector<Finding>& fs) {
+// The probe's request figures come from the moments the loop was free to run
+// the server's handlers: beside a blocked loop they look fine. The load
+// generator's view is the one a user feels; with none, the server's view is
+// kept and said to be what it is.
+void append_request_view(Issue* i, const Timeline& tl, const WindowStats& st,
+                         const std::vector<Finding>& fs) {
+  const LoadSummary& ls = tl.load_summary;
+  if (ls.present) {
+    i->evidence.push_back(analysers::evidence(
+        "client_latency_p99_ms", ls.p99, 0,
+        fmt::format("The load generator saw latency p99 {:.0f} ms (max {:.0f} ms) at {:.0f} req/s",
+                    ls.p99, ls.max, ls.rps)));
+    return;
+  }
+  if (!st.http_present) return;
+  for (Evidence e : find(fs, Signal::kHttp).evidence) {
+    e.text = "Server side, while the loop was free to answer: " + e.text;
+    i->evidence.push_back(std::move(e));
+  }
+}
+
+Issue blocked_issue(const Timeline& tl, const WindowStats& st, const std::vector<Finding>& fs) {
   Issue i = make_issue(Verdict::kBlockedLoop);
-  i.severity = find(fs, "delay").severity;
+  i.severity = find(fs, Signal::kDelay).severity;
   i.confidence = std::max(confidence_over(st.delay_p99_ms, kDelayP99LimitMs),
                           confidence_over(st.blocked_share, kBlockedShareLimit));
   i.summary = fmt::format(
@@ -124,10 +187,10 @@ Issue blocked_issue(const WindowStats& st, const std::vector<Finding>& fs) {
       "loop was busy {} of the time. Synchronous work on the main thread is holding it; "
       "find it and move it off the loop.",
       st.delay_max_ms, st.delay_p99_ms, pct(st.elu_mean));
-  append(&i.evidence, find(fs, "delay"));
-  append(&i.evidence, find(fs, "utilisation"));
-  append(&i.evidence, find(fs, "cpu"));
-  if (st.http_present) append(&i.evidence, find(fs, "http"));
+  append(&i.evidence, find(fs, Signal::kDelay));
+  append(&i.evidence, find(fs, Signal::kUtilisation));
+  append(&i.evidence, find(fs, Signal::kCpu));
+  append_request_view(&i, tl, st, fs);
   return i;
 }
 
@@ -139,11 +202,11 @@ Issue io_issue(const WindowStats& st, const std::vector<Finding>& fs) {
       "while the loop was idle {} of the time and CPU stayed at {:.0f} % of a core. The "
       "server is waiting on something slower than itself (an upstream, a database, a pool).",
       st.http_latency_mean_ms, st.http_inflight_mean, pct(1.0 - st.elu_mean),
-      std::max(st.cpu_cores_proc, st.cpu_cores_probe) * 100);
-  append(&i.evidence, find(fs, "http"));
-  append(&i.evidence, find(fs, "utilisation"));
-  append(&i.evidence, find(fs, "cpu"));
-  append(&i.evidence, find(fs, "delay"));
+      st.cpu_cores * 100);
+  append(&i.evidence, find(fs, Signal::kHttp));
+  append(&i.evidence, find(fs, Signal::kUtilisation));
+  append(&i.evidence, find(fs, Signal::kCpu));
+  append(&i.evidence, find(fs, Signal::kDelay));
   return i;
 }
 
@@ -153,13 +216,21 @@ Issue healthy_issue(const WindowStats& st, const std::vector<Finding>& fs, bool 
       "No problem found: loop delay p99 {:.1f} ms, loop busy {}, GC {} of the time{}.",
       st.delay_p99_ms, pct(st.elu_mean), pct(st.gc_effective_share()),
       st.http_present && st.http_requests > 0 ? fmt::format(", {:.0f} req/s", st.http_rps) : std::string());
-  append(&i.evidence, find(fs, "delay"));
-  append(&i.evidence, find(fs, "utilisation"));
-  append(&i.evidence, find(fs, "gc"));
+  append(&i.evidence, find(fs, Signal::kDelay));
+  append(&i.evidence, find(fs, Signal::kUtilisation));
+  append(&i.evidence, find(fs, Signal::kGc));
   return i;
 }
 
 }  // namespace
+
+void rank_issues(std::vector<Issue>* issues) {
+  // Stable: issues equal in severity and confidence keep their precedence order.
+  std::stable_sort(issues->begin(), issues->end(), [](const Issue& a, const Issue& b) {
+    if (a.severity != b.severity) return a.severity > b.severity;
+    return a.confidence > b.confidence;
+  });
+}
 
 Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding> findings) {
   Diagnosis dx;
@@ -168,46 +239,37 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
   if (!analysers::enough_probe_data(st)) {
     dx.issues.push_back(insufficient(tl, st));
   } else {
-    const bool gc_bad = abnormal(fs, "gc") || abnormal(fs, "memory");
-    const bool delay_bad = abnormal(fs, "delay");
+    const bool gc_bad = abnormal(fs, Signal::kGc) || abnormal(fs, Signal::kMemory);
+    const bool delay_bad = abnormal(fs, Signal::kDelay);
     // GC explains the stalls when its pauses are a large part of the time the
     // loop was busy; otherwise the stalls are the application's own work.
     const double gc_share = st.gc_effective_share();
     const double busy = std::max(st.elu_mean, gc_share);
     const bool gc_explains = busy > 0 && gc_share / busy >= kGcShareOfBusyForCause;
-    const double cpu = std::max(st.cpu_cores_proc, st.cpu_cores_probe);
+    const double cpu = st.cpu_cores;
     // Utilisation counts wall time outside epoll, so on an oversubscribed
     // machine a descheduled process looks busy (measured: ELU 0.65 at 0.24
     // cores). CPU time is the honest measure of work; either being low
     // shows a loop that waits.
-    const bool waiting = abnormal(fs, "http") && !delay_bad && cpu < kCpuNotBoundCores &&
+    const bool waiting = abnormal(fs, Signal::kHttp) && !delay_bad && cpu < kCpuNotBoundCores &&
                          std::min(st.elu_mean, cpu) < kEluWaiting;
 
     // Time until the live heap reaches V8's limit at its current growth.
     const double headroom = tl.heap_limit - st.heap_used_max;
-    const bool leak_urgent = abnormal(fs, "memory") && tl.heap_limit > 0 &&
+    // Only growth measured after full collections counts: a short run's
+    // warm-up growth (8.5 MB/s on a 2 s blocked run) is not yet a leak.
+    const bool leak_urgent = heap_trend(st, fs) == HeapTrend::kLeak && tl.heap_limit > 0 &&
                              st.heap_growth_bytes_per_s > 0 &&
                              headroom / st.heap_growth_bytes_per_s < kLeakExhaustionS;
 
-    if (gc_bad && (!delay_bad || gc_explains || leak_urgent)) {
-      dx.issues.push_back(gc_issue(st, fs));
-      if (delay_bad && !gc_explains) {
-        Issue second = blocked_issue(st, fs);
-        second.severity = Severity::kLow;
-        second.confidence *= 0.8;
-        dx.issues.push_back(std::move(second));
-      }
-    } else if (delay_bad) {
-      dx.issues.push_back(blocked_issue(st, fs));
-      if (gc_bad) {
-        Issue second = gc_issue(st, fs);
-        second.severity = Severity::kLow;
-        second.confidence *= 0.8;
-        dx.issues.push_back(std::move(second));
-      }
-    } else if (waiting) {
-      dx.issues.push_back(io_issue(st, fs));
-    } else {
+    // Candidates in the documented precedence; rank_issues then puts the most
+    // severe first. GC that explains the stalls is one issue, not two.
+    const bool gc_first = !delay_bad || gc_explains || leak_urgent;
+    if (gc_bad && gc_first) dx.issues.push_back(gc_issue(st, fs, leak_urgent));
+    if (delay_bad && !(gc_bad && gc_explains)) dx.issues.push_back(blocked_issue(tl, st, fs));
+    if (gc_bad && !gc_first) dx.issues.push_back(gc_issue(st, fs, leak_urgent));
+    if (dx.issues.empty() && waiting) dx.issues.push_back(io_issue(st, fs));
+    if (dx.issues.empty()) {
       const bool light = st.elu_mean < kLightLoadElu && st.http_rps < kMinLoadRps;
       dx.issues.push_back(healthy_issue(st, fs, light));
       if (light)
@@ -215,18 +277,16 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
             "The load was too light to judge: the loop was busy under 5 % of the time and few "
             "requests arrived. Run with --load or --on-port to see the server under pressure.");
     }
+    rank_issues(&dx.issues);
   }
 
   dx.verdict = dx.issues.front().kind;
   if (!tl.load_window)
     dx.notes.push_back("No load ran during this recording: the analysis covers the whole run.");
-  if (tl.exit.present && !tl.exit.stopped_by_loopdoctor) {
-    std::string how = tl.exit.signal ? "was killed by " + *tl.exit.signal
-                                     : "exited with code " + std::to_string(tl.exit.code.value_or(-1));
-    dx.notes.push_back(fmt::format("The target {} at {:.1f} s, before loopdoctor stopped it; the "
-                                   "analysis covers the run up to then.",
-                                   how, tl.exit.t / 1000.0));
-  }
+  dx.exit = describe_exit(tl);
+  if (dx.exit.by_itself)
+    dx.notes.push_back("The target " + dx.exit.what +
+                       ", before loopdoctor stopped it; the analysis covers the run up to then.");
   if (tl.truncated)
     dx.notes.push_back("The recording was cut off; everything before the cut was analysed.");
   dx.findings = std::move(findings);

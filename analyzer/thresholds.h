@@ -15,6 +15,10 @@ inline constexpr double kMinProbeSamples = 5;
 // Share of the window the probe's intervals must cover: less means the probe
 // connected late, stopped early or dropped data.
 inline constexpr double kMinProbeCoverage = 0.5;
+// The run length the insufficient-data messages suggest, seconds: the same
+// blocked server needed 5 s to leave its warm-up (a 2 s run shows the heap
+// still growing with no full collection yet).
+inline constexpr double kSuggestedRunS = 5;
 
 // --- event-loop delay ------------------------------------------------------
 // A request that waits 100 ms for the loop is felt by a person (the RAIL
@@ -37,6 +41,9 @@ inline constexpr double kEluWaiting = 0.5;
 // One core is what a single JS thread can use; below 0.7 of it the process is
 // not CPU-bound (GC and libuv threads add a little on top of the JS thread).
 inline constexpr double kCpuNotBoundCores = 0.7;
+// At 90 % of one core or more the process is CPU-bound: the same headroom
+// line as a busy loop (kEluBusy).
+inline constexpr double kCpuBoundCores = kEluBusy;
 
 // --- garbage collection ----------------------------------------------------
 // Share of wall time inside GC pauses. Measured under wrk -c50 (docs/thresholds.md):

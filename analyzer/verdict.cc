@@ -24,6 +24,19 @@ bool parse_verdict(const std::string& s, Verdict* v) {
   return false;
 }
 
+const char* to_string(Signal s) {
+  switch (s) {
+    case Signal::kDelay: return "delay";
+    case Signal::kUtilisation: return "utilisation";
+    case Signal::kCpu: return "cpu";
+    case Signal::kGc: return "gc";
+    case Signal::kMemory: return "memory";
+    case Signal::kHandles: return "handles";
+    case Signal::kHttp: return "http";
+  }
+  return "delay";
+}
+
 const char* to_string(Severity s) {
   switch (s) {
     case Severity::kLow: return "low";

@@ -141,68 +141,63 @@ double handles_slope(const std::vector<const ProbeSample*>& s, double x_sum, dou
   return sxx > 0 ? sxy / sxx : 0;
 }
 
-}  // namespace
-
-WindowStats compute_window_stats(const Timeline& tl, const Window& w) {
-  WindowStats st;
-  st.window_ms = w.length();
-  std::vector<const ProbeSample*> in;
-  in.reserve(tl.samples.size());
-  for (const auto& s : tl.samples)
-    if (w.contains(s.t)) in.push_back(&s);
-  st.samples = in.size();
-
-  if (!in.empty()) {
-    // One pass gathers every sum, in the order (and so with the rounding) of
-    // the separate passes it replaces: an hour of samples is ~75 MB to walk.
-    std::vector<double> maxima;
-    maxima.reserve(in.size());
-    double blocked_ms = 0, covered_ms = 0, cpu_us = 0;
-    double weight = 0, elu_sum = 0, handles_sum = 0, inflight_sum = 0;  // time-weighted
-    double hx_sum = 0, hy_sum = 0;  // handles over time, for the slope
-    double lat = 0, responses = 0;
-    for (const ProbeSample* p : in) {
-      maxima.push_back(p->delay.max);
-      covered_ms += p->interval;
-      if (p->delay.max >= thresholds::kBlockedIntervalMs) blocked_ms += p->interval;
-      cpu_us += p->cpu_user_us + p->cpu_system_us;
-      st.heap_used_max = std::max(st.heap_used_max, p->heap_used);
-      st.heap_total_max = std::max(st.heap_total_max, p->heap_total);
-      st.rss_max = std::max(st.rss_max, p->rss);
-      st.handles_max = std::max(st.handles_max, p->handles_total);
-      hx_sum += p->t / 1000.0;
-      hy_sum += p->handles_total;
-      // A sample covers [t - interval, t]; an interval of 0 counts as 1 ms.
-      const double wt = p->interval > 0 ? p->interval : 1;
-      elu_sum += p->elu * wt;
-      handles_sum += p->handles_total * wt;
-      inflight_sum += p->http.inflight * wt;
-      weight += wt;
-      lat += p->http.latency_mean_ms * p->http.responses;
-      responses += p->http.responses;
-      if (p->http.present) {
-        st.http_present = true;
-        st.http_requests += p->http.requests;
-        st.http_latency_max_ms = std::max(st.http_latency_max_ms, p->http.latency_max_ms);
-      }
-    }
-    st.delay_max_ms = *std::max_element(maxima.begin(), maxima.end());
-    st.delay_p50_ms = percentile_in_place(maxima, 50);
-    st.delay_p99_ms = percentile_in_place(maxima, 99);
-    st.probe_covered_ms = covered_ms;
-    st.blocked_share = covered_ms > 0 ? blocked_ms / covered_ms : 0;
-    st.elu_mean = weight > 0 ? elu_sum / weight : 0;
-    st.cpu_cores_probe = covered_ms > 0 ? cpu_us / 1000.0 / covered_ms : 0;
-    st.handles_mean = weight > 0 ? handles_sum / weight : 0;
-    st.handles_growth_per_s = handles_slope(in, hx_sum, hy_sum);
-    st.heap_growth_bytes_per_s = heap_growth(in, tl.gc, w, &st.heap_growth_after_major_gc);
-    if (st.http_present) {
-      st.http_rps = covered_ms > 0 ? st.http_requests / (covered_ms / 1000.0) : 0;
-      st.http_inflight_mean = weight > 0 ? inflight_sum / weight : 0;
-      st.http_latency_mean_ms = responses > 0 ? lat / responses : 0;
+// Every probe figure, in one pass over the window's samples.
+void add_probe_stats(WindowStats& st, const Timeline& tl, const Window& w,
+                     const std::vector<const ProbeSample*>& in) {
+  if (in.empty()) return;
+  // One pass gathers every sum, in the order (and so with the rounding) of
+  // the separate passes it replaces: an hour of samples is ~75 MB to walk.
+  std::vector<double> maxima;
+  maxima.reserve(in.size());
+  double blocked_ms = 0, covered_ms = 0, cpu_us = 0;
+  double weight = 0, elu_sum = 0, handles_sum = 0, inflight_sum = 0;  // time-weighted
+  double hx_sum = 0, hy_sum = 0;  // handles over time, for the slope
+  double lat = 0, responses = 0;
+  for (const ProbeSample* p : in) {
+    maxima.push_back(p->delay.max);
+    covered_ms += p->interval;
+    if (p->delay.max >= thresholds::kBlockedIntervalMs) blocked_ms += p->interval;
+    cpu_us += p->cpu_user_us + p->cpu_system_us;
+    st.heap_used_max = std::max(st.heap_used_max, p->heap_used);
+    st.heap_total_max = std::max(st.heap_total_max, p->heap_total);
+    st.rss_max = std::max(st.rss_max, p->rss);
+    st.handles_max = std::max(st.handles_max, p->handles_total);
+    hx_sum += p->t / 1000.0;
+    hy_sum += p->handles_total;
+    // A sample covers [t - interval, t]; an interval of 0 counts as 1 ms.
+    const double wt = p->interval > 0 ? p->interval : 1;
+    elu_sum += p->elu * wt;
+    handles_sum += p->handles_total * wt;
+    inflight_sum += p->http.inflight * wt;
+    weight += wt;
+    lat += p->http.latency_mean_ms * p->http.responses;
+    responses += p->http.responses;
+    if (p->http.present) {
+      st.http_present = true;
+      st.http_requests += p->http.requests;
+      st.http_latency_max_ms = std::max(st.http_latency_max_ms, p->http.latency_max_ms);
     }
   }
+  st.delay_max_ms = *std::max_element(maxima.begin(), maxima.end());
+  st.delay_p50_ms = percentile_in_place(maxima, 50);
+  st.delay_p99_ms = percentile_in_place(maxima, 99);
+  st.probe_covered_ms = covered_ms;
+  st.blocked_share = covered_ms > 0 ? blocked_ms / covered_ms : 0;
+  st.elu_mean = weight > 0 ? elu_sum / weight : 0;
+  st.cpu_cores_probe = covered_ms > 0 ? cpu_us / 1000.0 / covered_ms : 0;
+  st.handles_mean = weight > 0 ? handles_sum / weight : 0;
+  st.handles_growth_per_s = handles_slope(in, hx_sum, hy_sum);
+  st.heap_growth_bytes_per_s = heap_growth(in, tl.gc, w, &st.heap_growth_after_major_gc);
+  if (st.http_present) {
+    st.http_rps = covered_ms > 0 ? st.http_requests / (covered_ms / 1000.0) : 0;
+    st.http_inflight_mean = weight > 0 ? inflight_sum / weight : 0;
+    st.http_latency_mean_ms = responses > 0 ? lat / responses : 0;
+  }
 
+}
+
+// /proc: RSS and the process's CPU, then the one CPU figure (window_stats.h).
+void add_proc_stats(WindowStats& st, const Timeline& tl, const Window& w) {
   const ProcSample* first = nullptr;
   const ProcSample* last = nullptr;
   for (const auto& p : tl.proc) {
@@ -214,7 +209,12 @@ WindowStats compute_window_stats(const Timeline& tl, const Window& w) {
   }
   if (first && last && last->t > first->t)
     st.cpu_cores_proc = (last->cpu_ms - first->cpu_ms) / (last->t - first->t);
+  st.cpu_present = st.proc_samples > 1 || st.samples > 0;
+  st.cpu_cores = st.proc_samples > 1 ? st.cpu_cores_proc : st.cpu_cores_probe;
 
+}
+
+void add_gc_stats(WindowStats& st, const Timeline& tl, const Window& w) {
   for (const auto& g : tl.gc) {
     if (!w.contains(g.t)) continue;
     ++st.gc_count;
@@ -234,6 +234,22 @@ WindowStats compute_window_stats(const Timeline& tl, const Window& w) {
   for (const auto& [sec, ms] : per_second)
     if ((sec + 1) * 1000.0 <= st.window_ms)  // whole seconds only
       st.gc_share_worst_second = std::max(st.gc_share_worst_second, ms / 1000.0);
+}
+
+}  // namespace
+
+WindowStats compute_window_stats(const Timeline& tl, const Window& w) {
+  WindowStats st;
+  st.window_ms = w.length();
+  std::vector<const ProbeSample*> in;
+  in.reserve(tl.samples.size());
+  for (const auto& s : tl.samples)
+    if (w.contains(s.t)) in.push_back(&s);
+  st.samples = in.size();
+
+  add_probe_stats(st, tl, w, in);
+  add_proc_stats(st, tl, w);
+  add_gc_stats(st, tl, w);
   return st;
 }
 

@@ -25,9 +25,15 @@ struct WindowStats {
   double elu_mean = 0;             // time-weighted
   double cpu_cores_probe = 0;      // process.cpuUsage over the window, cores
   double cpu_cores_proc = 0;       // /proc over the window, cores
+  // THE CPU figure, for every rule and every output: /proc when it has a
+  // rate (two samples or more), as it keeps counting while the loop is
+  // blocked and with no probe; else the probe's own. Unknown without either.
+  bool cpu_present = false;
+  double cpu_cores = 0;
   double gc_ms = 0, gc_share = 0;  // pause time and share of the window
   double gc_profile_share = 0;     // "(garbage collector)" share of CPU-profile samples
-  // The larger of the two: what the rules weigh.
+  // The larger of the two: what the rules weigh and every output shows as
+  // "time in GC" (the pause share alone is figures.gc_pause_share).
   double gc_effective_share() const { return gc_share > gc_profile_share ? gc_share : gc_profile_share; }
   double gc_major_ms = 0, gc_minor_ms = 0, gc_incremental_ms = 0;
   std::size_t gc_count = 0, gc_major_count = 0;

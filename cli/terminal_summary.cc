@@ -1,5 +1,7 @@
 #include "cli/terminal_summary.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "analyzer/window_stats.h"
@@ -9,6 +11,17 @@ namespace {
 
 // Hotspots listed under the verdict; the report has the full table.
 constexpr std::size_t kTerminalHotspots = 3;
+
+// What the terminal and the Markdown both list under the verdict: the lead
+// issue's hotspots (every issue carries the same profile's), then one line
+// per further issue.
+std::size_t listed_hotspots(const Diagnosis& dx) {
+  return dx.issues.empty() ? 0 : std::min(dx.issues.front().hotspots.size(), kTerminalHotspots);
+}
+
+std::string also_line(const Issue& issue) {
+  return std::string("also: ") + to_string(issue.kind) + " — " + issue.summary;
+}
 
 const char* verdict_colour(Verdict v) {
   switch (v) {
@@ -21,16 +34,6 @@ const char* verdict_colour(Verdict v) {
   return "";
 }
 
-std::string exit_text(const Timeline& tl) {
-  if (!tl.exit.present) return "still running at the end of the recording";
-  std::string how = tl.exit.signal ? "killed by " + *tl.exit.signal
-                                   : "exited with code " + std::to_string(tl.exit.code.value_or(-1));
-  if (tl.exit.stopped_by_loopdoctor)
-    return tl.exit.signal ? "stopped by loopdoctor with " + *tl.exit.signal
-                          : "stopped by loopdoctor (" + how + ")";
-  return fmt::format("{} at {:.1f} s, by itself", how, tl.exit.t / 1000.0);
-}
-
 std::string key_figures(const Timeline& tl, const WindowStats& st, const char* sep) {
   std::string s;
   auto add = [&](const std::string& part) { s += (s.empty() ? "" : sep) + part; };
@@ -38,9 +41,8 @@ std::string key_figures(const Timeline& tl, const WindowStats& st, const char* s
     add(fmt::format("loop delay p99 {:.0f} ms, max {:.0f} ms", st.delay_p99_ms, st.delay_max_ms));
     add(fmt::format("loop busy {:.0f} %", st.elu_mean * 100));
   }
-  double cpu = st.proc_samples > 1 ? st.cpu_cores_proc : st.cpu_cores_probe;
-  add(fmt::format("CPU {:.0f} %", cpu * 100));
-  if (st.samples > 0) add(fmt::format("GC {:.1f} %", st.gc_share * 100));
+  if (st.cpu_present) add(fmt::format("CPU {:.0f} %", st.cpu_cores * 100));
+  if (st.samples > 0) add(fmt::format("GC {:.1f} %", st.gc_effective_share() * 100));
   if (st.rss_max > 0) add(fmt::format("RSS {:.0f} MB", st.rss_max / 1048576.0));
   if (tl.load_summary.present)
     add(fmt::format("{:.0f} req/s, latency p99 {:.0f} ms", tl.load_summary.rps, tl.load_summary.p99));
@@ -54,7 +56,7 @@ std::string key_figures(const Timeline& tl, const WindowStats& st, const char* s
 void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnosis& dx,
                             const std::string& report_path, const std::string& recording_path,
                             bool colour) {
-  const WindowStats st = compute_window_stats(tl, dx.window);
+  const WindowStats& st = dx.stats;
   const char* on = colour ? verdict_colour(dx.verdict) : "";
   const char* off = colour ? "\x1b[0m" : "";
   const char* dim = colour ? "\x1b[2m" : "";
@@ -68,18 +70,18 @@ void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnos
     out << "\n  " << top.summary << "\n";
     // The code behind the verdict, from the CPU profile: the line a developer
     // acts on first.
-    for (std::size_t i = 0; i < top.hotspots.size() && i < kTerminalHotspots; ++i) {
+    for (std::size_t i = 0; i < listed_hotspots(dx); ++i) {
       const Hotspot& h = top.hotspots[i];
       out << "  " << (i == 0 ? "hotspot: " : "         ") << h.function << " (" << h.location
           << ")" << (h.caller.empty() ? "" : " called from " + h.caller)
           << fmt::format(", {:.0f} %", h.share * 100) << "\n";
     }
     for (std::size_t i = 1; i < dx.issues.size(); ++i)
-      out << "  also: " << to_string(dx.issues[i].kind) << " — " << dx.issues[i].summary << "\n";
+      out << "  " << also_line(dx.issues[i]) << "\n";
   }
   out << "\n  " << key_figures(tl, st, " · ") << "\n";
   out << "  " << dim << "window " << fmt::format("{:.1f}", dx.window.length() / 1000.0)
-      << " s, " << st.samples << " samples; target " << exit_text(tl) << off << "\n";
+      << " s, " << st.samples << " samples; target " << dx.exit.text << off << "\n";
   for (const auto& n : dx.notes) out << "  note: " << n << "\n";
   if (!dx.issues.empty() && !dx.issues.front().recommendations.empty())
     out << "\n  → " << dx.issues.front().recommendations.front() << "\n";
@@ -91,7 +93,7 @@ void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnos
 
 std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
                              const std::string& report_path) {
-  const WindowStats st = compute_window_stats(tl, dx.window);
+  const WindowStats& st = dx.stats;
   std::string md = fmt::format("### loopdoctor: `{}`\n\n", to_string(dx.verdict));
   if (!dx.issues.empty()) md += "> " + dx.issues.front().summary + "\n\n";
   md += "| figure | value |\n|---|---|\n";
@@ -99,12 +101,11 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
     md += fmt::format("| loop delay p99 / max | {:.0f} ms / {:.0f} ms |\n", st.delay_p99_ms,
                       st.delay_max_ms);
     md += fmt::format("| loop utilisation | {:.0f} % |\n", st.elu_mean * 100);
-    md += fmt::format("| GC pause share | {:.1f} % ({} pauses) |\n", st.gc_share * 100,
-                      st.gc_count);
+    md += fmt::format("| time in GC | {:.1f} % ({} {}) |\n", st.gc_effective_share() * 100,
+                      st.gc_count, st.gc_count == 1 ? "pause" : "pauses");
     md += fmt::format("| heap used peak | {:.0f} MB |\n", st.heap_used_max / 1048576.0);
   }
-  md += fmt::format("| CPU | {:.0f} % of a core |\n",
-                    (st.proc_samples > 1 ? st.cpu_cores_proc : st.cpu_cores_probe) * 100);
+  if (st.cpu_present) md += fmt::format("| CPU | {:.0f} % of a core |\n", st.cpu_cores * 100);
   md += fmt::format("| peak RSS | {:.0f} MB |\n", st.rss_max / 1048576.0);
   if (tl.load_summary.present)
     md += fmt::format("| throughput / latency p99 | {:.0f} req/s / {:.0f} ms |\n",
@@ -113,11 +114,12 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
     md += fmt::format("| requests (server side) | {:.0f} req/s, {:.1f} ms mean |\n", st.http_rps,
                       st.http_latency_mean_ms);
   md += "\n";
-  for (const auto& issue : dx.issues) {
-    for (const auto& h : issue.hotspots)
-      md += fmt::format("- hotspot `{}` at `{}`{} ({:.0f} %)\n", h.function, h.location,
-                        h.caller.empty() ? "" : " called from `" + h.caller + "`", h.share * 100);
+  for (std::size_t i = 0; i < listed_hotspots(dx); ++i) {
+    const Hotspot& h = dx.issues.front().hotspots[i];
+    md += fmt::format("- hotspot `{}` at `{}`{} ({:.0f} %)\n", h.function, h.location,
+                      h.caller.empty() ? "" : " called from `" + h.caller + "`", h.share * 100);
   }
+  for (std::size_t i = 1; i < dx.issues.size(); ++i) md += "- " + also_line(dx.issues[i]) + "\n";
   if (!dx.issues.empty() && !dx.issues.front().recommendations.empty())
     md += "\n**First step:** " + dx.issues.front().recommendations.front() + "\n";
   for (const auto& n : dx.notes) md += "\n_Note: " + n + "_\n";

@@ -7,7 +7,7 @@ using namespace thresholds;
 
 Finding gc(const WindowStats& st, double heap_limit) {
   Finding f;
-  f.signal = "gc";
+  f.signal = Signal::kGc;
   if (!enough_probe_data(st)) {
     f.note = "No GC data from a probe in the window.";
     return f;
@@ -36,7 +36,7 @@ Finding gc(const WindowStats& st, double heap_limit) {
     f.note = fmt::format("The garbage collector took {} of the time.", pct(share));
   } else {
     f.outcome = Outcome::kNormal;
-    f.note = fmt::format("GC pauses took {} of the time.", pct(st.gc_share));
+    f.note = fmt::format("The garbage collector took {} of the time.", pct(share));
   }
   return f;
 }

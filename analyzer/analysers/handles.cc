@@ -10,7 +10,7 @@ using namespace thresholds;
 // Clinic names a blocked loop correctly so rarely).
 Finding handles(const WindowStats& st) {
   Finding f;
-  f.signal = "handles";
+  f.signal = Signal::kHandles;
   if (!enough_probe_data(st)) {
     f.note = "No active-handle samples from a probe in the window.";
     return f;

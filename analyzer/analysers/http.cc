@@ -10,7 +10,7 @@ using namespace thresholds;
 // the signature of waiting on I/O.
 Finding http(const WindowStats& st) {
   Finding f;
-  f.signal = "http";
+  f.signal = Signal::kHttp;
   if (!enough_probe_data(st) || !st.http_present) {
     f.note = "No HTTP server activity was observed by the probe.";
     return f;
@@ -33,6 +33,7 @@ Finding http(const WindowStats& st) {
                                             st.http_inflight_mean)));
   const bool slow = st.http_rps >= kMinLoadRps && st.http_latency_mean_ms >= kIoLatencyMs &&
                     st.http_inflight_mean >= kIoMinInflight;
+  f.all_must_cross = true;
   f.outcome = slow ? Outcome::kAbnormal : Outcome::kNormal;
   f.severity = Severity::kMedium;
   f.note = slow ? fmt::format("Requests were slow ({:.0f} ms) with {:.1f} in flight.",

@@ -9,7 +9,7 @@ using namespace thresholds;
 // from churn: churn has high peaks and flat troughs.
 Finding memory(const WindowStats& st, double heap_limit) {
   Finding f;
-  f.signal = "memory";
+  f.signal = Signal::kMemory;
   if (!enough_probe_data(st)) {
     if (st.rss_max > 0) f.note = fmt::format("Peak RSS {} (from /proc).", mib(st.rss_max));
     else f.note = "No memory samples in the window.";
@@ -21,7 +21,8 @@ Finding memory(const WindowStats& st, double heap_limit) {
                   st.heap_growth_bytes_per_s / 1048576.0, mib(st.heap_used_max), mib(st.rss_max))));
   const bool growing = st.heap_growth_bytes_per_s >= kHeapGrowthLeakBytesPerS;
   const bool near = heap_limit > 0 && st.heap_used_max / heap_limit >= kHeapNearLimit;
-  f.outcome = growing || near ? Outcome::kAbnormal : Outcome::kNormal;
+  // Near the limit is the GC finding's (heap_used_ratio); here only growth decides.
+  f.outcome = growing ? Outcome::kAbnormal : Outcome::kNormal;
   f.severity = near ? Severity::kHigh : Severity::kMedium;
   // Growth measured after full collections is retained memory; growth of
   // the troughs with fewer than two full collections may be garbage that

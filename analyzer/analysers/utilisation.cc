@@ -9,7 +9,7 @@ using namespace thresholds;
 // of time the loop spent running callbacks rather than waiting in epoll.
 Finding utilisation(const WindowStats& st) {
   Finding f;
-  f.signal = "utilisation";
+  f.signal = Signal::kUtilisation;
   if (!enough_probe_data(st)) {
     f.note = "No event-loop utilisation samples from a probe in the window.";
     return f;

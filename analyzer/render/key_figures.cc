@@ -11,7 +11,7 @@ namespace {
 
 constexpr double kUsPerMs = 1000.0;
 
-bool finding_abnormal(const Diagnosis& dx, const std::string& signal) {
+bool finding_abnormal(const Diagnosis& dx, Signal signal) {
   for (const Finding& f : dx.findings) {
     if (f.signal == signal && f.outcome == Outcome::kAbnormal) return true;
   }
@@ -30,38 +30,36 @@ double probe_cpu_share(const ProbeSample& s) {
 }
 
 std::vector<KeyFigure> key_figures(const Timeline& tl, const Diagnosis& dx) {
-  const WindowStats st = compute_window_stats(tl, report_window(tl, dx));
+  const WindowStats& st = dx.stats;
   std::vector<KeyFigure> out;
   if (st.samples > 0) {
     out.push_back({"Loop delay p99", fmt_ms(st.delay_p99_ms), "max " + fmt_ms(st.delay_max_ms),
-                   finding_abnormal(dx, "delay")});
-    out.push_back({"Utilisation", fmt_num(st.elu_mean, 2), "event loop busy, 1.0 = never idle",
-                   finding_abnormal(dx, "utilisation")});
+                   finding_abnormal(dx, Signal::kDelay)});
+    out.push_back({"Utilisation", fmt_percent(st.elu_mean, 0), "event loop busy, 100 % = never idle",
+                   finding_abnormal(dx, Signal::kUtilisation)});
   }
-  // /proc is sampled outside the target, so it keeps counting while the loop
-  // is blocked; the probe's own CPU is the fallback (the analyzer's choice too).
-  if (st.proc_samples > 1 || st.samples > 0) {
-    double cpu = st.proc_samples > 1 ? st.cpu_cores_proc : st.cpu_cores_probe;
-    out.push_back({"CPU", fmt_percent(cpu, cpu < 0.1 ? 1 : 0), "mean, of one core", finding_abnormal(dx, "cpu")});
+  if (st.cpu_present) {
+    const double cpu = st.cpu_cores;
+    out.push_back({"CPU", fmt_percent(cpu, cpu < 0.1 ? 1 : 0), "mean, of one core", finding_abnormal(dx, Signal::kCpu)});
   }
   if (tl.probe_connected) {
     std::string detail = std::to_string(st.gc_count) + (st.gc_count == 1 ? " pause" : " pauses");
     if (st.gc_count > 0) detail += ", longest " + fmt_ms(st.gc_max_pause_ms);
-    out.push_back({"Time in GC", fmt_percent(st.gc_share, 1), detail, finding_abnormal(dx, "gc")});
+    out.push_back({"Time in GC", fmt_percent(st.gc_effective_share(), 1), detail, finding_abnormal(dx, Signal::kGc)});
   }
   if (st.rss_max > 0) {
     out.push_back({"Peak RSS", fmt_bytes(st.rss_max), st.heap_used_max > 0 ? "heap " + fmt_bytes(st.heap_used_max) : "",
-                   finding_abnormal(dx, "memory")});
+                   finding_abnormal(dx, Signal::kMemory)});
   }
   const LoadSummary& ls = tl.load_summary;
   if (ls.present) {
     std::string detail = "p99 " + fmt_ms(ls.p99);
     if (ls.errors + ls.non_2xx > 0) detail += ", " + fmt_num(ls.errors + ls.non_2xx, 0) + " failed";
     out.push_back({"Throughput", fmt_num(ls.rps, ls.rps < 100 ? 1 : 0) + " req/s", detail,
-                   finding_abnormal(dx, "http") || ls.errors + ls.non_2xx > 0});
+                   finding_abnormal(dx, Signal::kHttp) || ls.errors + ls.non_2xx > 0});
   } else if (shows_http(tl, st)) {
     out.push_back({"Throughput", fmt_num(st.http_rps, st.http_rps < 100 ? 1 : 0) + " req/s",
-                   "seen by the probe, mean " + fmt_ms(st.http_latency_mean_ms), finding_abnormal(dx, "http")});
+                   "seen by the probe, mean " + fmt_ms(st.http_latency_mean_ms), finding_abnormal(dx, Signal::kHttp)});
   }
   return out;
 }

@@ -139,100 +139,111 @@ void add(ChartSet& set, const std::string& id, const std::string& subtitle, cons
   set.charts.push_back({id, spec.title, subtitle, render_svg(spec)});
 }
 
+void add_cpu_chart(ChartSet& set, const Timeline& tl, const Diagnosis& dx, const SampleLines& sl) {
+  ChartSpec cpu = base_spec(tl, dx, "CPU");
+  cpu.y_unit = Unit::kPercent;
+  cpu.y_max_at_least = kCpuAxisMinPercent;
+  cpu.lines.push_back({"process (/proc)", kBlue, proc_cpu_percent(tl.proc), false, true});
+  cpu.lines.push_back(sl.line(cpu, "probe", kAmber, [](const ProbeSample& p) { return probe_cpu_share(p) * kPercent; }, true, true));
+  add(set, "cpu", "% of one core, user + system", cpu);
+}
+
+void add_memory_chart(ChartSet& set, const Timeline& tl, const Diagnosis& dx, const SampleLines& sl) {
+  const auto& s = tl.samples;
+  ChartSpec mem = base_spec(tl, dx, "Memory");
+  mem.y_unit = Unit::kBytes;
+  if (s.empty()) mem.lines.push_back({"RSS", kBlue, series(tl.proc, [](const ProcSample& p) { return p.rss; })});
+  else mem.lines.push_back(sl.line(mem, "RSS", kBlue, [](const ProbeSample& p) { return p.rss; }));
+  mem.lines.push_back(sl.line(mem, "heap total", kSlate, [](const ProbeSample& p) { return p.heap_total; }, true));
+  mem.lines.push_back(sl.line(mem, "heap used", kTeal, [](const ProbeSample& p) { return p.heap_used; }));
+  add(set, "memory", "resident set size and V8 heap", mem);
+}
+
+void add_delay_chart(ChartSet& set, const Timeline& tl, const Diagnosis& dx, const SampleLines& sl) {
+  ChartSpec delay = base_spec(tl, dx, "Event-loop delay");
+  delay.y_unit = Unit::kMilliseconds;
+  delay.log_y = true;
+  delay.log_floor = kDelayLogFloorMs;
+  // Drawn low to high so the worst value (max, red) is on top where they meet.
+  delay.lines.push_back(sl.line(delay, "p50", kBlue, [](const ProbeSample& p) { return p.delay.p50; }, false, true));
+  delay.lines.push_back(sl.line(delay, "p99", kAmber, [](const ProbeSample& p) { return p.delay.p99; }, false, true));
+  delay.lines.push_back(sl.line(delay, "max", kRed, [](const ProbeSample& p) { return p.delay.max; }, false, true));
+  delay.annotate_max_of = 2;
+  const Window w = report_window(tl, dx);
+  delay.annotate_from = w.start / kMsPerS;
+  delay.annotate_to = w.end / kMsPerS;
+  add(set, "delay", "per sampling interval, ms, log scale", delay);
+}
+
+void add_elu_chart(ChartSet& set, const Timeline& tl, const Diagnosis& dx, const SampleLines& sl) {
+  ChartSpec elu = base_spec(tl, dx, "Event-loop utilisation");
+  elu.y_unit = Unit::kPercent;
+  elu.y_min = 0;
+  elu.y_max = kPercent;
+  elu.lines.push_back(sl.line(elu, "ELU", kViolet, [](const ProbeSample& p) { return p.elu * kPercent; }, false, true));
+  add(set, "elu", "% of each interval the loop was busy", elu);
+}
+
+void add_handles_chart(ChartSet& set, const Timeline& tl, const Diagnosis& dx, const SampleLines& sl) {
+  ChartSpec handles = base_spec(tl, dx, "Active handles");
+  handles.lines.push_back(sl.line(handles, "total", kSlate, [](const ProbeSample& p) { return p.handles_total; }));
+  const char* const kTypeColors[] = {kBlue, kTeal, kPink};
+  size_t i = 0;
+  for (const std::string& type : top_handle_types(tl)) {
+    handles.lines.push_back(sl.line(handles, type, kTypeColors[i++ % 3], [&type](const ProbeSample& p) {
+      auto it = p.handles_by_type.find(type);
+      return it == p.handles_by_type.end() ? 0.0 : it->second;
+    }));
+  }
+  add(set, "handles", "open handles, total and the three most numerous types", handles);
+}
+
+void add_gc_chart(ChartSet& set, const Timeline& tl, const Diagnosis& dx) {
+  ChartSpec gc = base_spec(tl, dx, "GC pauses");
+  gc.y_unit = Unit::kMilliseconds;
+  for (auto [kind, color] : {std::pair{"major", kRed}, {"minor", kBlue}, {"incremental", kAmber}, {"weak", kSlate}}) {
+    BarSeries b{kind, color, {}};
+    for (const GcEvent& g : tl.gc) {
+      if (g.kind == kind) b.points.push_back({g.t / kMsPerS, g.duration_ms});
+    }
+    if (!b.points.empty()) gc.bars.push_back(std::move(b));
+  }
+  add(set, "gc", "one tick per pause at its start, height = duration", gc);
+}
+
+void add_load_charts(ChartSet& set, const Timeline& tl, const Diagnosis& dx) {
+  if (tl.load.empty()) return;
+  ChartSpec rps = base_spec(tl, dx, "Throughput");
+  rps.y_unit = Unit::kPerSecond;
+  rps.lines.push_back({"requests/s", kBlue, series(tl.load, [](const LoadSecond& l) { return l.requests; })});
+  bool errors = std::any_of(tl.load.begin(), tl.load.end(), [](const LoadSecond& l) { return l.errors + l.non_2xx > 0; });
+  if (errors) {
+    rps.lines.push_back({"errors + non-2xx/s", kRed, series(tl.load, [](const LoadSecond& l) { return l.errors + l.non_2xx; })});
+  }
+  add(set, "throughput", "load generator, per second", rps);
+
+  ChartSpec lat = base_spec(tl, dx, "Latency");
+  lat.y_unit = Unit::kMilliseconds;
+  lat.lines.push_back({"p99", kAmber, series(tl.load, [](const LoadSecond& l) { return l.p99; })});
+  lat.lines.push_back({"p50", kBlue, series(tl.load, [](const LoadSecond& l) { return l.p50; })});
+  lat.annotate_max_of = 0;
+  add(set, "latency", "load generator, per second, ms", lat);
+}
+
 }  // namespace
 
 ChartSet build_charts(const Timeline& tl, const Diagnosis& dx) {
-  // Each chart in its own scope: its point columns (16 bytes per sample and
-  // line, ~6 MB per line for an hour at 10 ms) are freed once it is drawn.
+  // Each chart in its own function: its point columns (16 bytes per sample
+  // and line, ~6 MB per line for an hour at 10 ms) are freed once it is drawn.
   ChartSet set;
-  const auto& s = tl.samples;
-  const SampleLines sl(s);
-
-  {
-    ChartSpec cpu = base_spec(tl, dx, "CPU");
-    cpu.y_unit = Unit::kPercent;
-    cpu.y_max_at_least = kCpuAxisMinPercent;
-    cpu.lines.push_back({"process (/proc)", kBlue, proc_cpu_percent(tl.proc), false, true});
-    cpu.lines.push_back(sl.line(cpu, "probe", kAmber, [](const ProbeSample& p) { return probe_cpu_share(p) * kPercent; }, true, true));
-    add(set, "cpu", "% of one core, user + system", cpu);
-  }
-
-  {
-    ChartSpec mem = base_spec(tl, dx, "Memory");
-    mem.y_unit = Unit::kBytes;
-    if (s.empty()) mem.lines.push_back({"RSS", kBlue, series(tl.proc, [](const ProcSample& p) { return p.rss; })});
-    else mem.lines.push_back(sl.line(mem, "RSS", kBlue, [](const ProbeSample& p) { return p.rss; }));
-    mem.lines.push_back(sl.line(mem, "heap total", kSlate, [](const ProbeSample& p) { return p.heap_total; }, true));
-    mem.lines.push_back(sl.line(mem, "heap used", kTeal, [](const ProbeSample& p) { return p.heap_used; }));
-    add(set, "memory", "resident set size and V8 heap", mem);
-  }
-
-  {
-    ChartSpec delay = base_spec(tl, dx, "Event-loop delay");
-    delay.y_unit = Unit::kMilliseconds;
-    delay.log_y = true;
-    delay.log_floor = kDelayLogFloorMs;
-    // Drawn low to high so the worst value (max, red) is on top where they meet.
-    delay.lines.push_back(sl.line(delay, "p50", kBlue, [](const ProbeSample& p) { return p.delay.p50; }, false, true));
-    delay.lines.push_back(sl.line(delay, "p99", kAmber, [](const ProbeSample& p) { return p.delay.p99; }, false, true));
-    delay.lines.push_back(sl.line(delay, "max", kRed, [](const ProbeSample& p) { return p.delay.max; }, false, true));
-    delay.annotate_max_of = 2;
-    add(set, "delay", "per sampling interval, ms, log scale", delay);
-  }
-
-  {
-    ChartSpec elu = base_spec(tl, dx, "Event-loop utilisation");
-    elu.y_unit = Unit::kRatio;
-    elu.y_min = 0;
-    elu.y_max = 1;
-    elu.lines.push_back(sl.line(elu, "ELU", kViolet, [](const ProbeSample& p) { return p.elu; }, false, true));
-    add(set, "elu", "share of each interval the loop was busy, 0–1", elu);
-  }
-
-  {
-    ChartSpec handles = base_spec(tl, dx, "Active handles");
-    handles.lines.push_back(sl.line(handles, "total", kSlate, [](const ProbeSample& p) { return p.handles_total; }));
-    const char* const kTypeColors[] = {kBlue, kTeal, kPink};
-    size_t i = 0;
-    for (const std::string& type : top_handle_types(tl)) {
-      handles.lines.push_back(sl.line(handles, type, kTypeColors[i++ % 3], [&type](const ProbeSample& p) {
-        auto it = p.handles_by_type.find(type);
-        return it == p.handles_by_type.end() ? 0.0 : it->second;
-      }));
-    }
-    add(set, "handles", "open handles, total and the three most numerous types", handles);
-  }
-
-  {
-    ChartSpec gc = base_spec(tl, dx, "GC pauses");
-    gc.y_unit = Unit::kMilliseconds;
-    for (auto [kind, color] : {std::pair{"major", kRed}, {"minor", kBlue}, {"incremental", kAmber}, {"weak", kSlate}}) {
-      BarSeries b{kind, color, {}};
-      for (const GcEvent& g : tl.gc) {
-        if (g.kind == kind) b.points.push_back({g.t / kMsPerS, g.duration_ms});
-      }
-      if (!b.points.empty()) gc.bars.push_back(std::move(b));
-    }
-    add(set, "gc", "one tick per pause at its start, height = duration", gc);
-  }
-
-  if (!tl.load.empty()) {
-    ChartSpec rps = base_spec(tl, dx, "Throughput");
-    rps.y_unit = Unit::kPerSecond;
-    rps.lines.push_back({"requests/s", kBlue, series(tl.load, [](const LoadSecond& l) { return l.requests; })});
-    bool errors = std::any_of(tl.load.begin(), tl.load.end(), [](const LoadSecond& l) { return l.errors + l.non_2xx > 0; });
-    if (errors) {
-      rps.lines.push_back({"errors + non-2xx/s", kRed, series(tl.load, [](const LoadSecond& l) { return l.errors + l.non_2xx; })});
-    }
-    add(set, "throughput", "load generator, per second", rps);
-
-    ChartSpec lat = base_spec(tl, dx, "Latency");
-    lat.y_unit = Unit::kMilliseconds;
-    lat.lines.push_back({"p99", kAmber, series(tl.load, [](const LoadSecond& l) { return l.p99; })});
-    lat.lines.push_back({"p50", kBlue, series(tl.load, [](const LoadSecond& l) { return l.p50; })});
-    lat.annotate_max_of = 0;
-    add(set, "latency", "load generator, per second, ms", lat);
-  }
+  const SampleLines sl(tl.samples);
+  add_cpu_chart(set, tl, dx, sl);
+  add_memory_chart(set, tl, dx, sl);
+  add_delay_chart(set, tl, dx, sl);
+  add_elu_chart(set, tl, dx, sl);
+  add_handles_chart(set, tl, dx, sl);
+  add_gc_chart(set, tl, dx);
+  add_load_charts(set, tl, dx);
   return set;
 }
 

@@ -74,7 +74,8 @@ data evidence_list(const std::vector<Evidence>& ev) {
     data d;
     d.set("signal", e.signal);
     d.set("value", fmt_num(e.value, 2));
-    d.set("threshold", fmt_num(e.threshold, 2));
+    // 0 marks evidence that informs and decides nothing (diagnosis.h).
+    d.set("threshold", e.threshold > 0 ? fmt_num(e.threshold, 2) : "–");
     d.set("text", e.text);
     out.push_back(d);
   }
@@ -141,7 +142,7 @@ data run_details(const Timeline& tl, const Diagnosis& dx, const ReportOptions& o
                                              fmt_num(ls.errors, 0) + " errors, " + fmt_num(ls.non_2xx, 0) + " non-2xx" +
                                              (ls.rate_not_met ? " (requested rate not met)" : "")));
   }
-  rows.push_back(detail("Exit", describe_exit(tl).text));
+  rows.push_back(detail("Exit", dx.exit.text));
   if (!tl.interrupted.empty()) rows.push_back(detail("Interrupted", "the run was ended by " + tl.interrupted));
   if (!tl.host.empty()) rows.push_back(detail("Host", tl.host));
   if (!tl.start_time.empty()) rows.push_back(detail("Started", tl.start_time));
@@ -178,33 +179,12 @@ data issue_data(const Issue& is) {
   return d;
 }
 
-}  // namespace
-
-ExitText describe_exit(const Timeline& tl) {
-  if (!tl.exit.present) {
-    return {tl.truncated ? "unknown: the recording ends abruptly (loopdoctor itself may have been killed)"
-                         : "no exit recorded (still running when the recording ended)", "", false};
-  }
-  const ExitInfo& e = tl.exit;
-  std::string how = e.signal ? "killed by " + *e.signal : "exited with code " + std::to_string(e.code.value_or(0));
-  how += " at " + fmt_seconds(e.t / kMsPerS);
-  const std::string what = how;
-  bool crash = !e.stopped_by_loopdoctor && (e.signal || e.code.value_or(0) != 0);
-  if (e.stopped_by_loopdoctor) how += ", stopped by loopdoctor";
-  else if (crash) how += " — the target crashed or failed by itself";
-  else how += ", the target exited by itself";
-  return {how, what, crash};
-}
-
-kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, const ReportOptions& opt) {
-  data m;
-  const std::string verdict = to_string(dx.verdict);
-  m.set("verdict", verdict);
+void set_banner(data& m, const Timeline& tl, const Diagnosis& dx) {
+  m.set("verdict", to_string(dx.verdict));
   m.set("verdict_title", verdict_title(dx.verdict));
   std::string cmd = tl.command.empty() ? "" : shell_join(tl.command);
   m.set("page_title", std::string("loopdoctor: ") + verdict_title(dx.verdict) + (cmd.empty() ? "" : " — " + cmd));
   m.set("command", cmd);
-
   const Issue* lead = dx.issues.empty() ? nullptr : &dx.issues.front();
   m.set("summary", lead ? lead->summary : summary_without_issue(dx));
   m.set("has_lead", lead != nullptr);
@@ -212,13 +192,13 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
     m.set("severity", to_string(lead->severity));
     m.set("confidence", fmt_num(lead->confidence * 100, 0) + " %");
   }
-
-  ExitText ex = describe_exit(tl);
-  m.set("crash", ex.crash);
-  m.set("crash_text", ex.what);
+  m.set("crash", dx.exit.crash);
+  m.set("crash_text", dx.exit.what);
   m.set("no_probe", !tl.probe_connected);
   m.set("truncated", tl.truncated);
+}
 
+data figures_data(const Timeline& tl, const Diagnosis& dx) {
   data figs = list();
   for (const KeyFigure& f : key_figures(tl, dx)) {
     data d;
@@ -228,8 +208,10 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
     d.set("alarm", f.alarm);
     figs.push_back(d);
   }
-  m.set("figures", figs);
+  return figs;
+}
 
+void set_issues_and_profile(data& m, const Diagnosis& dx) {
   data issues = list();
   data hotspot_issues = list();
   for (const Issue& is : dx.issues) {
@@ -239,9 +221,8 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
   }
   m.set("issues", issues);
   m.set("hotspot_issues", hotspot_issues);
-  // The flame view is recomputed from the profile: the diagnosis keeps the
-  // ranking only, and the attribution is a pure function of the timeline.
-  const profile::Attribution pa = profile::attribute(tl, dx.window);
+  static const profile::Attribution kNoProfile;
+  const profile::Attribution& pa = dx.attribution ? *dx.attribution : kNoProfile;
   const std::string scope = pa.blocked_only ? "blocked time" : "the window's CPU samples";
   const std::string flame = pa.present ? flame_svg(pa.flame, scope) : "";
   m.set("has_flame", !flame.empty());
@@ -251,18 +232,13 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
   m.set("flame_samples", std::to_string(pa.samples));
   m.set("hotspot_share_of", pa.blocked_only ? "Share of blocked time" : "Share of CPU samples");
   m.set("multi_issue", dx.issues.size() > 1);
+}
 
-  // With no issue the diagnosis carries no recommendations; the per-verdict
-  // texts still tell a reader what to watch or how to get data.
-  if (dx.issues.empty()) {
-    auto text = read_text_file(opt.templates_dir + "/recommendations/" + verdict + ".txt");
-    m.set("general_recommendations", recommendation_list(text ? split_paragraphs(*text) : std::vector<std::string>{}));
-  }
-
+void set_findings_and_notes(data& m, const Diagnosis& dx) {
   data findings = list();
   for (const Finding& f : dx.findings) {
     data d;
-    d.set("signal", f.signal);
+    d.set("signal", to_string(f.signal));
     d.set("outcome", outcome_text(f.outcome));
     d.set("outcome_class", outcome_class(f.outcome));
     d.set("abnormal", f.outcome == Outcome::kAbnormal);
@@ -273,11 +249,13 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
   m.set("findings", findings);
   data notes = list();
   // Without an issue the banner already says the first note; do not repeat it.
-  size_t first_note = !lead && dx.verdict != Verdict::kHealthy && !dx.notes.empty() ? 1 : 0;
+  size_t first_note = dx.issues.empty() && dx.verdict != Verdict::kHealthy && !dx.notes.empty() ? 1 : 0;
   for (size_t i = first_note; i < dx.notes.size(); ++i) notes.push_back(data{"text", dx.notes[i]});
   m.set("notes", notes);
   m.set("has_notes", dx.notes.size() > first_note);
+}
 
+void set_charts(data& m, const Timeline& tl, const Diagnosis& dx) {
   ChartSet charts = build_charts(tl, dx);
   data cl = list();
   for (const RenderedChart& c : charts.charts) {
@@ -294,12 +272,32 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
   m.set("charts_missing", missing);
   m.set("has_charts_missing", !missing.empty());
   m.set("band_label", tl.load_window && tl.load_window->length() > 0 ? "load window" : "analysed window");
+}
 
-  m.set("details", run_details(tl, dx, opt));
+data warnings_data(const Timeline& tl) {
   data warnings = list();
   for (const std::string& w : tl.warnings) warnings.push_back(data{"text", w});
   if (tl.truncated) warnings.push_back(data{"text", "The recording was truncated: its last line was incomplete and was ignored."});
-  m.set("warnings", warnings);
+  return warnings;
+}
+
+}  // namespace
+
+kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, const ReportOptions& opt) {
+  data m;
+  set_banner(m, tl, dx);
+  m.set("figures", figures_data(tl, dx));
+  set_issues_and_profile(m, dx);
+  // With no issue the diagnosis carries no recommendations; the per-verdict
+  // texts still tell a reader what to watch or how to get data.
+  if (dx.issues.empty()) {
+    auto text = read_text_file(opt.templates_dir + "/recommendations/" + std::string(to_string(dx.verdict)) + ".txt");
+    m.set("general_recommendations", recommendation_list(text ? split_paragraphs(*text) : std::vector<std::string>{}));
+  }
+  set_findings_and_notes(m, dx);
+  set_charts(m, tl, dx);
+  m.set("details", run_details(tl, dx, opt));
+  m.set("warnings", warnings_data(tl));
   m.set("generated_at", opt.generated_at);
   m.set("has_generated_at", !opt.generated_at.empty());
   m.set("version", opt.loopdoctor_version);

@@ -17,12 +17,5 @@ namespace loopdoctor::render {
 kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx,
                                      const ReportOptions& opt);
 
-// How the run ended, for a person: "exited with code 1 at 4.2 s, by itself".
-struct ExitText {
-  std::string text;     // the whole sentence, for the run details
-  std::string what;     // "killed by SIGSEGV at 8.01 s"
-  bool crash = false;  // ended by itself with a signal or a non-zero code
-};
-ExitText describe_exit(const Timeline& tl);
 
 }  // namespace loopdoctor::render

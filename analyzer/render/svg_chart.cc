@@ -233,6 +233,7 @@ void draw_max_label(std::string& out, const Mapper& m) {
   const Point* best = nullptr;
   for (const Point& p : s.points) {
     if (p.x < m.spec.x0 || p.x > m.spec.x1 || !std::isfinite(p.y)) continue;
+    if (p.x < m.spec.annotate_from || p.x >= m.spec.annotate_to) continue;
     if (!best || p.y > best->y) best = &p;
   }
   if (!best) return;

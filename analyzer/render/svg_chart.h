@@ -59,6 +59,9 @@ struct ChartSpec {
   std::optional<Band> band;
   std::vector<Marker> markers;
   int annotate_max_of = -1;   // index into `lines`: label its maximum
+  // Only points in [annotate_from, annotate_to) (seconds) are labelled: the
+  // analysed window, so the label is the figure the diagnosis states.
+  double annotate_from = -1e300, annotate_to = 1e300;
 };
 
 // Geometry shared with tests and the template's CSS.

@@ -83,7 +83,8 @@ TEST_CASE("a blocked-loop report has every section in order", "[render][html]") 
   const WindowStats st = compute_window_stats(tl, dx.window);
   CHECK(contains(html, "<div class=\"fig-value\">" + fmt_ms(st.delay_p99_ms) + "</div>"));
   CHECK(contains(html, "max " + fmt_ms(st.delay_max_ms)));
-  CHECK(contains(html, "<div class=\"fig-value\">" + fmt_num(st.elu_mean, 2) + "</div>"));
+  // Utilisation in the one unit every other output uses (issue 17 item 10: was "1").
+  CHECK(contains(html, "<div class=\"fig-value\">" + fmt_percent(st.elu_mean, 0) + "</div>"));
   CHECK(contains(html, "node 20.11.1"));
   CHECK(contains(html, "stopped by loopdoctor"));
   CHECK_FALSE(contains(html, "The target crashed"));
@@ -173,7 +174,7 @@ TEST_CASE("a crash is shown prominently", "[render][html]") {
   Timeline tl = synthetic_timeline({.crash = true});
   std::string html = render_report(tl, synthetic_diagnosis(tl));
   CHECK(contains(html, "The target crashed:"));
-  CHECK(contains(html, "crashed:</strong> killed by SIGSEGV at 8.01 s"));
+  CHECK(contains(html, "crashed:</strong> killed by SIGSEGV at 8.0 s"));
   CHECK(std::regex_search(html, std::regex("class=\"mkl[a-z ]* alarm\"[^>]*>exit SIGSEGV<")));  // red exit marker
 }
 

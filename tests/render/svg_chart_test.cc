@@ -119,3 +119,14 @@ TEST_CASE("per-interval series are drawn as steps", "[render][svg]") {
   const std::string expect = "d=\"M144 184V34H384V184H464\"";
   CHECK(svg.find(expect) != std::string::npos);
 }
+
+TEST_CASE("the max label names the analysed window's maximum, not a later point", "[render][svg]") {
+  // Issue 17 item 10: "max 422 ms at 5.3 s" was after the window whose max the headline gave.
+  ChartSpec c = delay_chart(1000, 300);  // spike at 3.33 s
+  c.lines[0].points[800].y = 422;        // a bigger one at 8 s, after the window
+  c.annotate_from = 0;
+  c.annotate_to = 6;
+  const std::string svg = render_svg(c);
+  CHECK(svg.find("max 300 ms at 3.33 s") != std::string::npos);
+  CHECK(svg.find("max 422 ms") == std::string::npos);
+}

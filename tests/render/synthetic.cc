@@ -130,11 +130,13 @@ Diagnosis synthetic_diagnosis(const Timeline& tl) {
   Diagnosis dx;
   dx.window = analysis_window(tl);
   for (const auto& s : tl.samples) dx.window_samples += dx.window.contains(s.t) ? 1 : 0;
+  dx.stats = compute_window_stats(tl, dx.window);  // what analyze() fills
+  dx.exit = describe_exit(tl);
   if (tl.samples.empty()) {
     dx.verdict = Verdict::kInsufficientData;
     dx.notes = {"No probe connected: only /proc data was recorded, which cannot show event-loop health."};
-    dx.findings = {{"cpu", Outcome::kNormal, Severity::kLow, {}, "CPU stayed below 1 % of one core."},
-                   {"delay", Outcome::kNotEnoughData, Severity::kLow, {}, "No event-loop delay samples."}};
+    dx.findings = {{Signal::kCpu, Outcome::kNormal, Severity::kLow, {}, "CPU stayed below 1 % of one core."},
+                   {Signal::kDelay, Outcome::kNotEnoughData, Severity::kLow, {}, "No event-loop delay samples."}};
     return dx;
   }
   dx.verdict = Verdict::kBlockedLoop;
@@ -159,12 +161,12 @@ Diagnosis synthetic_diagnosis(const Timeline& tl) {
       "Confirm with `node --cpu-prof` and open the profile as a flame graph."};
   dx.issues.push_back(is);
   dx.findings = {
-      {"delay", Outcome::kAbnormal, Severity::kHigh, is.evidence, "Delay p99 283 ms under load."},
-      {"utilisation", Outcome::kAbnormal, Severity::kMedium, {}, "ELU 0.89 while CPU is saturated."},
-      {"cpu", Outcome::kAbnormal, Severity::kMedium, {}, "One core busy."},
-      {"gc", Outcome::kNormal, Severity::kLow, {}, "1.8 % of the time in GC."},
-      {"memory", Outcome::kNormal, Severity::kLow, {}, "Heap stays flat after major GCs."},
-      {"handles", Outcome::kNormal, Severity::kLow, {}, "Handles climb with queued connections: a consequence of the stalls."},
+      {Signal::kDelay, Outcome::kAbnormal, Severity::kHigh, is.evidence, "Delay p99 283 ms under load."},
+      {Signal::kUtilisation, Outcome::kAbnormal, Severity::kMedium, {}, "ELU 0.89 while CPU is saturated."},
+      {Signal::kCpu, Outcome::kAbnormal, Severity::kMedium, {}, "One core busy."},
+      {Signal::kGc, Outcome::kNormal, Severity::kLow, {}, "1.8 % of the time in GC."},
+      {Signal::kMemory, Outcome::kNormal, Severity::kLow, {}, "Heap stays flat after major GCs."},
+      {Signal::kHandles, Outcome::kNormal, Severity::kLow, {}, "Handles climb with queued connections: a consequence of the stalls."},
   };
   dx.notes = {"Active handles climbed while the loop was blocked; this is queued connections, not a second cause."};
   return dx;

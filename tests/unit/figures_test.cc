@@ -59,3 +59,17 @@ TEST_CASE("changes within noise are 'same'") {
   FigureRow none{"x", "ms", std::nullopt, 3.0, true};
   CHECK(none.direction().empty());
 }
+
+TEST_CASE("compare shows time in GC, the figure the outputs state; pause share for older diagnoses") {
+  Figures before, after;
+  before.gc_pause_share = 0.10, after.gc_pause_share = 0.05;
+  before.gc_time_share = 0.20, after.gc_time_share = 0.05;
+  auto has = [](const std::vector<FigureRow>& rows, const char* name, double b) {
+    for (const auto& r : rows)
+      if (r.name == name) return r.before && *r.before == Approx(b);
+    return false;
+  };
+  CHECK(has(compare_figures(before, after), "time in GC", 20));
+  before.gc_time_share.reset();
+  CHECK(has(compare_figures(before, after), "GC pauses", 10));
+}

@@ -249,7 +249,7 @@ TEST_CASE("the diagnosis gets hotspots, the top one as evidence, and the GC shar
   gc.kind = Verdict::kGcPressure;
   dx.issues = {blocked, gc};
   Finding gcf;
-  gcf.signal = "gc";
+  gcf.signal = Signal::kGc;
   dx.findings = {gcf};
   attach_profile(a, &dx);
   REQUIRE(dx.issues[0].hotspots.size() == 1);

@@ -85,10 +85,20 @@ TEST_CASE("no probe: insufficient data, explained") {
   CHECK(dx.issues.front().summary.find("No probe connected") != std::string::npos);
 }
 
-TEST_CASE("too short a window: insufficient data") {
+TEST_CASE("too short a window: insufficient data, saying what to change") {
   Scenario s = blocked();
   s.seconds = 0.1;
-  CHECK(verdict_of(s) == Verdict::kInsufficientData);
+  Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
+  CHECK(dx.verdict == Verdict::kInsufficientData);
+  CHECK(dx.issues.front().summary.find("run for at least 5 s: `-d 5s`") != std::string::npos);
+}
+
+TEST_CASE("no probe: the message says how to let it connect") {
+  Scenario s;
+  s.probe = false;
+  Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
+  CHECK(dx.issues.front().summary.find("is the target node itself") != std::string::npos);
+  CHECK(dx.issues.front().summary.find("NODE_OPTIONS intact") != std::string::npos);
 }
 
 TEST_CASE("verdict is never anything but the five kinds, across seeds") {
@@ -122,6 +132,7 @@ TEST_CASE("a leak that will exhaust the heap within minutes is gc-pressure even 
   Scenario s = blocked();
   s.heap_growth_per_s = 80e6;  // ~4 GB limit reached in under a minute
   s.gc_minor_ms_per_s = 50;
+  s.gc_major_ms_per_s = 30;  // full collections, so the growth is measured as retained
   Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
   CHECK(dx.verdict == Verdict::kGcPressure);
   REQUIRE(dx.issues.size() == 2);
@@ -187,6 +198,69 @@ TEST_CASE("heap growth with no full collection to confirm it is not called a lea
   Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
   CHECK(dx.verdict == Verdict::kGcPressure);
   CHECK(dx.issues.front().summary.find("retained") == std::string::npos);
-  CHECK(dx.issues.front().summary.find("old space") != std::string::npos);
-  CHECK(dx.issues.front().advice.empty());
+  CHECK(dx.issues.front().summary.find("too few full collections") != std::string::npos);
+  // The advice comes from the same decision as the headline: neither churn nor leak.
+  CHECK(dx.issues.front().advice == "gc-pressure-growth");
+  std::string err;
+  REQUIRE(attach_recommendations(&dx, LOOPDOCTOR_SOURCE_DIR "/report_templates", &err));
+  REQUIRE(!dx.issues.front().recommendations.empty());
+  CHECK(dx.issues.front().recommendations.front().find("troughs stay flat while") == std::string::npos);
+  CHECK(dx.issues.front().recommendations.front().find("Run longer") != std::string::npos);
+}
+
+TEST_CASE("the lead issue is the most severe: severity, then confidence, then precedence") {
+  struct Row {
+    Severity first_sev;
+    double first_conf;
+    Severity second_sev;
+    double second_conf;
+    Verdict lead;
+  };
+  // The first issue is gc-pressure, the second blocked-loop, in the order the
+  // combiner builds them (its precedence).
+  const Row rows[] = {
+      {Severity::kMedium, 0.60, Severity::kHigh, 0.99, Verdict::kBlockedLoop},  // issue 17 item 5
+      {Severity::kHigh, 0.60, Severity::kMedium, 0.99, Verdict::kGcPressure},   // severity before confidence
+      {Severity::kLow, 0.99, Severity::kMedium, 0.10, Verdict::kBlockedLoop},
+      {Severity::kMedium, 0.70, Severity::kMedium, 0.90, Verdict::kBlockedLoop},  // then confidence
+      {Severity::kMedium, 0.90, Severity::kMedium, 0.70, Verdict::kGcPressure},
+      {Severity::kHigh, 0.99, Severity::kHigh, 0.99, Verdict::kGcPressure},  // a tie keeps precedence
+  };
+  for (const Row& r : rows) {
+    std::vector<Issue> issues(2);
+    issues[0].kind = Verdict::kGcPressure, issues[0].severity = r.first_sev, issues[0].confidence = r.first_conf;
+    issues[1].kind = Verdict::kBlockedLoop, issues[1].severity = r.second_sev, issues[1].confidence = r.second_conf;
+    rank_issues(&issues);
+    CAPTURE(to_string(r.first_sev), r.first_conf, to_string(r.second_sev), r.second_conf);
+    CHECK(issues.front().kind == r.lead);
+    CHECK(issues.size() == 2);
+  }
+}
+
+TEST_CASE("a blocked loop whose heap still grows without full collections stays blocked-loop") {
+  Scenario s = blocked();
+  s.heap_growth_per_s = 9e6;  // warm-up growth, as on a 2 s run; no full collection
+  Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
+  CHECK(dx.verdict == Verdict::kBlockedLoop);
+  CHECK(dx.issues.front().severity == Severity::kHigh);
+}
+
+TEST_CASE("blocked-loop evidence: the client's view when the load generator ran, else the server's, said so") {
+  Timeline tl = build_timeline(loopdoctor::testing::make_recording(blocked()));
+  Diagnosis server_only = analyze(tl);
+  REQUIRE(server_only.verdict == Verdict::kBlockedLoop);
+  bool said = false;
+  for (const Evidence& e : server_only.issues.front().evidence)
+    if (e.signal == "http_inflight_mean") said = e.text.starts_with("Server side, while the loop was free to answer: ");
+  CHECK(said);
+  tl.load_summary.present = true;
+  tl.load_summary.p99 = 3280, tl.load_summary.max = 3500, tl.load_summary.rps = 50;
+  Diagnosis with_client = analyze(tl);
+  bool client = false;
+  for (const Evidence& e : with_client.issues.front().evidence) {
+    CHECK(e.signal.rfind("http_", 0) != 0);
+    if (e.signal == "client_latency_p99_ms")
+      client = e.text == "The load generator saw latency p99 3280 ms (max 3500 ms) at 50 req/s";
+  }
+  CHECK(client);
 }

@@ -1,0 +1,31 @@
+#include "analyzer/exit_description.h"
+
+#include <fmt/format.h>
+
+namespace loopdoctor {
+
+std::string exit_what(std::optional<int> code, const std::optional<std::string>& signal, double t_ms) {
+  const std::string how = signal  ? "killed by " + *signal
+                          : code ? "exited with code " + std::to_string(*code)
+                                 : std::string("exited (no exit code recorded)");
+  return fmt::format("{} at {:.1f} s", how, t_ms / 1000.0);
+}
+
+ExitDescription describe_exit(const Timeline& tl) {
+  ExitDescription d;
+  if (!tl.exit.present) {
+    d.text = tl.truncated ? "unknown: the recording ends abruptly (loopdoctor itself may have been killed)"
+                          : "no exit recorded (still running when the recording ended)";
+    return d;
+  }
+  const ExitInfo& e = tl.exit;
+  d.what = exit_what(e.code, e.signal, e.t);
+  d.by_itself = !e.stopped_by_loopdoctor;
+  d.crash = d.by_itself && (e.signal || e.code.value_or(0) != 0);
+  d.text = d.what + (!d.by_itself ? ", stopped by loopdoctor"
+                     : d.crash    ? " — the target crashed or failed by itself"
+                                  : ", the target exited by itself");
+  return d;
+}
+
+}  // namespace loopdoctor

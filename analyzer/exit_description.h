@@ -1,0 +1,25 @@
+// How the target's run ended, said once: the diagnosis carries it and every
+// output (report, terminal, notes) prints these words.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "analyzer/timeline.h"
+
+namespace loopdoctor {
+
+struct ExitDescription {
+  std::string what;         // "exited with code 1 at 4.2 s"; empty when no exit was recorded
+  std::string text;         // the whole phrase: what, and who ended it
+  bool crash = false;       // ended by itself with a signal or a non-zero code
+  bool by_itself = false;   // ended before loopdoctor stopped it
+};
+
+// "exited with code 1 at 4.2 s", "killed by SIGSEGV at 8.0 s". For callers
+// that have the exit without a timeline (cli/run.cc).
+std::string exit_what(std::optional<int> code, const std::optional<std::string>& signal, double t_ms);
+
+ExitDescription describe_exit(const Timeline& tl);
+
+}  // namespace loopdoctor

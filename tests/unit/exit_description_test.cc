@@ -1,0 +1,37 @@
+// The exit sentence is defined once (analyzer/exit_description.h); the note,
+// the report and the terminal print its words.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "analyzer/analyze.h"
+#include "cli/terminal_summary.h"
+#include "synthetic.h"
+
+using namespace loopdoctor;
+
+TEST_CASE("exit: one description, printed by the note and the terminal") {
+  Timeline tl = build_timeline(loopdoctor::testing::make_recording({}));
+  tl.exit = {true, 4200, 1, std::nullopt, false};
+  Diagnosis dx = analyze(tl);
+  CHECK(dx.exit.what == "exited with code 1 at 4.2 s");
+  CHECK(dx.exit.crash);
+  CHECK(dx.exit.text == "exited with code 1 at 4.2 s — the target crashed or failed by itself");
+  bool noted = false;
+  for (const auto& n : dx.notes) noted |= n.starts_with("The target exited with code 1 at 4.2 s, before loopdoctor");
+  CHECK(noted);
+  std::ostringstream out;
+  cli::print_terminal_summary(out, tl, dx, "", "", false);
+  CHECK(out.str().find("target " + dx.exit.text) != std::string::npos);
+}
+
+TEST_CASE("exit: stopped by loopdoctor, killed, unknown code, none") {
+  CHECK(exit_what(std::nullopt, std::string("SIGSEGV"), 8010) == "killed by SIGSEGV at 8.0 s");
+  CHECK(exit_what(std::nullopt, std::nullopt, 500) == "exited (no exit code recorded) at 0.5 s");
+  Timeline tl;
+  tl.exit = {true, 3000, 0, std::nullopt, true};
+  CHECK(describe_exit(tl).text == "exited with code 0 at 3.0 s, stopped by loopdoctor");
+  CHECK_FALSE(describe_exit(tl).by_itself);
+  tl.exit = {};
+  CHECK(describe_exit(tl).text == "no exit recorded (still running when the recording ended)");
+}

@@ -1,0 +1,38 @@
+// The text outputs (terminal, Markdown) format the one diagnosis: the same
+// figures, the same issues.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "analyzer/analyze.h"
+#include "cli/terminal_summary.h"
+#include "synthetic.h"
+
+using namespace loopdoctor;
+
+namespace {
+std::size_t count(const std::string& s, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+TEST_CASE("Markdown lists each hotspot once and the further issues, like the terminal") {
+  loopdoctor::testing::Scenario s;  // stalls GC does not explain: blocked-loop, gc-pressure second
+  s.stall_ms = 300, s.stall_every = 1, s.elu = 0.99, s.cpu_cores = 1.0;
+  s.inflight = 50, s.latency_ms = 600, s.rps = 150, s.gc_minor_ms_per_s = 130;
+  Timeline tl = build_timeline(loopdoctor::testing::make_recording(s));
+  Diagnosis dx = analyze(tl);
+  REQUIRE(dx.issues.size() == 2);
+  // As attach_profile does: every issue carries the profile's hotspots.
+  for (Issue& i : dx.issues) i.hotspots = {{"pbkdf2Sync", "node:internal/crypto/pbkdf2:62", 0.89, "server.js:14"}};
+  const std::string md = cli::markdown_summary(tl, dx, "");
+  std::ostringstream term;
+  cli::print_terminal_summary(term, tl, dx, "", "", false);
+  CHECK(count(md, "pbkdf2Sync") == 1);
+  CHECK(count(term.str(), "pbkdf2Sync") == 1);
+  const std::string also = "also: gc-pressure — " + dx.issues[1].summary;
+  CHECK(count(md, also) == 1);
+  CHECK(count(term.str(), also) == 1);
+}
