@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/collector/load_driver.h"
+#include "analyzer/recording/records.h"
 
 namespace loopdoctor::collector {
 namespace {
@@ -31,14 +32,14 @@ class BuiltinLoad final : public LoadDriver {
   void start(int port, const std::string& address) override {
     cfg_.port = port;
     cfg_.host = load_host(cfg_.host, address);
-    emit_({{"type", "load-start"}, {"kind", "builtin"}, {"command", target_url(cfg_)}});
+    emit_(recording::encode(recording::LoadStart{0, "builtin", target_url(cfg_)}));
     started_ = true;
     runner_ = load::start(
         loop_, cfg_,
-        [this](const nlohmann::json& sec) { emit_with_type("load", sec); },
+        [this](const nlohmann::json& sec) { emit_with_type(recording::Type::kLoad, sec); },
         [this](const nlohmann::json& summary) { done(summary); });
     if (!runner_ && !finished_) {
-      emit_({{"type", "warning"}, {"text", "the built-in load generator did not start"}});
+      emit_(recording::encode(recording::Warning{0, "the built-in load generator did not start"}));
       done(nlohmann::json::object());
     }
   }
@@ -52,17 +53,17 @@ class BuiltinLoad final : public LoadDriver {
   bool running() const override { return started_ && !finished_; }
 
  private:
-  void emit_with_type(const char* type, const nlohmann::json& fields) {
-    nlohmann::json r = fields.is_object() ? fields : nlohmann::json::object();
-    r["type"] = type;
-    emit_(std::move(r));
+  // The generator hands over a record's fields (load.h); the type makes it
+  // the record records.h encodes.
+  void emit_with_type(recording::Type type, const nlohmann::json& fields) {
+    emit_(recording::with_type(type, fields.is_object() ? fields : nlohmann::json::object()));
   }
 
   void done(const nlohmann::json& summary) {
     if (finished_) return;
     finished_ = true;
-    if (!summary.empty()) emit_with_type("load-summary", summary);
-    emit_({{"type", "load-end"}, {"exit_code", nullptr}});
+    if (!summary.empty()) emit_with_type(recording::Type::kLoadSummary, summary);
+    emit_(recording::encode(recording::LoadEnd{}));
     // The runner is kept until the session ends: destroying it from inside
     // its own callback would pull the ground from under it.
     on_end_();

@@ -74,7 +74,7 @@ bool Session::run() {
   sampler_.start(
       target_.pid(), interval_ms(),
       [this](const ProcSample& s) {
-        double t = emit(proc_record(s));
+        double t = emit(recording::encode(proc_record(s, 0)));  // emit stamps t
         model_.on_proc(t, s.cpu_ms);
       },
       [this] { writer_.flush(); });
@@ -146,7 +146,7 @@ double Session::emit(nlohmann::json r) {
 }
 
 void Session::warn(const std::string& text) {
-  emit({{"type", "warning"}, {"text", text}});
+  emit(recording::encode(recording::Warning{0, text}));
   status_.clear();  // the next redraw puts the status line back below the message
   std::fprintf(stderr, "loopdoctor: %s\n", text.c_str());
   status_.start([this] { return model_.line(clock_.now_ms()); });

@@ -7,6 +7,7 @@
 
 #include "agent/collector/session_impl.h"
 #include "agent/collector/signal_names.h"
+#include "analyzer/recording/records.h"
 
 namespace loopdoctor::collector::detail {
 
@@ -34,7 +35,7 @@ void Session::on_probe_message(const nlohmann::json& msg, std::string_view raw) 
 }
 
 void Session::on_probe_closed(const std::string& reason) {
-  if (!reason.empty()) emit({{"type", "warning"}, {"text", reason}});
+  if (!reason.empty()) emit(recording::encode(recording::Warning{0, reason}));
   drain_timer_.stop();
   stop_.on_bye();  // nobody left to say bye: go on to the signals
   maybe_finish();
@@ -61,11 +62,11 @@ void Session::on_target_exit(const ChildExit& e) {
   target_exited_ = true;
   bool by_us = stop_.begun();
   stop_.on_target_exit();
-  nlohmann::json r = {{"type", "exit"}, {"code", nullptr}, {"signal", nullptr},
-                      {"stopped_by_loopdoctor", by_us}};
-  if (e.code) r["code"] = *e.code;
-  if (e.signal) r["signal"] = signal_name(*e.signal);
-  emit(std::move(r));
+  recording::Exit r;
+  r.code = e.code;
+  if (e.signal) r.signal = signal_name(*e.signal);
+  r.stopped_by_loopdoctor = by_us;
+  emit(recording::encode(r));
   result_->exit_code = e.code;
   if (e.signal) result_->exit_signal = signal_name(*e.signal);
   // Exiting on its own is the expected end of a run with neither load nor
@@ -85,7 +86,7 @@ void Session::on_target_exit(const ChildExit& e) {
 void Session::on_signal(int signum) {
   ++interrupts_;
   if (interrupts_ == 1) {
-    emit({{"type", "interrupt"}, {"signal", signal_name(signum)}});
+    emit(recording::encode(recording::Interrupt{0, signal_name(signum)}));
     result_->interrupted = true;
     for (auto& l : loads_) l->stop();
     begin_stop();
