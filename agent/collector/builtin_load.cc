@@ -24,6 +24,13 @@ std::string target_url(const load::Config& cfg) {
          cfg.path;
 }
 
+// The load as configured, kept in load-start and load-summary so a report
+// can say which load ran.
+recording::LoadConfig config_of(const load::Config& cfg) {
+  return {target_url(cfg), cfg.method,   cfg.connections, cfg.threads,
+          cfg.pipelining,  cfg.rate,     cfg.duration_s,  cfg.timeout_s};
+}
+
 class BuiltinLoad final : public LoadDriver {
  public:
   BuiltinLoad(uv_loop_t* loop, load::Config cfg, EmitFn emit, std::function<void()> on_end)
@@ -32,7 +39,7 @@ class BuiltinLoad final : public LoadDriver {
   void start(int port, const std::string& address) override {
     cfg_.port = port;
     cfg_.host = load_host(cfg_.host, address);
-    emit_(recording::encode(recording::LoadStart{0, "builtin", target_url(cfg_)}));
+    emit_(recording::encode(recording::LoadStart{0, "builtin", target_url(cfg_), config_of(cfg_)}));
     started_ = true;
     runner_ = load::start(
         loop_, cfg_,
@@ -62,7 +69,11 @@ class BuiltinLoad final : public LoadDriver {
   void done(const nlohmann::json& summary) {
     if (finished_) return;
     finished_ = true;
-    if (!summary.empty()) emit_with_type(recording::Type::kLoadSummary, summary);
+    if (!summary.empty()) {
+      nlohmann::json r = recording::with_type(recording::Type::kLoadSummary, summary);
+      r["config"] = recording::encode(config_of(cfg_));
+      emit_(std::move(r));
+    }
     emit_(recording::encode(recording::LoadEnd{}));
     // The runner is kept until the session ends: destroying it from inside
     // its own callback would pull the ground from under it.

@@ -105,14 +105,45 @@ Proc decode_proc(const json& r) {
   return p;
 }
 
+json encode(const LoadConfig& r) {
+  return {{"url", r.url},
+          {"method", r.method},
+          {"connections", r.connections},
+          {"threads", r.threads},
+          {"pipelining", r.pipelining},
+          {"rate", r.rate},
+          {"duration_s", r.duration_s},
+          {"timeout_s", r.timeout_s}};
+}
+
+LoadConfig decode_load_config(const json& c) {
+  auto integer = [&](const char* key) { return opt_int(c, key).value_or(0); };
+  return {str(c, "url"),        str(c, "method"),   integer("connections"),
+          integer("threads"),   integer("pipelining"), num(c, "rate"),
+          num(c, "duration_s"), num(c, "timeout_s")};
+}
+
+namespace {
+
+std::optional<LoadConfig> config_of(const json& r) {
+  auto it = r.find("config");
+  if (it == r.end() || !it->is_object()) return std::nullopt;
+  return decode_load_config(*it);
+}
+
+}  // namespace
+
 json encode(const LoadStart& r) {
   json j = record(Type::kLoadStart, r.t);
   j["kind"] = r.kind;
   j["command"] = r.command;
+  if (r.config) j["config"] = encode(*r.config);
   return j;
 }
 
-LoadStart decode_load_start(const json& r) { return {num(r, "t"), str(r, "kind"), str(r, "command")}; }
+LoadStart decode_load_start(const json& r) {
+  return {num(r, "t"), str(r, "kind"), str(r, "command"), config_of(r)};
+}
 
 json encode(const LoadSecond& r) {
   json j = with_type(Type::kLoad, encode_fields(r));
@@ -196,6 +227,7 @@ json encode_fields(const LoadSummary& r) {
     j["rate"] = *r.rate;
     j["rate_not_met"] = r.rate_not_met;
   }
+  if (r.config) j["config"] = encode(*r.config);
   return j;
 }
 
@@ -250,6 +282,7 @@ LoadSummary decode_load_summary(const json& r) {
   s.non_2xx = num(r, "non_2xx");
   s.rate = opt_num(r, "rate");
   s.rate_not_met = flag(r, "rate_not_met");
+  s.config = config_of(r);
   return s;
 }
 

@@ -138,10 +138,20 @@ struct Proc {  // from /proc/<pid>, sampled outside the target
   bool operator==(const Proc&) const = default;
 };
 
+// The built-in load as configured, so a report can say which load ran.
+struct LoadConfig {
+  std::string url, method;
+  int connections = 0, threads = 0, pipelining = 0;
+  double rate = 0;  // req/s; 0: as fast as it goes
+  double duration_s = 0, timeout_s = 0;
+  bool operator==(const LoadConfig&) const = default;
+};
+
 struct LoadStart {
   double t = 0;
   std::string kind;     // "builtin" | "on-port"
   std::string command;  // the URL loaded, or the shell command run
+  std::optional<LoadConfig> config;  // the built-in load's
   bool operator==(const LoadStart&) const = default;
 };
 
@@ -177,6 +187,8 @@ struct LoadSummary {  // the built-in generator's whole run (also `load --json`)
   double non_2xx = 0;
   std::optional<double> rate;  // req/s asked for in constant-rate mode
   bool rate_not_met = false;   // constant-rate mode could not keep up
+  // The load as configured; written by the collector, not by `load --json`.
+  std::optional<LoadConfig> config;
   // Responses whose status is not 2xx, from `status` (what readers count).
   double non_2xx_by_status() const;
   bool operator==(const LoadSummary&) const = default;
@@ -219,6 +231,7 @@ nlohmann::json encode(const Gc& r);
 nlohmann::json encode(const Profile& r);
 nlohmann::json encode(const Bye& r);
 nlohmann::json encode(const Proc& r);
+nlohmann::json encode(const LoadConfig& r);  // the `config` object alone
 nlohmann::json encode(const LoadStart& r);
 nlohmann::json encode(const LoadSecond& r);
 nlohmann::json encode(const LoadSummary& r);
@@ -246,6 +259,7 @@ Gc decode_gc(const nlohmann::json& r);
 Profile decode_profile(const nlohmann::json& r);
 Bye decode_bye(const nlohmann::json& r);
 Proc decode_proc(const nlohmann::json& r);
+LoadConfig decode_load_config(const nlohmann::json& config);  // the object alone
 LoadStart decode_load_start(const nlohmann::json& r);
 LoadSecond decode_load_second(const nlohmann::json& r);
 LoadSummary decode_load_summary(const nlohmann::json& r);

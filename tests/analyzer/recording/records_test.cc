@@ -97,8 +97,12 @@ TEST_CASE("proc round-trips, with and without io") {
 }
 
 TEST_CASE("load-start, load and load-end round-trip") {
-  LoadStart s{200, "builtin", "http://127.0.0.1:8080/"};
+  LoadStart s{200, "on-port", "wrk -c10 http://127.0.0.1:8080/", std::nullopt};
   CHECK(round_trip(s, Type::kLoadStart, decode_load_start) == s);
+  s = {200, "builtin", "http://127.0.0.1:8080/",
+       LoadConfig{"http://127.0.0.1:8080/", "POST", 50, 2, 4, 800, 10, 5}};
+  CHECK(round_trip(s, Type::kLoadStart, decode_load_start) == s);
+  CHECK(encode(s).at("config").at("connections").is_number_integer());
   LoadSecond l{1200, 5000, 1.2e6, 3, 7, 5.6, 18.7, 61.5, 432.6, 1, 1.0};
   CHECK(round_trip(l, Type::kLoad, decode_load_second) == l);
   LoadEnd builtin;
@@ -122,6 +126,8 @@ TEST_CASE("load-summary round-trips") {
   CHECK(s.non_2xx_by_status() == 8);
   CHECK(s.errors.total() == 15);
   s.rate = 800, s.rate_not_met = true;
+  CHECK(round_trip(s, Type::kLoadSummary, decode_load_summary) == s);
+  s.config = LoadConfig{"http://[::1]:8080/api", "GET", 10, 1, 1, 0, 30, 10};
   CHECK(round_trip(s, Type::kLoadSummary, decode_load_summary) == s);
   // `load --json` prints the fields alone.
   CHECK_FALSE(encode_fields(s).contains("type"));
