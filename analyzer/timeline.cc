@@ -5,12 +5,15 @@
 #include <limits>
 
 #include "analyzer/recording/recording.h"
-#include "analyzer/timeline_fast.h"
+#include "analyzer/recording/fast_decoder.h"
 
 namespace loopdoctor {
 namespace {
 
 using nlohmann::json;
+using recording::FastKind;
+using recording::FastRecord;
+using recording::Type;
 
 // Smallest share of a recording's bytes one record of each kind stands for, for
 // reserving columns: a probe sample line is ~600 bytes and comes with a /proc
@@ -20,175 +23,63 @@ constexpr std::size_t kMinProcRecordBytes = 500;
 constexpr std::size_t kMinGcRecordBytes = 2000;
 constexpr std::size_t kMinLoadRecordBytes = 20000;
 
-double num(const json& j, const char* key, double fallback = 0) {
+double num(const json& j, const char* key) {
   auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return fallback;
+  if (it == j.end() || !it->is_number()) return 0;
   double v = it->get<double>();
-  return std::isfinite(v) ? v : fallback;
+  return std::isfinite(v) ? v : 0;
 }
 
-std::string str(const json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-const json& obj(const json& j, const char* key) {
-  static const json kEmpty = json::object();
-  auto it = j.find(key);
-  return it != j.end() && it->is_object() ? *it : kEmpty;
+std::string_view type_name(const json& j) {
+  auto it = j.find("type");
+  return it != j.end() && it->is_string() ? std::string_view(it->get_ref<const std::string&>())
+                                          : std::string_view();
 }
 
 // Accumulates records; probe times are shifted to run time at the end, once
 // the smallest (rt - t) offset is known.
 class Builder {
  public:
+  // One record of any type, through records.cc's decoders.
   void add(const json& r) {
-    const std::string type = str(r, "type");
+    const Type type = recording::type_of(type_name(r));
     const double t = num(r, "t");
-    if (r.contains("rt")) {
-      double off = num(r, "rt") - t;
-      probe_offset_ = std::min(probe_offset_, off);
+    if (r.contains("rt")) note_rt(num(r, "rt"), t);
+    switch (type) {
+      case Type::kMeta: on_meta(recording::decode_meta(r)); break;
+      case Type::kHello: on_hello(recording::decode_hello(r)); break;
+      case Type::kListen: on_listen(recording::decode_listen(r)); break;
+      case Type::kSample: on_sample(recording::decode_sample(r, tl_.probe_interval_ms)); break;
+      case Type::kGc: on_gc(recording::decode_gc(r)); break;
+      case Type::kProfile: on_profile(recording::decode_profile(r)); break;
+      case Type::kProc: on_proc(recording::decode_proc(r)); break;
+      case Type::kLoadStart: on_load_start(recording::decode_load_start(r)); break;
+      case Type::kLoadEnd: load_end_ = t; break;
+      case Type::kLoad: on_load_second(recording::decode_load_second(r)); break;
+      case Type::kLoadSummary: on_load_summary(recording::decode_load_summary(r)); break;
+      case Type::kExit: on_exit(recording::decode_exit(r)); break;
+      case Type::kInterrupt: tl_.interrupted = recording::decode_interrupt(r).signal; break;
+      case Type::kBye: case Type::kWarning: case Type::kOther: break;
     }
-    if (type == "meta") {
-      tl_.format_version = static_cast<int>(num(r, "format", 0));
-      tl_.loopdoctor_version = str(r, "loopdoctor_version");
-      tl_.start_time = str(r, "start_time");
-      tl_.host = str(r, "host");
-      if (auto it = r.find("command"); it != r.end() && it->is_array())
-        for (const auto& a : *it)
-          if (a.is_string()) tl_.command.push_back(a.get<std::string>());
-    } else if (type == "hello") {
-      tl_.probe_connected = true;
-      tl_.pid = num(r, "pid");
-      tl_.runtime = str(r, "runtime");
-      for (const auto& [k, v] : obj(r, "versions").items())
-        if (v.is_string()) tl_.versions[k] = v.get<std::string>();
-      tl_.probe_interval_ms = num(r, "interval_ms");
-      tl_.heap_limit = num(r, "heap_limit");
-    } else if (type == "listen") {
-      if (!tl_.port && r.contains("port") && r["port"].is_number_integer()) {
-        tl_.port = r["port"].get<int>();
-        listen_probe_t_ = t;
-      }
-    } else if (type == "sample") {
-      tl_.samples.push_back(probe_sample_from_record(r, t, tl_.probe_interval_ms));
-    } else if (type == "gc") {
-      tl_.gc.push_back(gc_event_from_record(r, t));
-    } else if (type == "profile") {
-      if (auto it = r.find("profile"); it != r.end() && it->is_object()) {
-        tl_.profile = *it;
-        profile_probe_t_ = t;  // the profile's start, on the probe clock
-      }
-      if (auto it = r.find("error"); it != r.end() && it->is_string())
-        tl_.warnings.push_back("probe: " + it->get<std::string>());
-    } else if (type == "proc") {
-      ProcSample p;
-      p.t = t;
-      p.cpu_ms = num(r, "cpu_ms");
-      p.rss = num(r, "rss");
-      p.threads = num(r, "threads");
-      p.fds = num(r, "fds");
-      p.ctx_voluntary = num(r, "ctx_voluntary");
-      p.ctx_involuntary = num(r, "ctx_involuntary");
-      p.io_read_bytes = num(r, "io_read_bytes");
-      p.io_write_bytes = num(r, "io_write_bytes");
-      if (!tl_.proc.empty()) {
-        const ProcSample& prev = tl_.proc.back();
-        double dt = p.t - prev.t;
-        if (dt > 0) p.cpu_share = std::max(0.0, (p.cpu_ms - prev.cpu_ms) / dt);
-      }
-      tl_.proc.push_back(p);
-    } else if (type == "load-start") {
-      load_start_ = t;
-      tl_.load_kind = str(r, "kind");
-      tl_.load_command = str(r, "command");
-    } else if (type == "load-end") {
-      load_end_ = t;
-    } else if (type == "load") {
-      LoadSecond l;
-      l.t = t;
-      l.requests = num(r, "requests");
-      l.bytes = num(r, "bytes");
-      l.errors = num(r, "errors");
-      l.non_2xx = num(r, "non_2xx");
-      const json& lat = obj(r, "latency_ms");
-      l.p50 = num(lat, "p50");
-      l.p90 = num(lat, "p90");
-      l.p99 = num(lat, "p99");
-      l.max = num(lat, "max");
-      tl_.load.push_back(l);
-    } else if (type == "load-summary") {
-      LoadSummary& s = tl_.load_summary;
-      s.present = true;
-      s.raw = r;
-      s.requests = num(r, "requests");
-      s.duration_s = num(r, "duration_s");
-      s.rps = num(r, "rps");
-      s.bytes = num(r, "bytes");
-      const json& lat = obj(r, "latency_ms");
-      s.p50 = num(lat, "p50");
-      s.p90 = num(lat, "p90");
-      s.p99 = num(lat, "p99");
-      s.max = num(lat, "max");
-      if (auto it = r.find("errors"); it != r.end()) {
-        if (it->is_number()) s.errors = it->get<double>();
-        else if (it->is_object())
-          for (const auto& [k, v] : it->items())
-            if (v.is_number()) s.errors += v.get<double>();
-      }
-      if (auto it = r.find("status"); it != r.end() && it->is_object())
-        for (const auto& [k, v] : it->items())
-          if (v.is_number() && (k.empty() || k[0] != '2')) s.non_2xx += v.get<double>();
-      s.rate_not_met = r.value("rate_not_met", false);
-    } else if (type == "exit") {
-      tl_.exit.present = true;
-      tl_.exit.t = t;
-      if (r.contains("code") && r["code"].is_number_integer()) tl_.exit.code = r["code"].get<int>();
-      if (r.contains("signal") && r["signal"].is_string())
-        tl_.exit.signal = r["signal"].get<std::string>();
-      tl_.exit.stopped_by_loopdoctor = r.value("stopped_by_loopdoctor", false);
-    } else if (type == "interrupt") {
-      tl_.interrupted = str(r, "signal");
-    }
-    // Collector records carry run time already; probe records are shifted later.
-    if (type == "proc" || type == "load" || type == "load-start" || type == "load-end" ||
-        type == "exit" || type == "load-summary" || type == "interrupt")
-      collector_end_ = std::max(collector_end_, t);
-    else if (type != "meta")
-      probe_end_ = std::max(probe_end_, t);
+    note_end(type, t);
   }
 
-  // A hot record parsed by the fast path: the same effect as add() on it.
-  void add_fast(detail::FastKind kind, detail::FastRecord& r) {
-    using detail::FastKind;
-    if (r.has_rt) probe_offset_ = std::min(probe_offset_, r.rt - r.t);
+  // A hot record decoded by the fast decoder: the same effect as add() on it.
+  void add_fast(FastKind kind, FastRecord& r) {
+    if (r.has_rt) note_rt(r.rt, r.t);
+    Type type = Type::kOther;
     switch (kind) {
       case FastKind::kSample:
         r.sample.interval = r.interval_ms ? *r.interval_ms : tl_.probe_interval_ms;
-        tl_.samples.push_back(std::move(r.sample));
+        on_sample(std::move(r.sample));
+        type = Type::kSample;
         break;
-      case FastKind::kProc:
-        if (!tl_.proc.empty()) {
-          const ProcSample& prev = tl_.proc.back();
-          double dt = r.proc.t - prev.t;
-          if (dt > 0) r.proc.cpu_share = std::max(0.0, (r.proc.cpu_ms - prev.cpu_ms) / dt);
-        }
-        tl_.proc.push_back(r.proc);
-        break;
-      case FastKind::kGc:
-        tl_.gc.push_back(std::move(r.gc));
-        break;
-      case FastKind::kLoad:
-        tl_.load.push_back(r.load);
-        break;
-      default:
-        return;
+      case FastKind::kProc: on_proc(r.proc), type = Type::kProc; break;
+      case FastKind::kGc: on_gc(std::move(r.gc)), type = Type::kGc; break;
+      case FastKind::kLoad: on_load_second(r.load), type = Type::kLoad; break;
+      default: return;
     }
-    // Collector records carry run time already; probe records are shifted later.
-    if (kind == FastKind::kProc || kind == FastKind::kLoad)
-      collector_end_ = std::max(collector_end_, r.t);
-    else
-      probe_end_ = std::max(probe_end_, r.t);
+    note_end(type, r.t);
   }
 
   // Room for the records a recording of about `bytes` of NDJSON holds, so the
@@ -218,6 +109,66 @@ class Builder {
   }
 
  private:
+  void note_rt(double rt, double t) { probe_offset_ = std::min(probe_offset_, rt - t); }
+  // Collector records carry run time already; probe records are shifted later.
+  void note_end(Type type, double t) {
+    if (recording::is_collector_record(type)) collector_end_ = std::max(collector_end_, t);
+    else if (type != Type::kMeta) probe_end_ = std::max(probe_end_, t);
+  }
+
+  void on_meta(recording::Meta m) {
+    tl_.format_version = m.format;
+    tl_.loopdoctor_version = std::move(m.loopdoctor_version);
+    tl_.start_time = std::move(m.start_time);
+    tl_.host = std::move(m.host);
+    tl_.command.insert(tl_.command.end(), m.command.begin(), m.command.end());
+  }
+  void on_hello(recording::Hello h) {
+    tl_.probe_connected = true;
+    tl_.pid = h.pid;
+    tl_.runtime = std::move(h.runtime);
+    for (auto& [k, v] : h.versions) tl_.versions[k] = std::move(v);
+    tl_.probe_interval_ms = h.interval_ms.value_or(0);
+    tl_.heap_limit = h.heap_limit;
+  }
+  void on_listen(const recording::Listen& l) {
+    if (tl_.port || !l.port) return;  // the first port the target listened on
+    tl_.port = l.port;
+    listen_probe_t_ = l.t;
+  }
+  void on_sample(ProbeSample&& s) { tl_.samples.push_back(std::move(s)); }
+  void on_gc(GcEvent&& g) { tl_.gc.push_back(std::move(g)); }
+  void on_profile(recording::Profile p) {
+    if (p.profile.is_object()) {
+      tl_.profile = std::move(p.profile);
+      profile_probe_t_ = p.t;  // the profile's start, on the probe clock
+    }
+    if (p.error) tl_.warnings.push_back("probe: " + *p.error);
+  }
+  void on_proc(ProcSample p) {
+    if (!tl_.proc.empty()) {
+      const ProcSample& prev = tl_.proc.back();
+      double dt = p.t - prev.t;
+      if (dt > 0) p.cpu_share = std::max(0.0, (p.cpu_ms - prev.cpu_ms) / dt);
+    }
+    tl_.proc.push_back(p);
+  }
+  void on_load_start(recording::LoadStart l) {
+    load_start_ = l.t;
+    tl_.load_kind = std::move(l.kind);
+    tl_.load_command = std::move(l.command);
+  }
+  void on_load_second(const LoadSecond& l) { tl_.load.push_back(l); }
+  void on_load_summary(const recording::LoadSummary& r) {
+    tl_.load_summary = {true,  r.requests, r.duration_s, r.rps, r.bytes, r.p50, r.p90,
+                        r.p99, r.max,      r.errors.total(), r.non_2xx_by_status(),
+                        r.rate_not_met};
+  }
+  void on_exit(const recording::Exit& e) {
+    static_cast<recording::Exit&>(tl_.exit) = e;
+    tl_.exit.present = true;
+  }
+
   Timeline tl_;
   double probe_offset_ = std::numeric_limits<double>::infinity();
   double listen_probe_t_ = -1;
@@ -228,42 +179,6 @@ class Builder {
 
 }  // namespace
 
-ProbeSample probe_sample_from_record(const json& r, double t, double default_interval_ms) {
-  ProbeSample s;
-  s.t = t;
-  s.interval = num(r, "interval_ms", default_interval_ms);
-  const json& d = obj(r, "delay");
-  s.delay = {num(d, "min"), num(d, "mean"), num(d, "max"), num(d, "p50"),
-             num(d, "p90"), num(d, "p99"), num(d, "count")};
-  s.elu = std::clamp(num(r, "elu"), 0.0, 1.0);
-  const json& c = obj(r, "cpu");
-  s.cpu_user_us = num(c, "user_us");
-  s.cpu_system_us = num(c, "system_us");
-  const json& m = obj(r, "mem");
-  s.rss = num(m, "rss");
-  s.heap_used = num(m, "heap_used");
-  s.heap_total = num(m, "heap_total");
-  s.external = num(m, "external");
-  s.array_buffers = num(m, "array_buffers");
-  const json& h = obj(r, "handles");
-  s.handles_total = num(h, "total");
-  for (const auto& [k, v] : obj(h, "by_type").items())
-    if (v.is_number()) s.handles_by_type[k] = v.get<double>();
-  if (auto it = r.find("http"); it != r.end() && it->is_object()) {
-    s.http.present = true;
-    s.http.requests = num(*it, "requests");
-    s.http.responses = num(*it, "responses");
-    s.http.inflight = num(*it, "inflight");
-    s.http.latency_mean_ms = num(*it, "latency_mean_ms");
-    s.http.latency_max_ms = num(*it, "latency_max_ms");
-  }
-  return s;
-}
-
-GcEvent gc_event_from_record(const json& r, double t) {
-  return {t, str(r, "kind"), num(r, "duration_ms"), num(r, "heap_after")};
-}
-
 Timeline build_timeline(const std::vector<json>& records) {
   Builder b;
   for (const auto& r : records) b.add(r);
@@ -273,12 +188,12 @@ Timeline build_timeline(const std::vector<json>& records) {
 std::optional<Timeline> load_timeline(const std::string& path, std::string* error) {
   Builder b;
   b.reserve(recording::uncompressed_size_hint(path));
-  detail::FastParser fast;
-  detail::FastRecord rec;
+  recording::FastParser fast;
+  FastRecord rec;
   auto res = recording::read_lines(path, [&](std::string_view line) {
-    const detail::FastKind kind = fast.parse(line, rec);
-    if (kind == detail::FastKind::kNotObject) return false;
-    if (kind != detail::FastKind::kFallback) {
+    const FastKind kind = fast.parse(line, rec);
+    if (kind == FastKind::kNotObject) return false;
+    if (kind != FastKind::kFallback) {
       b.add_fast(kind, rec);
       return true;
     }

@@ -14,67 +14,27 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analyzer/handle_counts.h"
+#include "analyzer/recording/records.h"
 
 namespace loopdoctor {
 
-struct DelayStats {  // event-loop delay over one probe interval, ms
-  double min = 0, mean = 0, max = 0, p50 = 0, p90 = 0, p99 = 0;
-  double count = 0;  // timer observations in the interval
-};
+// The record types are defined once, in the recording library; the timeline
+// keeps its columns in them.
+using DelayStats = recording::DelayStats;
+using HttpStats = recording::HttpStats;
+using ProbeSample = recording::Sample;  // t in run time
+using ProcSample = recording::Proc;     // cpu_share filled in
+using GcEvent = recording::Gc;          // t in run time
+using LoadSecond = recording::LoadSecond;
 
-struct HttpStats {  // server-side view from the probe, per interval
-  bool present = false;
-  double requests = 0;   // requests that started in the interval
-  double responses = 0;  // responses that finished in the interval
-  double inflight = 0;   // requests open at the end of the interval
-  double latency_mean_ms = 0, latency_max_ms = 0;  // of finished responses
-};
-
-struct ProbeSample {
-  double t = 0;         // run time, ms (end of the interval)
-  double interval = 0;  // length of the interval, ms
-  DelayStats delay;
-  double elu = 0;  // event-loop utilisation in this interval, 0..1
-  double cpu_user_us = 0, cpu_system_us = 0;  // CPU used in this interval
-  double rss = 0, heap_used = 0, heap_total = 0, external = 0, array_buffers = 0;  // bytes
-  double handles_total = 0;
-  HandleCounts handles_by_type;  // map-like; equal sets share storage
-  HttpStats http;
-};
-
-struct ProcSample {  // from /proc/<pid>, sampled outside the target
-  double t = 0;
-  double cpu_ms = 0;     // cumulative user+system CPU time, ms
-  double cpu_share = 0;  // CPU over the previous interval, 1.0 = one core
-  double rss = 0;        // bytes
-  double threads = 0, fds = 0;
-  double ctx_voluntary = 0, ctx_involuntary = 0;  // cumulative
-  double io_read_bytes = 0, io_write_bytes = 0;   // cumulative
-};
-
-struct GcEvent {
-  double t = 0;            // run time the pause started, ms
-  std::string kind;        // minor | major | incremental | weak
-  double duration_ms = 0;
-  // Heap used the moment a major collection ended, bytes (probe field
-  // heap_after); 0 when not reported (older probes, other collections).
-  double heap_after = 0;
-};
-
-struct LoadSecond {  // the load generator's view, one record per second
-  double t = 0;
-  double requests = 0, bytes = 0, errors = 0, non_2xx = 0;
-  double p50 = 0, p90 = 0, p99 = 0, max = 0;  // latency, ms
-};
-
+// What the analysis reads of the `load-summary` record (recording::LoadSummary):
+// errors summed over their classes, non-2xx counted from the status codes.
 struct LoadSummary {
   bool present = false;
   double requests = 0, duration_s = 0, rps = 0, bytes = 0;
   double p50 = 0, p90 = 0, p99 = 0, max = 0;  // latency, ms
   double errors = 0, non_2xx = 0;
   bool rate_not_met = false;  // constant-rate mode could not keep up
-  nlohmann::json raw;         // the record as written, for renderers
 };
 
 struct Window {  // [start, end) in run time, ms
@@ -83,12 +43,8 @@ struct Window {  // [start, end) in run time, ms
   bool contains(double t) const { return t >= start && t < end; }
 };
 
-struct ExitInfo {
+struct ExitInfo : recording::Exit {
   bool present = false;
-  double t = 0;
-  std::optional<int> code;
-  std::optional<std::string> signal;  // "SIGKILL", ...
-  bool stopped_by_loopdoctor = false; // we asked it to stop (end of load, Ctrl-C)
 };
 
 struct Timeline {
@@ -132,13 +88,6 @@ std::optional<Timeline> load_timeline(const std::string& path, std::string* erro
 
 // Builds a timeline from records already in memory (tests, the agent).
 Timeline build_timeline(const std::vector<nlohmann::json>& records);
-
-// One probe `sample` / `gc` record to the timeline's types, at time `t` (ms on
-// whichever clock the caller keeps); missing or non-finite fields read as 0,
-// a missing interval as `default_interval_ms`. The agent's rolling windows
-// use the same mapping as recordings.
-ProbeSample probe_sample_from_record(const nlohmann::json& r, double t, double default_interval_ms);
-GcEvent gc_event_from_record(const nlohmann::json& r, double t);
 
 // The window analysed: the load window when load ran, else from the first
 // probe sample (or /proc sample) to the end of the run.

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/collector/load_driver.h"
+#include "analyzer/recording/records.h"
 
 namespace loopdoctor::collector {
 namespace {
@@ -26,11 +27,9 @@ std::string target_url(const load::Config& cfg) {
 
 // The load as configured, kept in load-start and load-summary so a report
 // can say which load ran.
-nlohmann::json config_json(const load::Config& cfg) {
-  return {{"url", target_url(cfg)},         {"method", cfg.method},
-          {"connections", cfg.connections}, {"threads", cfg.threads},
-          {"pipelining", cfg.pipelining},   {"rate", cfg.rate},
-          {"duration_s", cfg.duration_s},   {"timeout_s", cfg.timeout_s}};
+recording::LoadConfig config_of(const load::Config& cfg) {
+  return {target_url(cfg), cfg.method,   cfg.connections, cfg.threads,
+          cfg.pipelining,  cfg.rate,     cfg.duration_s,  cfg.timeout_s};
 }
 
 class BuiltinLoad final : public LoadDriver {
@@ -40,17 +39,14 @@ class BuiltinLoad final : public LoadDriver {
 
   void start(int port, const std::string& address) override {
     cfg_ = builtin_load_target(cfg_, port, address);
-    emit_({{"type", "load-start"},
-           {"kind", "builtin"},
-           {"command", target_url(cfg_)},
-           {"config", config_json(cfg_)}});
+    emit_(recording::encode(recording::LoadStart{0, "builtin", target_url(cfg_), config_of(cfg_)}));
     started_ = true;
     runner_ = load::start(
         loop_, cfg_,
-        [this](const nlohmann::json& sec) { emit_with_type("load", sec); },
+        [this](const nlohmann::json& sec) { emit_with_type(recording::Type::kLoad, sec); },
         [this](const nlohmann::json& summary) { done(summary); });
     if (!runner_ && !finished_) {
-      emit_({{"type", "warning"}, {"text", "the built-in load generator did not start"}});
+      emit_(recording::encode(recording::Warning{0, "the built-in load generator did not start"}));
       done(nlohmann::json::object());
     }
   }
@@ -68,21 +64,21 @@ class BuiltinLoad final : public LoadDriver {
   }
 
  private:
-  void emit_with_type(const char* type, const nlohmann::json& fields) {
-    nlohmann::json r = fields.is_object() ? fields : nlohmann::json::object();
-    r["type"] = type;
-    emit_(std::move(r));
+  // The generator hands over a record's fields (load.h); the type makes it
+  // the record records.h encodes.
+  void emit_with_type(recording::Type type, const nlohmann::json& fields) {
+    emit_(recording::with_type(type, fields.is_object() ? fields : nlohmann::json::object()));
   }
 
   void done(const nlohmann::json& summary) {
     if (finished_) return;
     finished_ = true;
     if (!summary.empty()) {
-      nlohmann::json r = summary;
-      r["config"] = config_json(cfg_);
-      emit_with_type("load-summary", r);
+      nlohmann::json r = recording::with_type(recording::Type::kLoadSummary, summary);
+      r["config"] = recording::encode(config_of(cfg_));
+      emit_(std::move(r));
     }
-    emit_({{"type", "load-end"}, {"exit_code", nullptr}});
+    emit_(recording::encode(recording::LoadEnd{}));
     // The runner is kept until the session ends: destroying it from inside
     // its own callback would pull the ground from under it.
     on_end_();

@@ -9,6 +9,7 @@
 #include "agent/collector/load_driver.h"
 #include "agent/collector/signal_names.h"
 #include "agent/collector/timer.h"
+#include "analyzer/recording/records.h"
 
 namespace loopdoctor::collector {
 namespace {
@@ -26,15 +27,15 @@ class OnPortLoad final : public LoadDriver {
 
   void start(int port, const std::string&) override {
     std::string command = expand_port(tmpl_, port);
-    emit_({{"type", "load-start"}, {"kind", "on-port"}, {"command", command}});
+    emit_(recording::encode(recording::LoadStart{0, "on-port", command, std::nullopt}));
     auto env = environment_with({{"PORT", std::to_string(port)}});
     int rc = child_.spawn(loop_, {"/bin/sh", "-c", command}, env, -1,
                           [this](const ChildExit& e) { on_exit(e); });
     if (rc < 0) {
       std::string msg = spawn_error_message("/bin/sh", rc);
       spdlog::error("--on-port: {}", msg);
-      emit_({{"type", "warning"}, {"text", "--on-port command not started: " + msg}});
-      emit_({{"type", "load-end"}, {"exit_code", nullptr}});
+      emit_(recording::encode(recording::Warning{0, "--on-port command not started: " + msg}));
+      emit_(recording::encode(recording::LoadEnd{}));
       finished_ = true;
       on_end_();
       return;
@@ -62,11 +63,11 @@ class OnPortLoad final : public LoadDriver {
  private:
   void on_exit(const ChildExit& e) {
     kill_timer_.stop();
-    nlohmann::json r = {{"type", "load-end"}, {"exit_code", nullptr}};
-    if (e.code) r["exit_code"] = *e.code;
-    if (e.signal) r["signal"] = signal_name(*e.signal);
-    r["stopped_by_loopdoctor"] = stopping_;
-    emit_(std::move(r));
+    recording::LoadEnd r;
+    r.exit_code = e.code;
+    if (e.signal) r.signal = signal_name(*e.signal);
+    r.stopped_by_loopdoctor = stopping_;
+    emit_(recording::encode(r));
     child_.end_leftovers(SIGKILL);
     finished_ = true;
     on_end_();

@@ -174,19 +174,21 @@ std::optional<ProcSample> ProcReader::read(double now_ms) {
 
 std::optional<ProcSample> read_proc_sample(int pid) { return ProcReader(pid).read(0); }
 
-nlohmann::json proc_record(const ProcSample& s) {
-  nlohmann::json r = {{"type", "proc"},
-                      {"cpu_ms", s.cpu_ms},
-                      {"rss", s.rss_bytes},
-                      {"threads", s.threads},
-                      {"fds", s.fds},
-                      {"ctx_voluntary", s.ctx_voluntary},
-                      {"ctx_involuntary", s.ctx_involuntary}};
+recording::Proc proc_record(const ProcSample& s, double t) {
+  recording::Proc p;
+  p.t = t;
+  p.cpu_ms = s.cpu_ms;
+  p.rss = s.rss_bytes;
+  p.threads = static_cast<double>(s.threads);
+  p.fds = static_cast<double>(s.fds);
+  p.ctx_voluntary = static_cast<double>(s.ctx_voluntary);
+  p.ctx_involuntary = static_cast<double>(s.ctx_involuntary);
+  p.has_io = s.io.has_value();
   if (s.io) {
-    r["io_read_bytes"] = s.io->read_bytes;
-    r["io_write_bytes"] = s.io->write_bytes;
+    p.io_read_bytes = static_cast<double>(s.io->read_bytes);
+    p.io_write_bytes = static_cast<double>(s.io->write_bytes);
   }
-  return r;
+  return p;
 }
 
 }  // namespace loopdoctor::collector

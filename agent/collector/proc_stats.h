@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
+#include "analyzer/recording/records.h"
 
 namespace loopdoctor::collector {
 
@@ -84,7 +84,7 @@ class ProcReader {
   bool have_slow_ = false;
 };
 
-// The `proc` record without "t" (the caller stamps it), as DESIGN.md names it.
-nlohmann::json proc_record(const ProcSample& s);
+// The `proc` record of a sample taken at `t` (ms on the caller's clock).
+recording::Proc proc_record(const ProcSample& s, double t);
 
 }  // namespace loopdoctor::collector

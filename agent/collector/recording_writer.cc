@@ -11,6 +11,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "analyzer/recording/records.h"
+
 namespace loopdoctor::collector {
 namespace {
 
@@ -55,8 +57,7 @@ bool RecordingWriter::open(const std::string& path, std::string* error) {
 }
 
 void RecordingWriter::write(const nlohmann::json& record) {
-  // Replace, not throw, on invalid UTF-8: a strange argv must not end the run.
-  write_line(record.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  write_line(recording::to_line(record));
 }
 
 void RecordingWriter::write_line(std::string_view line) {
@@ -89,14 +90,8 @@ void RecordingWriter::close() {
 nlohmann::json meta_record(const std::vector<std::string>& command,
                            const std::string& loopdoctor_version, double interval_ms,
                            const std::string& start_time_iso, const std::string& host, int pid) {
-  return {{"type", "meta"},
-          {"format", 1},
-          {"loopdoctor_version", loopdoctor_version},
-          {"command", command},
-          {"start_time", start_time_iso},
-          {"host", host},
-          {"interval_ms", interval_ms},
-          {"pid", pid}};
+  return recording::encode(recording::Meta{recording::kFormatVersion, loopdoctor_version, command,
+                                           start_time_iso, host, interval_ms, pid});
 }
 
 std::string iso8601_utc_now() {
@@ -126,7 +121,7 @@ std::string stamp_run_time(std::string_view raw, const nlohmann::json& msg, doub
       msg.contains("rt")) {
     nlohmann::json copy = msg;
     copy["rt"] = rt_ms;
-    return copy.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return recording::to_line(copy);
   }
   std::string out;
   out.reserve(raw.size() + 24);

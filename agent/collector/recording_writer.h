@@ -54,7 +54,7 @@ class RecordingWriter {
 
 bool is_gzip_path(std::string_view path);
 
-// The first line of every recording.
+// The first line of every recording (recording::Meta, encoded).
 nlohmann::json meta_record(const std::vector<std::string>& command,
                            const std::string& loopdoctor_version, double interval_ms,
                            const std::string& start_time_iso, const std::string& host, int pid);

@@ -74,7 +74,7 @@ bool Session::run() {
   sampler_.start(
       target_.pid(), interval_ms(),
       [this](const ProcSample& s) {
-        double t = emit(proc_record(s));
+        double t = emit(recording::encode(proc_record(s, 0)));  // emit stamps t
         model_.on_proc(t, s.cpu_ms);
       },
       [this] { writer_.flush(); });
@@ -150,7 +150,7 @@ double Session::emit(nlohmann::json r) {
 }
 
 void Session::warn(const std::string& text) {
-  emit({{"type", "warning"}, {"text", text}});
+  emit(recording::encode(recording::Warning{0, text}));
   say("loopdoctor: " + text);
 }
 

@@ -8,6 +8,7 @@
 #include "agent/collector/session_impl.h"
 #include "agent/collector/run_limits.h"
 #include "agent/collector/signal_names.h"
+#include "analyzer/recording/records.h"
 
 namespace loopdoctor::collector::detail {
 
@@ -36,7 +37,7 @@ void Session::on_probe_message(const nlohmann::json& msg, std::string_view raw) 
 }
 
 void Session::on_probe_closed(const std::string& reason) {
-  if (!reason.empty()) emit({{"type", "warning"}, {"text", reason}});
+  if (!reason.empty()) emit(recording::encode(recording::Warning{0, reason}));
   drain_timer_.stop();
   stop_.on_bye();  // nobody left to say bye: go on to the signals
   maybe_finish();
@@ -68,11 +69,11 @@ void Session::on_target_exit(const ChildExit& e) {
   target_exited_ = true;
   bool by_us = stop_.begun();
   stop_.on_target_exit();
-  nlohmann::json r = {{"type", "exit"}, {"code", nullptr}, {"signal", nullptr},
-                      {"stopped_by_loopdoctor", by_us}};
-  if (e.code) r["code"] = *e.code;
-  if (e.signal) r["signal"] = signal_name(*e.signal);
-  result_->exited_at_ms = emit(std::move(r));
+  recording::Exit r;
+  r.code = e.code;
+  if (e.signal) r.signal = signal_name(*e.signal);
+  r.stopped_by_loopdoctor = by_us;
+  result_->exited_at_ms = emit(recording::encode(r));
   result_->exit_code = e.code;
   if (e.signal) result_->exit_signal = signal_name(*e.signal);
   // Exiting on its own is the expected end of a run with neither load nor
@@ -92,7 +93,7 @@ void Session::on_target_exit(const ChildExit& e) {
 void Session::on_signal(int signum) {
   ++interrupts_;
   if (interrupts_ == 1) {
-    result_->interrupted_at_ms = emit({{"type", "interrupt"}, {"signal", signal_name(signum)}});
+    result_->interrupted_at_ms = emit(recording::encode(recording::Interrupt{0, signal_name(signum)}));
     result_->interrupted = true;
     result_->interrupt_signum = signum;
     for (auto& l : loads_) l->stop();
@@ -111,7 +112,7 @@ void Session::on_port_timeout() {
   std::string text = "the target did not report a listening port within " +
                      format_seconds(opts_.listen_timeout_ms) + "; stopped it without load";
   if (!hello_) text += " (its probe never connected)";
-  emit({{"type", "warning"}, {"text", text}});
+  emit(recording::encode(recording::Warning{0, text}));
   begin_stop();
 }
 

@@ -148,26 +148,30 @@ class Agent {
     if (!p) return;
     if (type == "sample") {
       double dropped = m.contains("dropped") && m["dropped"].is_number() ? m["dropped"].get<double>() : 0;
-      p->add_sample(probe_sample_from_record(m, t, p->id.interval_ms), dropped);
+      ProbeSample s = recording::decode_sample(m, p->id.interval_ms);
+      s.t = t;  // on the agent's clock
+      p->add_sample(s, dropped);
     } else if (type == "gc") {
-      p->add_gc(gc_event_from_record(m, t));
+      GcEvent g = recording::decode_gc(m);
+      g.t = t;
+      p->add_gc(g);
     }
   }
 
   void on_hello(ProbeLink* raw, Link& l, const json& m) {
+    // protocol_check has vetted the fields' types; the agent's defaults
+    // fill in what a hello leaves out.
+    recording::Hello h = recording::decode_hello(m);
     ProcessIdentity id;
-    id.pid = m["pid"].get<long>();
-    id.runtime = m.value("runtime", std::string("node"));
-    if (auto it = m.find("argv"); it != m.end() && it->is_array())
-      for (const auto& a : *it)
-        if (id.argv.size() < kMaxArgvEntries) id.argv.push_back(a.get<std::string>());
+    id.pid = static_cast<long>(h.pid);
+    id.runtime = m.contains("runtime") ? h.runtime : "node";
+    h.argv.resize(std::min(h.argv.size(), kMaxArgvEntries));
+    id.argv = std::move(h.argv);
     id.job = m.value("job", std::string());
     if (id.job.empty()) id.job = job_from_argv(id.argv);
-    if (auto it = m.find("versions"); it != m.end() && it->is_object())
-      for (const auto& [k, v] : it->items())
-        if (v.is_string()) id.versions[k] = v.get<std::string>();
-    id.interval_ms = m.value("interval_ms", kDefaultProbeIntervalMs);
-    id.heap_limit = m.value("heap_limit", 0.0);
+    id.versions = std::move(h.versions);
+    id.interval_ms = h.interval_ms.value_or(kDefaultProbeIntervalMs);
+    id.heap_limit = h.heap_limit;
     const int peer = raw->peer_pid();
     id.start_time_s = process_start_time_s(peer > 0 ? peer : static_cast<int>(id.pid));
 
@@ -260,15 +264,7 @@ class Agent {
         it = attached_.erase(it);
         continue;
       }
-      ProcSample ps;
-      ps.t = now;
-      ps.cpu_ms = s->cpu_ms;
-      ps.rss = s->rss_bytes;
-      ps.threads = static_cast<double>(s->threads);
-      ps.fds = static_cast<double>(s->fds);
-      ps.ctx_voluntary = static_cast<double>(s->ctx_voluntary);
-      ps.ctx_involuntary = static_cast<double>(s->ctx_involuntary);
-      p->add_proc(ps);
+      p->add_proc(collector::proc_record(*s, now));
       ++it;
     }
     std::vector<Id> gone;

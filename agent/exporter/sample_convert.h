@@ -1,5 +1,5 @@
 // The agent's rolling window keeps parsed samples (a few hundred bytes each,
-// made by the analyzer's probe_sample_from_record, so every field reads as in
+// made by the recording's decode_sample, so every field reads as in
 // a recording) rather than JSON trees (a few KB each): that is what bounds
 // memory at 500 probes. Merging folds several into one coarser sample.
 #pragma once

@@ -11,11 +11,6 @@ constexpr double kUsPerMs = 1000.0;
 
 double ms(std::uint64_t us) { return static_cast<double>(us) / kUsPerMs; }
 
-nlohmann::json errors_json(const Errors& e) {
-  return {{"connect", e.connect}, {"read", e.read},       {"write", e.write},
-          {"timeout", e.timeout}, {"parse", e.parse}};
-}
-
 }  // namespace
 
 void Stats::merge(const Stats& o) {
@@ -39,53 +34,55 @@ void Stats::reset() {
   latency.reset();
 }
 
-nlohmann::json latency_json(const Histogram& h, bool full) {
-  nlohmann::json j = {{"p50", ms(h.percentile(50))},
-                      {"p90", ms(h.percentile(90))},
-                      {"p99", ms(h.percentile(99))},
-                      {"max", ms(h.max())}};
-  if (full) {
-    j["min"] = ms(h.min());
-    j["p2_5"] = ms(h.percentile(2.5));
-    j["p97_5"] = ms(h.percentile(97.5));
-    j["p999"] = ms(h.percentile(99.9));
-    j["mean"] = std::round(h.mean()) / kUsPerMs;
-    j["stdev"] = std::round(h.stdev()) / kUsPerMs;
+recording::LoadSecond second_record(const Stats& s, int second, double interval_s) {
+  recording::LoadSecond r;
+  r.second = second;
+  r.interval_s = interval_s;
+  r.requests = static_cast<double>(s.requests);
+  r.bytes = static_cast<double>(s.bytes);
+  r.errors = static_cast<double>(s.errors.total());
+  r.non_2xx = static_cast<double>(s.non_2xx);
+  const Histogram& h = s.latency;
+  r.p50 = ms(h.percentile(50)), r.p90 = ms(h.percentile(90)), r.p99 = ms(h.percentile(99));
+  r.max = ms(h.max());
+  return r;
+}
+
+recording::LoadSummary summary_record(const Stats& s, double duration_s, double rate_req_s,
+                                      bool rate_not_met) {
+  recording::LoadSummary r;
+  r.requests = static_cast<double>(s.requests);
+  r.sent = static_cast<double>(s.sent);
+  r.duration_s = duration_s;
+  r.rps = duration_s > 0 ? static_cast<double>(s.requests) / duration_s : 0.0;
+  r.bytes = static_cast<double>(s.bytes);
+  const Histogram& h = s.latency;
+  r.p50 = ms(h.percentile(50)), r.p90 = ms(h.percentile(90)), r.p99 = ms(h.percentile(99));
+  r.max = ms(h.max());
+  r.latency_detail = recording::LoadLatencyDetail{
+      ms(h.min()),           ms(h.percentile(2.5)),           ms(h.percentile(97.5)),
+      ms(h.percentile(99.9)), std::round(h.mean()) / kUsPerMs, std::round(h.stdev()) / kUsPerMs};
+  const Errors& e = s.errors;
+  r.errors = {static_cast<double>(e.connect), static_cast<double>(e.read),
+              static_cast<double>(e.write), static_cast<double>(e.timeout),
+              static_cast<double>(e.parse), 0};
+  for (int code = 0; code < Stats::kStatusSlots; ++code)
+    if (s.status[code]) r.status[std::to_string(code)] = static_cast<double>(s.status[code]);
+  r.non_2xx = static_cast<double>(s.non_2xx);
+  if (rate_req_s > 0) {
+    r.rate = rate_req_s;
+    r.rate_not_met = rate_not_met;
   }
-  return j;
+  return r;
 }
 
 nlohmann::json second_json(const Stats& s, int second, double interval_s) {
-  return {{"second", second},
-          {"interval_s", interval_s},
-          {"requests", s.requests},
-          {"bytes", s.bytes},
-          {"errors", s.errors.total()},
-          {"non_2xx", s.non_2xx},
-          {"latency_ms", latency_json(s.latency, false)}};
+  return recording::encode_fields(second_record(s, second, interval_s));
 }
 
 nlohmann::json summary_json(const Stats& s, double duration_s, double rate_req_s,
                             bool rate_not_met) {
-  nlohmann::json status = nlohmann::json::object();
-  for (int code = 0; code < Stats::kStatusSlots; ++code)
-    if (s.status[code]) status[std::to_string(code)] = s.status[code];
-  nlohmann::json j = {
-      {"requests", s.requests},
-      {"sent", s.sent},
-      {"duration_s", duration_s},
-      {"rps", duration_s > 0 ? static_cast<double>(s.requests) / duration_s : 0.0},
-      {"bytes", s.bytes},
-      {"latency_ms", latency_json(s.latency, true)},
-      {"errors", errors_json(s.errors)},
-      {"status", status},
-      {"non_2xx", s.non_2xx},
-  };
-  if (rate_req_s > 0) {
-    j["rate"] = rate_req_s;
-    j["rate_not_met"] = rate_not_met;
-  }
-  return j;
+  return recording::encode_fields(summary_record(s, duration_s, rate_req_s, rate_not_met));
 }
 
 }  // namespace loopdoctor::load

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/load/histogram.h"
+#include "analyzer/recording/records.h"
 
 namespace loopdoctor::load {
 
@@ -43,14 +44,15 @@ struct Stats {
   void reset();
 };
 
-// {"p50","p90","p99","max"} in milliseconds (plus "mean" and "p999" when
-// full is true), rounded to microseconds.
-nlohmann::json latency_json(const Histogram& h, bool full);
+// The records (analyzer/recording/records.h) of one second and of the whole
+// run, latency in ms rounded to microseconds; "t" is left 0 for the caller.
+// rate_req_s > 0 sets the summary's rate and rate_not_met.
+recording::LoadSecond second_record(const Stats& s, int second, double interval_s);
+recording::LoadSummary summary_record(const Stats& s, double duration_s, double rate_req_s,
+                                      bool rate_not_met);
 
-// Per-second record (without "type"/"t", which the caller stamps).
+// Their JSON fields without "type"/"t" (load.h's callbacks, `load --json`).
 nlohmann::json second_json(const Stats& s, int second, double interval_s);
-
-// Summary record; see load.h. rate_req_s > 0 adds "rate" and "rate_not_met".
 nlohmann::json summary_json(const Stats& s, double duration_s, double rate_req_s,
                             bool rate_not_met);
 

@@ -1,6 +1,7 @@
 // Reading a loopdoctor recording (DESIGN.md "Recording"): one NDJSON file,
 // gzip-compressed when its name ends in .gz, a `meta` line first, then probe
-// messages and collector records in the order they were written.
+// messages and collector records in the order they were written. The records
+// themselves (and kFormatVersion) are defined in records.h.
 #pragma once
 
 #include <cstddef>
@@ -12,10 +13,6 @@
 #include <nlohmann/json.hpp>
 
 namespace loopdoctor::recording {
-
-// Format version written in the `meta` line. Readers accept every version up
-// to this one; a newer one is read with a warning (unknown fields are ignored).
-inline constexpr int kFormatVersion = 1;
 
 struct ReadResult {
   bool ok = false;              // false: the file could not be opened at all

@@ -21,6 +21,13 @@ json sample_msg(double t, double interval, double p99, double max, double elu) {
           {"handles", {{"total", 3}, {"by_type", {{"TCPSocketWrap", 2}, {"Timeout", 1}}}}}};
 }
 
+// A probe sample as the agent decodes it, at `t` on the agent's clock.
+ProbeSample sample_at(const json& m, double t, double default_interval_ms) {
+  ProbeSample s = recording::decode_sample(m, default_interval_ms);
+  s.t = t;
+  return s;
+}
+
 ProcessIdentity ident() {
   ProcessIdentity id;
   id.pid = 4242;
@@ -37,7 +44,7 @@ TEST_CASE("the window holds a bounded number of samples whatever the rate and up
   // Ten minutes at 100 Hz: 60 000 samples offered.
   for (int i = 1; i <= 60'000; ++i) {
     double t = i * 10.0;
-    p.add_sample(probe_sample_from_record(sample_msg(t, 10, 1, i == 59'000 ? 700 : 2, 0.2), t, 10), 0);
+    p.add_sample(sample_at(sample_msg(t, 10, 1, i == 59'000 ? 700 : 2, 0.2), t, 10), 0);
     p.trim(t);
   }
   CHECK(p.samples.size() <= kMaxSamplesPerWindow + 1);
@@ -82,7 +89,7 @@ TEST_CASE("the agent's window diagnoses like a one-shot timeline of the same rec
   for (int i = 1; i <= 40; ++i) {
     double t = i * 1000.0;
     json m = sample_msg(t, 1000, 400, 520, 0.97);
-    p.add_sample(probe_sample_from_record(m, t, 1000), 0);
+    p.add_sample(sample_at(m, t, 1000), 0);
     m["rt"] = t;
     records.push_back(m);
   }

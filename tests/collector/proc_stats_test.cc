@@ -72,7 +72,7 @@ TEST_CASE("read_proc_sample reads this process") {
   CHECK(s->threads >= 1);
   CHECK(s->rss_bytes > 0);
   CHECK(s->fds >= 3);
-  auto r = proc_record(*s);
+  auto r = loopdoctor::recording::encode(proc_record(*s, 0));
   CHECK(r["type"] == "proc");
   CHECK(r["threads"] == s->threads);
   CHECK_FALSE(read_proc_sample(0x3fffffff));  // no such pid

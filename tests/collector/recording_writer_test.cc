@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "agent/collector/recording_writer.h"
+#include "analyzer/recording/records.h"
 #include "test_util.h"
 
 using namespace loopdoctor::collector;
@@ -38,6 +39,8 @@ TEST_CASE("recording round-trips through the reader as plain and gzip") {
     REQUIRE(res.ok);
     CHECK_FALSE(res.truncated);
     REQUIRE(recs.size() == 201);
+    // The writer stamps the version the reader checks against: one constant.
+    CHECK(recs[0]["format"] == loopdoctor::recording::kFormatVersion);
     CHECK(recs[0]["type"] == "meta");
     CHECK(recs[0]["format"] == 1);
     CHECK(recs[0]["command"][2] == "arg with space");

@@ -1,4 +1,4 @@
-#include "analyzer/timeline_fast.h"
+#include "analyzer/recording/fast_decoder.h"
 
 #include <simdjson.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace loopdoctor::detail {
+namespace loopdoctor::recording {
 namespace {
 
 using simdjson::dom::element;
@@ -41,7 +41,7 @@ struct Fields {
         }
     }
   }
-  // As timeline.cc's num(): a finite number, else the fallback.
+  // As records.cc's num(): a finite number, else the fallback.
   double num(std::size_t i, double fallback = 0) const {
     double v = 0;
     if (!present[i] || !value[i].is_number() || value[i].get_double().get(v)) return fallback;
@@ -56,7 +56,7 @@ struct Fields {
     if (!present[i] || value[i].get_string().get(s)) return {};
     return s;
   }
-  // As timeline.cc's obj(): the object, or an empty one when not an object.
+  // As records.cc's obj(): the object, or an empty one when not an object.
   std::optional<object> obj(std::size_t i) const {
     object o;
     if (!present[i] || value[i].get_object().get(o)) return std::nullopt;
@@ -70,7 +70,7 @@ enum Top : std::size_t {
   kType, kT, kRt, kIntervalMs, kDelay, kElu, kCpu, kMem, kHandles, kHttp,
   kKind, kDurationMs, kHeapAfter,
   kCpuMs, kRss, kThreads, kFds, kCtxVoluntary, kCtxInvoluntary, kIoRead, kIoWrite,
-  kRequests, kBytes, kErrors, kNon2xx, kLatencyMs,
+  kRequests, kBytes, kErrors, kNon2xx, kLatencyMs, kSecond, kIntervalS,
   kTopCount
 };
 constexpr std::array<std::string_view, kTopCount> kTopKeys = {
@@ -78,7 +78,7 @@ constexpr std::array<std::string_view, kTopCount> kTopKeys = {
     "kind", "duration_ms", "heap_after",
     "cpu_ms", "rss", "threads", "fds", "ctx_voluntary", "ctx_involuntary", "io_read_bytes",
     "io_write_bytes",
-    "requests", "bytes", "errors", "non_2xx", "latency_ms"};
+    "requests", "bytes", "errors", "non_2xx", "latency_ms", "second", "interval_s"};
 
 // Fields of a nested object, or all defaults when it is absent / not an object.
 template <std::size_t N>
@@ -98,7 +98,7 @@ struct HandleScratch {
   HandleCountsPool pool;
 };
 
-void fill_sample(const Fields<kTopCount>& r, ProbeSample& s, HandleScratch& hs) {
+void fill_sample(const Fields<kTopCount>& r, Sample& s, HandleScratch& hs) {
   constexpr std::array<std::string_view, 7> kDelayKeys = {"min", "mean", "max", "p50",
                                                           "p90", "p99", "count"};
   auto d = nested(r.obj(kDelay), kDelayKeys);
@@ -151,8 +151,8 @@ void fill_sample(const Fields<kTopCount>& r, ProbeSample& s, HandleScratch& hs) 
   }
 }
 
-void fill_proc(const Fields<kTopCount>& r, ProcSample& p) {
-  p = ProcSample{};
+void fill_proc(const Fields<kTopCount>& r, Proc& p) {
+  p = Proc{};
   p.cpu_ms = r.num(kCpuMs);
   p.rss = r.num(kRss);
   p.threads = r.num(kThreads);
@@ -161,6 +161,7 @@ void fill_proc(const Fields<kTopCount>& r, ProcSample& p) {
   p.ctx_involuntary = r.num(kCtxInvoluntary);
   p.io_read_bytes = r.num(kIoRead);
   p.io_write_bytes = r.num(kIoWrite);
+  p.has_io = r.present[kIoRead] || r.present[kIoWrite];
 }
 
 void fill_load(const Fields<kTopCount>& r, LoadSecond& l) {
@@ -171,6 +172,8 @@ void fill_load(const Fields<kTopCount>& r, LoadSecond& l) {
   constexpr std::array<std::string_view, 4> kLatKeys = {"p50", "p90", "p99", "max"};
   auto lat = nested(r.obj(kLatencyMs), kLatKeys);
   l.p50 = lat[0], l.p90 = lat[1], l.p99 = lat[2], l.max = lat[3];
+  l.second = r.num(kSecond);
+  l.interval_s = r.num(kIntervalS);
 }
 
 }  // namespace
@@ -234,4 +237,4 @@ FastKind FastParser::parse(std::string_view line, FastRecord& out) {
   return kind;
 }
 
-}  // namespace loopdoctor::detail
+}  // namespace loopdoctor::recording

@@ -1,9 +1,11 @@
-// The timeline builder's fast path: `sample`, `proc`, `gc` and `load` lines,
+// The recording's fast decoder: `sample`, `proc`, `gc` and `load` lines,
 // nearly every line of a recording, parsed with simdjson straight into the
-// Timeline's structs instead of through a nlohmann DOM (which dominated the
-// analysis of long recordings). Internal to timeline.cc.
+// record structs instead of through a nlohmann DOM (which dominated the
+// analysis of long recordings).
 //
-// It reads fields exactly as the nlohmann path does (missing, non-number or
+// It reads fields exactly as records.cc's decoders do (tests/analyzer/
+// recording/decoders_agree_test.cc holds them together on every recording in
+// tests/data) (missing, non-number or
 // non-finite -> default; unknown fields ignored; a repeated key -> its last
 // value, as nlohmann keeps it), and hands every other line back: other record
 // types, lines simdjson cannot parse, very long lines.
@@ -13,9 +15,9 @@
 #include <optional>
 #include <string_view>
 
-#include "analyzer/timeline.h"
+#include "analyzer/recording/records.h"
 
-namespace loopdoctor::detail {
+namespace loopdoctor::recording {
 
 enum class FastKind {
   kFallback,   // not handled here: parse it with nlohmann
@@ -32,9 +34,9 @@ struct FastRecord {
   bool has_rt = false;
   double rt = 0;
   std::optional<double> interval_ms;  // sample: when given as a finite number
-  ProbeSample sample;
-  ProcSample proc;
-  GcEvent gc;
+  Sample sample;
+  Proc proc;
+  Gc gc;
   LoadSecond load;
 };
 
@@ -53,4 +55,4 @@ class FastParser {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace loopdoctor::detail
+}  // namespace loopdoctor::recording

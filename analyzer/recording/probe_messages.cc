@@ -1,0 +1,129 @@
+// The probe's messages as far as loopdoctor reads them (DESIGN.md "Probe
+// protocol"): decoders for the timeline and the agent, encoders for tests and
+// for a native probe to come. The JS probe writes these lines itself.
+#include <algorithm>
+
+#include "analyzer/recording/json_fields.h"
+#include "analyzer/recording/records.h"
+
+namespace loopdoctor::recording {
+
+using nlohmann::json;
+using namespace fields;
+
+json encode(const Hello& r) {
+  json j = record(Type::kHello, r.t);
+  j["pid"] = r.pid;
+  if (!r.runtime.empty()) j["runtime"] = r.runtime;
+  j["versions"] = r.versions;
+  j["argv"] = r.argv;
+  if (r.interval_ms) j["interval_ms"] = *r.interval_ms;
+  j["heap_limit"] = r.heap_limit;
+  return j;
+}
+
+Hello decode_hello(const json& r) {
+  Hello h;
+  h.t = num(r, "t");
+  h.pid = num(r, "pid");
+  h.runtime = str(r, "runtime");
+  for (const auto& [k, v] : obj(r, "versions").items())
+    if (v.is_string()) h.versions[k] = v.get<std::string>();
+  h.argv = strings(r, "argv");
+  h.interval_ms = opt_num(r, "interval_ms");
+  h.heap_limit = num(r, "heap_limit");
+  return h;
+}
+
+json encode(const Listen& r) {
+  json j = record(Type::kListen, r.t);
+  if (r.port) j["port"] = *r.port;
+  j["address"] = r.address;
+  return j;
+}
+
+Listen decode_listen(const json& r) { return {num(r, "t"), opt_int(r, "port"), str(r, "address")}; }
+
+json encode(const Sample& r) {
+  const DelayStats& d = r.delay;
+  json j = record(Type::kSample, r.t);
+  j["interval_ms"] = r.interval;
+  j["delay"] = {{"min", d.min}, {"mean", d.mean}, {"max", d.max}, {"p50", d.p50},
+                {"p90", d.p90}, {"p99", d.p99},   {"count", d.count}};
+  j["elu"] = r.elu;
+  j["cpu"] = {{"user_us", r.cpu_user_us}, {"system_us", r.cpu_system_us}};
+  j["mem"] = {{"rss", r.rss}, {"heap_used", r.heap_used}, {"heap_total", r.heap_total},
+              {"external", r.external}, {"array_buffers", r.array_buffers}};
+  json by_type = json::object();
+  for (const auto& [k, v] : r.handles_by_type) by_type[k] = v;
+  j["handles"] = {{"total", r.handles_total}, {"by_type", by_type}};
+  if (r.http.present)
+    j["http"] = {{"requests", r.http.requests}, {"responses", r.http.responses},
+                 {"inflight", r.http.inflight}, {"latency_mean_ms", r.http.latency_mean_ms},
+                 {"latency_max_ms", r.http.latency_max_ms}};
+  return j;
+}
+
+Sample decode_sample(const json& r, double default_interval_ms) {
+  Sample s;
+  s.t = num(r, "t");
+  s.interval = num(r, "interval_ms", default_interval_ms);
+  const json& d = obj(r, "delay");
+  s.delay = {num(d, "min"), num(d, "mean"), num(d, "max"), num(d, "p50"),
+             num(d, "p90"), num(d, "p99"), num(d, "count")};
+  s.elu = std::clamp(num(r, "elu"), 0.0, 1.0);
+  const json& c = obj(r, "cpu");
+  s.cpu_user_us = num(c, "user_us");
+  s.cpu_system_us = num(c, "system_us");
+  const json& m = obj(r, "mem");
+  s.rss = num(m, "rss");
+  s.heap_used = num(m, "heap_used");
+  s.heap_total = num(m, "heap_total");
+  s.external = num(m, "external");
+  s.array_buffers = num(m, "array_buffers");
+  const json& h = obj(r, "handles");
+  s.handles_total = num(h, "total");
+  for (const auto& [k, v] : obj(h, "by_type").items())
+    if (v.is_number()) s.handles_by_type[k] = v.get<double>();
+  if (auto it = r.find("http"); it != r.end() && it->is_object()) {
+    s.http.present = true;
+    s.http.requests = num(*it, "requests");
+    s.http.responses = num(*it, "responses");
+    s.http.inflight = num(*it, "inflight");
+    s.http.latency_mean_ms = num(*it, "latency_mean_ms");
+    s.http.latency_max_ms = num(*it, "latency_max_ms");
+  }
+  return s;
+}
+
+json encode(const Gc& r) {
+  json j = record(Type::kGc, r.t);
+  j["kind"] = r.kind;
+  j["duration_ms"] = r.duration_ms;
+  if (r.heap_after > 0) j["heap_after"] = r.heap_after;
+  return j;
+}
+
+Gc decode_gc(const json& r) {
+  return {num(r, "t"), str(r, "kind"), num(r, "duration_ms"), num(r, "heap_after")};
+}
+
+json encode(const Profile& r) {
+  json j = record(Type::kProfile, r.t);
+  if (!r.profile.is_null()) j["profile"] = r.profile;
+  if (r.error) j["error"] = *r.error;
+  return j;
+}
+
+Profile decode_profile(const json& r) {
+  Profile p;
+  p.t = num(r, "t");
+  if (auto it = r.find("profile"); it != r.end() && it->is_object()) p.profile = *it;
+  p.error = opt_str(r, "error");
+  return p;
+}
+
+json encode(const Bye& r) { return record(Type::kBye, r.t); }
+Bye decode_bye(const json& r) { return {num(r, "t")}; }
+
+}  // namespace loopdoctor::recording

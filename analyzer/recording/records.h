@@ -1,0 +1,275 @@
+// The records of a recording (DESIGN.md "Recording" and "Probe protocol"):
+// each type defined once, as a struct, with its encoder (struct -> JSON
+// object, one line once dumped) and its decoder (JSON object -> struct)
+// beside it in records.cc. Every writer (collector, load generator) encodes
+// through here and every reader (timeline, agent) decodes through here, so a
+// new field is added in one place plus the outputs that show it.
+//
+// Decoders never throw: a missing, non-number or non-finite number reads as 0
+// (or the default named beside the field), a wrong-typed string as empty;
+// unknown fields are ignored, as the format promises. `t` is in ms on the
+// writer's clock: run time for collector records, the probe's own clock for
+// probe messages (the timeline shifts those; see analyzer/timeline.h).
+//
+// Counts (requests, bytes, threads, fds, ...) are doubles here, as readers use
+// them; the encoders write them as JSON integers, as the writers always have.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analyzer/recording/handle_counts.h"
+
+namespace loopdoctor::recording {
+
+// Format version written in the `meta` line. Readers accept every version up
+// to this one; a newer one is read with a warning (unknown fields are ignored).
+inline constexpr int kFormatVersion = 1;
+
+// The record types by their `type` field. kOther: a type this version does
+// not read (`warning`, future ones), passed over.
+enum class Type {
+  kMeta, kHello, kListen, kSample, kGc, kProfile, kBye,  // meta + probe messages
+  kProc, kLoadStart, kLoad, kLoadSummary, kLoadEnd, kExit, kInterrupt, kWarning,
+  kOther,
+};
+Type type_of(std::string_view type);
+const char* type_name(Type type);  // "" for kOther
+// Collector records carry run time; probe messages carry the probe's clock.
+bool is_collector_record(Type type);
+
+// ---- meta: the first line, written by the collector ----------------------
+struct Meta {
+  int format = kFormatVersion;
+  std::string loopdoctor_version;
+  std::vector<std::string> command;
+  std::string start_time;  // ISO-8601 UTC with ms
+  std::string host;
+  double interval_ms = 0;  // the probe sampling period asked for
+  int pid = 0;             // the target's
+  bool operator==(const Meta&) const = default;
+};
+
+// ---- probe messages (the fields the analyzer and the agent read) ---------
+struct Hello {
+  double t = 0;
+  double pid = 0;
+  std::string runtime;  // empty when not given
+  std::map<std::string, std::string> versions;
+  std::vector<std::string> argv;
+  std::optional<double> interval_ms;  // the probe's sampling period
+  double heap_limit = 0;              // bytes
+  bool operator==(const Hello&) const = default;
+};
+
+struct Listen {
+  double t = 0;
+  std::optional<int> port;  // absent unless an integer
+  std::string address;
+  bool operator==(const Listen&) const = default;
+};
+
+struct DelayStats {  // event-loop delay over one probe interval, ms
+  double min = 0, mean = 0, max = 0, p50 = 0, p90 = 0, p99 = 0;
+  double count = 0;  // timer observations in the interval
+  bool operator==(const DelayStats&) const = default;
+};
+
+struct HttpStats {  // server-side view from the probe, per interval
+  bool present = false;
+  double requests = 0;   // requests that started in the interval
+  double responses = 0;  // responses that finished in the interval
+  double inflight = 0;   // requests open at the end of the interval
+  double latency_mean_ms = 0, latency_max_ms = 0;  // of finished responses
+  bool operator==(const HttpStats&) const = default;
+};
+
+struct Sample {
+  double t = 0;         // end of the interval
+  double interval = 0;  // length of the interval, ms (hello's interval_ms when absent)
+  DelayStats delay;
+  double elu = 0;  // event-loop utilisation in this interval, clamped to 0..1
+  double cpu_user_us = 0, cpu_system_us = 0;  // CPU used in this interval
+  double rss = 0, heap_used = 0, heap_total = 0, external = 0, array_buffers = 0;  // bytes
+  double handles_total = 0;
+  HandleCounts handles_by_type;  // map-like; equal sets share storage
+  HttpStats http;
+  bool operator==(const Sample&) const = default;
+};
+
+struct Gc {
+  double t = 0;            // the pause started
+  std::string kind;        // minor | major | incremental | weak
+  double duration_ms = 0;
+  // Heap used the moment a major collection ended, bytes (probe field
+  // heap_after); 0 when not reported (older probes, other collections).
+  double heap_after = 0;
+  bool operator==(const Gc&) const = default;
+};
+
+struct Profile {
+  double t = 0;                  // the profile's start
+  nlohmann::json profile;        // V8 cpuprofile; null when the probe sent none
+  std::optional<std::string> error;  // why the probe could not profile
+  bool operator==(const Profile&) const = default;
+};
+
+struct Bye {
+  double t = 0;
+  bool operator==(const Bye&) const = default;
+};
+
+// ---- collector records ---------------------------------------------------
+struct Proc {  // from /proc/<pid>, sampled outside the target
+  double t = 0;
+  double cpu_ms = 0;     // cumulative user+system CPU time, ms
+  double cpu_share = 0;  // derived by readers (CPU over the previous record); not written
+  double rss = 0;        // bytes
+  double threads = 0, fds = 0;
+  double ctx_voluntary = 0, ctx_involuntary = 0;  // cumulative
+  double io_read_bytes = 0, io_write_bytes = 0;   // cumulative storage bytes
+  // Whether the io fields are written: /proc/<pid>/io may be unreadable (EACCES).
+  bool has_io = false;
+  bool operator==(const Proc&) const = default;
+};
+
+// The built-in load as configured, so a report can say which load ran.
+struct LoadConfig {
+  std::string url, method;
+  int connections = 0, threads = 0, pipelining = 0;
+  double rate = 0;  // req/s; 0: as fast as it goes
+  double duration_s = 0, timeout_s = 0;
+  bool operator==(const LoadConfig&) const = default;
+};
+
+struct LoadStart {
+  double t = 0;
+  std::string kind;     // "builtin" | "on-port"
+  std::string command;  // the URL loaded, or the shell command run
+  std::optional<LoadConfig> config;  // the built-in load's
+  bool operator==(const LoadStart&) const = default;
+};
+
+struct LoadSecond {  // the built-in generator, once per second
+  double t = 0;
+  double requests = 0, bytes = 0, errors = 0, non_2xx = 0;
+  double p50 = 0, p90 = 0, p99 = 0, max = 0;  // latency, ms
+  double second = 0;      // 1, 2, ... since the load started
+  double interval_s = 0;  // length of this record's interval (the last may be short)
+  bool operator==(const LoadSecond&) const = default;
+};
+
+struct LoadLatencyDetail {  // the summary's latency beyond p50/p90/p99/max, ms
+  double min = 0, p2_5 = 0, p97_5 = 0, p999 = 0, mean = 0, stdev = 0;
+  bool operator==(const LoadLatencyDetail&) const = default;
+};
+
+struct LoadErrors {  // wrk's error classes
+  double connect = 0, read = 0, write = 0, timeout = 0, parse = 0;
+  // A total written without classes (a bare number): read, never written.
+  double unclassified = 0;
+  double total() const { return connect + read + write + timeout + parse + unclassified; }
+  bool operator==(const LoadErrors&) const = default;
+};
+
+struct LoadSummary {  // the built-in generator's whole run (also `load --json`)
+  double t = 0;
+  double requests = 0, sent = 0, duration_s = 0, rps = 0, bytes = 0;
+  double p50 = 0, p90 = 0, p99 = 0, max = 0;  // latency, ms
+  std::optional<LoadLatencyDetail> latency_detail;
+  LoadErrors errors;
+  std::map<std::string, double> status;  // responses by status code ("200")
+  double non_2xx = 0;
+  std::optional<double> rate;  // req/s asked for in constant-rate mode
+  bool rate_not_met = false;   // constant-rate mode could not keep up
+  // The load as configured; written by the collector, not by `load --json`.
+  std::optional<LoadConfig> config;
+  // Responses whose status is not 2xx, from `status` (what readers count).
+  double non_2xx_by_status() const;
+  bool operator==(const LoadSummary&) const = default;
+};
+
+struct LoadEnd {
+  double t = 0;
+  std::optional<int> exit_code;  // the load command's; absent for the built-in load
+  std::optional<std::string> signal;
+  std::optional<bool> stopped_by_loopdoctor;  // written for a load command only
+  bool operator==(const LoadEnd&) const = default;
+};
+
+struct Exit {  // the target's
+  double t = 0;
+  std::optional<int> code;
+  std::optional<std::string> signal;  // "SIGKILL", ...
+  bool stopped_by_loopdoctor = false; // we asked it to stop (end of load, Ctrl-C)
+  bool operator==(const Exit&) const = default;
+};
+
+struct Interrupt {  // the user ended the run
+  double t = 0;
+  std::string signal;  // "SIGINT"
+  bool operator==(const Interrupt&) const = default;
+};
+
+struct Warning {
+  double t = 0;
+  std::string text;
+  bool operator==(const Warning&) const = default;
+};
+
+// Encoders: the whole record, "type" and "t" included.
+nlohmann::json encode(const Meta& r);
+nlohmann::json encode(const Hello& r);
+nlohmann::json encode(const Listen& r);
+nlohmann::json encode(const Sample& r);
+nlohmann::json encode(const Gc& r);
+nlohmann::json encode(const Profile& r);
+nlohmann::json encode(const Bye& r);
+nlohmann::json encode(const Proc& r);
+nlohmann::json encode(const LoadConfig& r);  // the `config` object alone
+nlohmann::json encode(const LoadStart& r);
+nlohmann::json encode(const LoadSecond& r);
+nlohmann::json encode(const LoadSummary& r);
+nlohmann::json encode(const LoadEnd& r);
+nlohmann::json encode(const Exit& r);
+nlohmann::json encode(const Interrupt& r);
+nlohmann::json encode(const Warning& r);
+// The fields of a load record without "type" and "t": what the load generator
+// hands its callers (load.h) and `loopdoctor load --json` prints.
+nlohmann::json encode_fields(const LoadSecond& r);
+nlohmann::json encode_fields(const LoadSummary& r);
+// A record from such fields: "type" added as encode() writes it.
+nlohmann::json with_type(Type type, nlohmann::json fields);
+// The summary's latency object alone ({"p50",...} plus the detail when set),
+// for `loopdoctor load --json`, which shares the summary's shape.
+nlohmann::json encode_latency(double p50, double p90, double p99, double max,
+                              const std::optional<LoadLatencyDetail>& detail);
+
+// Decoders: `r` is one record object (its "type" is not checked here).
+Meta decode_meta(const nlohmann::json& r);
+Hello decode_hello(const nlohmann::json& r);
+Listen decode_listen(const nlohmann::json& r);
+Sample decode_sample(const nlohmann::json& r, double default_interval_ms);
+Gc decode_gc(const nlohmann::json& r);
+Profile decode_profile(const nlohmann::json& r);
+Bye decode_bye(const nlohmann::json& r);
+Proc decode_proc(const nlohmann::json& r);
+LoadConfig decode_load_config(const nlohmann::json& config);  // the object alone
+LoadStart decode_load_start(const nlohmann::json& r);
+LoadSecond decode_load_second(const nlohmann::json& r);
+LoadSummary decode_load_summary(const nlohmann::json& r);
+LoadEnd decode_load_end(const nlohmann::json& r);
+Exit decode_exit(const nlohmann::json& r);
+Interrupt decode_interrupt(const nlohmann::json& r);
+Warning decode_warning(const nlohmann::json& r);
+
+// A recording line as written: JSON without extra spaces, invalid UTF-8
+// replaced rather than thrown on (a strange argv must not end a run).
+std::string to_line(const nlohmann::json& record);
+
+}  // namespace loopdoctor::recording
