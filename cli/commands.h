@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/exit_codes.h"
+
 namespace loopdoctor::cli {
 
 struct Command {
@@ -19,7 +21,7 @@ Command add_agent(CLI::App& root);
 Command add_env(CLI::App& root);
 Command add_compare(CLI::App& root);
 
-// Exit codes (DESIGN.md): 0 done, 1 usage, 2 target or stage failed, 3 --fail-on matched.
-inline constexpr int kExitOk = 0, kExitUsage = 1, kExitFailed = 2, kExitFailOn = 3;
+// Every subcommand returns one of base's exit codes.
+using base::kExitFailOn, base::kExitFailed, base::kExitOk, base::kExitUsage;
 
 }  // namespace loopdoctor::cli

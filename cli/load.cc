@@ -6,9 +6,9 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
-#include "agent/load/duration.h"
+#include "base/duration.h"
+#include "base/file.h"
 #include "agent/load/load.h"
 #include "agent/load/summary_text.h"
 #include "cli/commands.h"
@@ -41,15 +41,6 @@ int usage_error(const std::string& message) {
   return kExitUsage;
 }
 
-bool read_file(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
-}
-
 // Builds the Config from the options; an empty string means success.
 std::string build_config(const LoadOptions& o, load::Config* cfg) {
   std::string error;
@@ -62,11 +53,11 @@ std::string build_config(const LoadOptions& o, load::Config* cfg) {
   if (o.requests > 0 && !o.duration_given) {
     cfg->duration_s = 0;
   } else {
-    if (!load::parse_duration_ms(o.duration, &ms, &error)) return error;
+    if (!base::parse_duration_ms(o.duration, &ms, &error)) return error;
     if (ms <= 0) return "invalid duration '" + o.duration + "': must be greater than zero";
     cfg->duration_s = ms / kMsPerSecond;
   }
-  if (!load::parse_duration_ms(o.timeout, &ms, &error)) return "--timeout: " + error;
+  if (!base::parse_duration_ms(o.timeout, &ms, &error)) return "--timeout: " + error;
   cfg->timeout_s = ms / kMsPerSecond;
   cfg->connections = o.connections;
   cfg->max_requests = o.requests;
@@ -76,7 +67,7 @@ std::string build_config(const LoadOptions& o, load::Config* cfg) {
   cfg->headers = o.headers;
   cfg->pipelining = o.pipelining;
   if (!o.body.empty() && o.body[0] == '@') {
-    if (!read_file(o.body.substr(1), &cfg->body))
+    if (!base::read_file(o.body.substr(1), &cfg->body))
       return "cannot read body file '" + o.body.substr(1) + "' (from --body @file)";
   } else {
     cfg->body = o.body;

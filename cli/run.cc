@@ -5,7 +5,8 @@
 #include <iostream>
 
 #include "agent/collector/session.h"
-#include "agent/load/duration.h"
+#include "base/duration.h"
+#include "base/file.h"
 #include "cli/commands.h"
 #include "cli/paths.h"
 #include "cli/report_outputs.h"
@@ -57,14 +58,14 @@ int run_command(const RunArgs& a) {
   ro.command = a.command;
   ro.on_port = a.on_port;
   ro.loopdoctor_version = LOOPDOCTOR_VERSION;
-  if (!load::parse_duration_ms(a.sample_interval, &ro.sample_interval_ms, &err))
+  if (!base::parse_duration_ms(a.sample_interval, &ro.sample_interval_ms, &err))
     return usage("--sample-interval: " + err);
   if (ro.sample_interval_ms < kMinSampleIntervalMs || ro.sample_interval_ms > kMaxSampleIntervalMs)
     return usage("--sample-interval must be between 1ms and 10s, not '" + a.sample_interval + "'");
   ro.profile = !a.no_profile;
   if (!a.profile_interval.empty()) {
     double ms = 0;
-    if (!load::parse_duration_ms(a.profile_interval, &ms, &err))
+    if (!base::parse_duration_ms(a.profile_interval, &ms, &err))
       return usage("--profile-interval: " + err);
     if (ms < kMinProfileIntervalMs || ms > kMaxProfileIntervalMs)
       return usage("--profile-interval must be between 50us and 100ms, not '" +
@@ -72,7 +73,7 @@ int run_command(const RunArgs& a) {
     ro.profile_interval_us = ms * kUsPerMs;
   }
   double duration_ms = 0;
-  if (!a.duration.empty() && !load::parse_duration_ms(a.duration, &duration_ms, &err))
+  if (!a.duration.empty() && !base::parse_duration_ms(a.duration, &duration_ms, &err))
     return usage("--duration: " + err);
 
   if (!a.load_target.empty()) {
@@ -86,10 +87,10 @@ int run_command(const RunArgs& a) {
     cfg.pipelining = a.pipelining;
     cfg.duration_s = (duration_ms > 0 ? duration_ms : kDefaultLoadDurationMs) / 1000.0;
     double timeout_ms = 0;
-    if (!load::parse_duration_ms(a.timeout, &timeout_ms, &err)) return usage("--timeout: " + err);
+    if (!base::parse_duration_ms(a.timeout, &timeout_ms, &err)) return usage("--timeout: " + err);
     cfg.timeout_s = timeout_ms / 1000.0;
     cfg.body = a.body;
-    if (a.body.starts_with("@") && !read_text_file(a.body.substr(1), &cfg.body, &err))
+    if (a.body.starts_with("@") && !base::read_file(a.body.substr(1), &cfg.body, &err))
       return usage("--body: " + err);
     if (cfg.connections < 1) return usage("-c/--connections must be at least 1");
     ro.load = cfg;

@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "agent/collector/proc_stats.h"
-#include "agent/collector/timer.h"
+#include "base/timer.h"
 
 namespace loopdoctor::collector {
 
@@ -25,8 +25,8 @@ class ProcSampler {
  private:
   void sample_once();
 
-  Timer timer_;
-  std::unique_ptr<ProcReader> reader_;
+  base::Timer timer_;
+  std::unique_ptr<base::ProcReader> reader_;
   SampleFn on_sample_;
   std::function<void()> tick_;
 };

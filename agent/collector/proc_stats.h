@@ -1,88 +1,14 @@
-// Reading one process's counters from /proc. The parsers are pure functions
-// of the file text so they can be tested on fixed inputs; read_proc_sample
-// does the file access.
+// The collector's `proc` record, built from a /proc sample (base/proc_stats.h
+// reads /proc; the sampler, proc_sampler.h, runs it on the run's clock).
 #pragma once
-
-#include <cstdint>
-#include <optional>
-#include <string>
-#include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "base/proc_stats.h"
+
 namespace loopdoctor::collector {
 
-// Fields of /proc/<pid>/stat we use (proc(5) numbering in comments).
-struct StatFields {
-  std::uint64_t utime_ticks = 0;  // 14
-  std::uint64_t stime_ticks = 0;  // 15
-  std::int64_t num_threads = 0;   // 20
-  std::int64_t rss_pages = 0;     // 24
-};
-
-struct StatusFields {
-  std::uint64_t ctx_voluntary = 0;    // voluntary_ctxt_switches
-  std::uint64_t ctx_involuntary = 0;  // nonvoluntary_ctxt_switches
-};
-
-struct IoFields {
-  std::uint64_t read_bytes = 0;   // bytes that reached the storage layer
-  std::uint64_t write_bytes = 0;
-};
-
-// The command name (field 2) is in parentheses and may itself contain spaces
-// and ')' (a process can name itself anything), so the fields after it are
-// found from the LAST ')' in the text.
-std::optional<StatFields> parse_proc_stat(std::string_view text);
-std::optional<StatusFields> parse_proc_status(std::string_view text);
-std::optional<IoFields> parse_proc_io(std::string_view text);
-
-struct ProcSample {
-  double cpu_ms = 0;  // user + system, cumulative since the process started
-  double rss_bytes = 0;
-  std::int64_t threads = 0;
-  std::int64_t fds = 0;
-  std::uint64_t ctx_voluntary = 0;
-  std::uint64_t ctx_involuntary = 0;
-  std::optional<IoFields> io;  // absent when /proc/<pid>/io is not readable (EACCES)
-};
-
-// Reads /proc/<pid>/{stat,status,fd,io} once. Returns nullopt when the
-// process is gone, a zombie or mid-exec (no resident pages), or stat is
-// unreadable; missing secondary files leave zeros.
-std::optional<ProcSample> read_proc_sample(int pid);
-
-// The sampler's reader: it samples every 10 ms on a machine whose cores the
-// target and the load generator already saturate, so every syscall it saves
-// is throughput the target keeps. The files stay open (a pread from offset 0
-// regenerates a /proc file) and the slowly-moving, costly fields -- status
-// (context switches), io and the fd count -- are re-read at most every
-// kSlowRefreshMs; samples in between carry their last values.
-class ProcReader {
- public:
-  // CPU ticks are 10 ms (USER_HZ 100) and fds, context switches and storage
-  // bytes are rates a user reads per second: 100 ms loses nothing visible,
-  // and status alone costs more than stat to generate in the kernel.
-  static constexpr double kSlowRefreshMs = 100;
-
-  explicit ProcReader(int pid);
-  ~ProcReader();
-  ProcReader(const ProcReader&) = delete;
-  ProcReader& operator=(const ProcReader&) = delete;
-
-  // now_ms: any monotonic clock in ms, only compared with itself.
-  std::optional<ProcSample> read(double now_ms);
-
- private:
-  std::string fd_dir_;  // /proc/<pid>/fd, counted with readdir (no fd to keep)
-  int stat_fd_ = -1;
-  int status_fd_ = -1;
-  int io_fd_ = -1;  // stays -1 where /proc/<pid>/io is EACCES
-  std::string buf_;
-  ProcSample slow_;  // the last status/io/fd values
-  double slow_t_ms_ = 0;
-  bool have_slow_ = false;
-};
+using base::ProcSample;
 
 // The `proc` record without "t" (the caller stamps it), as DESIGN.md names it.
 nlohmann::json proc_record(const ProcSample& s);

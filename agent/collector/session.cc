@@ -51,7 +51,7 @@ bool Session::run() {
     ::unlink(result_->record_path.c_str());
     return false;
   }
-  clock_ = RunClock();  // t = 0 at the spawn
+  clock_ = base::RunClock();  // t = 0 at the spawn
   bool spawned = spawn_target(fds[1]);
   ::close(fds[1]);  // only the child keeps it; we see EOF when the child is gone
   if (!spawned) {
