@@ -45,8 +45,10 @@ std::vector<std::string_view> split_spaces(std::string_view s) {
   return out;
 }
 
-// Finds "key:<spaces>number" at the start of a line of a "key: value" file.
-bool find_keyed(std::string_view text, std::string_view key, std::uint64_t* out) {
+// Finds "key<sep><spaces>number" at the start of a line of a "key: value"
+// file (status, io; /proc/stat separates with a space instead).
+bool find_keyed(std::string_view text, std::string_view key, std::uint64_t* out,
+                char sep = ':') {
   std::size_t pos = 0;
   while (pos < text.size()) {
     std::size_t eol = text.find('\n', pos);
@@ -54,7 +56,7 @@ bool find_keyed(std::string_view text, std::string_view key, std::uint64_t* out)
     std::string_view line = text.substr(pos, eol - pos);
     pos = eol + 1;
     if (line.size() <= key.size() || line.substr(0, key.size()) != key ||
-        line[key.size()] != ':')
+        line[key.size()] != sep)
       continue;
     std::string_view v = line.substr(key.size() + 1);
     while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
@@ -135,16 +137,8 @@ std::optional<IoFields> parse_proc_io(std::string_view text) {
 
 std::optional<double> parse_boot_time_s(std::string_view text) {
   std::uint64_t btime = 0;
-  // find_keyed wants "key:"; /proc/stat separates with a space instead.
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t eol = text.find('\n', pos);
-    if (eol == std::string_view::npos) eol = text.size();
-    std::string_view line = text.substr(pos, eol - pos);
-    pos = eol + 1;
-    if (line.starts_with("btime ") && to_number(line.substr(6), &btime)) return static_cast<double>(btime);
-  }
-  return std::nullopt;
+  if (!find_keyed(text, "btime", &btime, ' ')) return std::nullopt;
+  return static_cast<double>(btime);
 }
 
 ProcReader::ProcReader(int pid) {
