@@ -5,7 +5,7 @@
 #include "agent/exporter/agent.h"
 #include "agent/exporter/http_server.h"
 #include "agent/exporter/socket_path.h"
-#include "agent/load/duration.h"
+#include "base/duration.h"
 #include "cli/commands.h"
 #include "cli/paths.h"
 
@@ -33,7 +33,7 @@ bool is_loopback(const std::string& host) {
 int agent_command(const AgentArgs& a) {
   exporter::AgentOptions o;
   std::string err;
-  if (!load::parse_duration_ms(a.window, &o.window_ms, &err)) {
+  if (!base::parse_duration_ms(a.window, &o.window_ms, &err)) {
     std::cerr << "loopdoctor agent: --window: " << err << "\n";
     return kExitUsage;
   }

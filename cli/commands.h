@@ -5,6 +5,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/exit_codes.h"
+
 namespace loopdoctor::cli {
 
 struct Command {
@@ -19,11 +21,8 @@ Command add_agent(CLI::App& root);
 Command add_env(CLI::App& root);
 Command add_compare(CLI::App& root);
 
-// Exit codes (DESIGN.md): 0 done, 1 usage, 2 target or stage failed, 3 --fail-on matched.
-inline constexpr int kExitOk = 0, kExitUsage = 1, kExitFailed = 2, kExitFailOn = 3;
-// A run cut short by a signal exits as a shell reports a process that signal
-// killed (128 + its number), so scripts and CI see the interrupt.
-inline constexpr int kExitInterrupted = 130;  // SIGINT, Ctrl-C
-inline constexpr int kExitTerminated = 143;   // SIGTERM
+// Every subcommand returns one of base's exit codes.
+using base::kExitFailOn, base::kExitFailed, base::kExitOk, base::kExitUsage,
+    base::kExitInterrupted, base::kExitTerminated;
 
 }  // namespace loopdoctor::cli

@@ -2,7 +2,6 @@
 // Each side is a recording or a diagnosis JSON written by --json.
 #include <unistd.h>
 
-#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -10,6 +9,7 @@
 
 #include "analyzer/analyze.h"
 #include "analyzer/figures.h"
+#include "base/file.h"
 #include "cli/commands.h"
 #include "cli/paths.h"
 #include "cli/text_files.h"
@@ -28,14 +28,10 @@ struct Side {
 
 bool load_side(const std::string& path, Side* side, std::string* error) {
   side->path = path;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot open '" + path + "'";
-    return false;
-  }
   // A diagnosis JSON is one document starting with '{' and holding "schema";
   // a recording is NDJSON (or gzip). Try the JSON reading first.
-  std::string text((std::istreambuf_iterator<char>(in)), {});
+  std::string text;
+  if (!base::read_file(path, &text, error)) return false;
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_discarded() && j.is_object() && j.contains("schema")) {
     if (!figures_from_diagnosis_json(j, &side->figures, error)) {
@@ -83,7 +79,7 @@ void print_table(std::ostream& out, const Side& b, const Side& a,
 std::string render_html(const Side& b, const Side& a, const std::vector<FigureRow>& rows,
                         const std::string& templates_dir, std::string* error) {
   std::string tpl;
-  if (!read_text_file(templates_dir + "/compare.html.mustache", &tpl, error)) return "";
+  if (!base::read_file(templates_dir + "/compare.html.mustache", &tpl, error)) return "";
   kainjow::mustache::mustache m(tpl);
   if (!m.is_valid()) {
     *error = "compare.html.mustache: " + m.error_message();

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 
+#include "base/duration.h"
 #include "agent/load/load.h"
 #include "agent/load/summary_text.h"
 #include "cli/commands.h"

@@ -1,25 +1,15 @@
 #include "cli/load_options.h"
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
-#include "agent/load/duration.h"
+#include "base/duration.h"
+#include "base/file.h"
 #include "agent/load/validate.h"
 
 namespace loopdoctor::cli {
 namespace {
 
 constexpr double kMsPerSecond = 1000.0;
-
-bool read_body_file(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return true;
-}
 
 // CLI::NonNegativeNumber's message prints the range up to DBL_MAX in full.
 std::string check_rate(std::string& text) {
@@ -57,7 +47,7 @@ void add_load_options(CLI::App* app, LoadFlags* f, const std::string& duration_h
 bool load_duration_ms(const LoadFlags& f, double* ms, std::string* error) {
   *ms = 0;
   if (f.duration.empty()) return true;
-  if (!load::parse_duration_ms(f.duration, ms, error)) return false;
+  if (!base::parse_duration_ms(f.duration, ms, error)) return false;
   if (*ms <= 0) {
     *error = "invalid duration '" + f.duration + "': must be greater than zero";
     return false;
@@ -70,7 +60,7 @@ std::string apply_load_flags(const LoadFlags& f, double default_duration_ms, loa
   double ms = 0;
   if (!load_duration_ms(f, &ms, &error)) return error;
   cfg->duration_s = (f.duration.empty() ? default_duration_ms : ms) / kMsPerSecond;
-  if (!load::parse_duration_ms(f.timeout, &ms, &error)) return "--timeout: " + error;
+  if (!base::parse_duration_ms(f.timeout, &ms, &error)) return "--timeout: " + error;
   cfg->timeout_s = ms / kMsPerSecond;
   cfg->connections = f.connections;
   cfg->threads = f.threads;
@@ -79,8 +69,8 @@ std::string apply_load_flags(const LoadFlags& f, double default_duration_ms, loa
   cfg->headers = f.headers;
   cfg->pipelining = f.pipelining;
   if (f.body.starts_with("@")) {
-    if (!read_body_file(f.body.substr(1), &cfg->body))
-      return "cannot read body file '" + f.body.substr(1) + "' (from --body @file)";
+    if (std::string err; !base::read_file(f.body.substr(1), &cfg->body, &err))
+      return "--body @file: " + err;
   } else {
     cfg->body = f.body;
   }

@@ -7,8 +7,8 @@
 
 #include "agent/collector/run_limits.h"
 #include "agent/collector/session.h"
-#include "agent/load/duration.h"
 #include "agent/load/validate.h"
+#include "base/duration.h"
 #include "cli/commands.h"
 #include "cli/load_options.h"
 #include "cli/paths.h"
@@ -54,7 +54,7 @@ int usage(const std::string& msg) {
 std::string duration_in_range(const std::string& option, const std::string& text, double min_ms,
                               double max_ms, const std::string& range, double* ms) {
   std::string err;
-  if (!load::parse_duration_ms(text, ms, &err)) return option + ": " + err;
+  if (!base::parse_duration_ms(text, ms, &err)) return option + ": " + err;
   if (*ms < min_ms || *ms > max_ms)
     return option + " must be between " + range + ", not '" + text + "'";
   return {};

@@ -6,16 +6,6 @@
 
 namespace loopdoctor::cli {
 
-bool read_text_file(const std::string& path, std::string* out, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot read '" + path + "'";
-    return false;
-  }
-  out->assign(std::istreambuf_iterator<char>(in), {});
-  return true;
-}
-
 bool write_output(const std::string& path, const std::string& content, std::string* error) {
   if (path == "-") {
     std::cout << content;

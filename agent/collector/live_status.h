@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "agent/collector/timer.h"
+#include "base/timer.h"
 
 namespace loopdoctor::collector {
 
@@ -50,7 +50,7 @@ class LiveStatus {
  private:
   void draw(const std::string& text);
 
-  Timer timer_;
+  base::Timer timer_;
   bool enabled_ = false;
   bool drawn_ = false;
 };

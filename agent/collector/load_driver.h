@@ -34,8 +34,7 @@ class LoadDriver {
 std::unique_ptr<LoadDriver> make_on_port_load(uv_loop_t* loop, std::string command_template,
                                               EmitFn emit, std::function<void()> on_end);
 
-// Defined in builtin_load.cc, or in builtin_load_unavailable.cc while the
-// load library has no sources (CMake picks one).
+// Defined in builtin_load.cc.
 std::unique_ptr<LoadDriver> make_builtin_load(uv_loop_t* loop, load::Config cfg, EmitFn emit,
                                               std::function<void()> on_end);
 

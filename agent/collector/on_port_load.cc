@@ -8,8 +8,8 @@
 #include "agent/collector/child_process.h"
 #include "agent/collector/load_driver.h"
 #include "agent/collector/signal_names.h"
-#include "agent/collector/timer.h"
 #include "analyzer/recording/records.h"
+#include "base/timer.h"
 
 namespace loopdoctor::collector {
 namespace {
@@ -78,7 +78,7 @@ class OnPortLoad final : public LoadDriver {
   EmitFn emit_;
   std::function<void()> on_end_;
   ChildProcess child_;
-  Timer kill_timer_;
+  base::Timer kill_timer_;
   bool started_ = false, finished_ = false, stopping_ = false;
 };
 

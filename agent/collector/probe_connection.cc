@@ -66,8 +66,9 @@ void ProbeConnection::close(const std::string& reason) {
   auto* h = reinterpret_cast<uv_handle_t*>(&pipe_);
   uv_read_stop(reinterpret_cast<uv_stream_t*>(&pipe_));
   if (!uv_is_closing(h)) uv_close(h, nullptr);
-  if (bad_lines_ > 1)
-    spdlog::warn("probe: {} lines in total were not JSON objects and were skipped", bad_lines_);
+  if (bad_lines() > 1)
+    spdlog::warn("probe: {} lines in total were not valid probe messages and were skipped",
+                 bad_lines());
   if (handlers_.on_close) handlers_.on_close(reason);
 }
 
@@ -81,43 +82,25 @@ void ProbeConnection::on_read(uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
   if (n == 0) return;  // EAGAIN
   if (n < 0) {
     if (n == UV_EOF) {
-      if (self->splitter_.pending_bytes() > 0)
+      if (self->reader_.pending_bytes() > 0)
         spdlog::warn("probe: connection ended inside a line ({} bytes); dropped",
-                     self->splitter_.pending_bytes());
+                     self->reader_.pending_bytes());
       self->close("");
     } else {
       self->close(std::string("read error: ") + uv_strerror(static_cast<int>(n)));
     }
     return;
   }
-  auto status = self->splitter_.feed(std::string_view(buf->base, static_cast<std::size_t>(n)),
-                                     [self](std::string_view line) {
-                                       if (self->open_) self->handle_line(line);
-                                     });
-  if (status == LineSplitter::Status::kTooLong && self->open_) {
-    std::string reason = "a probe line of over " +
-                         std::to_string(self->splitter_.rejected_line_bytes()) +
-                         " bytes broke the protocol limit (" +
-                         std::to_string(kMaxLineBytes >> 20) + " MiB, " +
-                         std::to_string(kMaxProfileLineBytes >> 20) +
-                         " MiB for a profile); the probe connection was closed";
+  std::string reason = self->reader_.feed(
+      std::string_view(buf->base, static_cast<std::size_t>(n)),
+      [self](const nlohmann::json& msg, std::string_view raw) {
+        if (self->open_ && self->handlers_.on_message) self->handlers_.on_message(msg, raw);
+      });
+  if (!reason.empty() && self->open_) {
+    reason += "; the probe connection was closed";
     spdlog::warn("probe: {}", reason);
     self->close(reason);
   }
-}
-
-void ProbeConnection::handle_line(std::string_view line) {
-  if (line.empty()) return;
-  auto msg = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  auto type = msg.is_object() ? msg.find("type") : msg.end();
-  if (msg.is_discarded() || !msg.is_object() || type == msg.end() || !type->is_string()) {
-    // One warning is enough to notice a broken probe; the count comes at close.
-    if (++bad_lines_ == 1)
-      spdlog::warn("probe: skipped a line that is not a JSON object with a \"type\": {:.80}",
-                   line);
-    return;
-  }
-  if (handlers_.on_message) handlers_.on_message(msg, line);
 }
 
 }  // namespace loopdoctor::collector

@@ -1,6 +1,7 @@
 // Our end of the socketpair the probe inside the target writes to: reads
-// NDJSON messages, hands each valid one on, and writes the few control lines
-// we send back ({"type":"end"}).
+// NDJSON messages (agent/protocol/message_reader.h, lenient: a bad line is
+// skipped), hands each valid one on, and writes the few control lines we send
+// back ({"type":"end"}).
 #pragma once
 
 #include <functional>
@@ -11,14 +12,14 @@
 #include <nlohmann/json.hpp>
 #include <uv.h>
 
-#include "agent/collector/line_splitter.h"
+#include "agent/protocol/message_reader.h"
 
 namespace loopdoctor::collector {
 
 class ProbeConnection {
  public:
   struct Handlers {
-    // A JSON object with a string "type"; `raw` is the line as received.
+    // A message that passed the protocol check; `raw` is the line as received.
     std::function<void(const nlohmann::json& msg, std::string_view raw)> on_message;
     // The connection ended: EOF, a read error, or a limit broken (`reason`
     // says which, empty for a plain EOF). Called once.
@@ -37,7 +38,7 @@ class ProbeConnection {
   bool send(std::string line);
 
   bool is_open() const { return open_; }
-  std::size_t bad_lines() const { return bad_lines_; }
+  std::size_t bad_lines() const { return reader_.skipped_lines(); }
 
   // Closes now; on_close fires with `reason`.
   void close(const std::string& reason);
@@ -45,15 +46,13 @@ class ProbeConnection {
  private:
   static void on_alloc(uv_handle_t* h, std::size_t suggested, uv_buf_t* buf);
   static void on_read(uv_stream_t* s, ssize_t n, const uv_buf_t* buf);
-  void handle_line(std::string_view line);
 
   uv_pipe_t pipe_{};
   bool initialized_ = false;
   bool open_ = false;
   Handlers handlers_;
-  LineSplitter splitter_;
+  protocol::MessageReader reader_{protocol::Strictness::kLenient};
   std::vector<char> read_buf_;
-  std::size_t bad_lines_ = 0;
 };
 
 }  // namespace loopdoctor::collector

@@ -7,7 +7,7 @@ namespace loopdoctor::collector {
 
 void ProcSampler::start(int pid, double interval_ms, SampleFn on_sample,
                         std::function<void()> tick) {
-  reader_ = std::make_unique<ProcReader>(pid);
+  reader_ = std::make_unique<base::ProcReader>(pid);
   on_sample_ = std::move(on_sample);
   tick_ = std::move(tick);
   sample_once();

@@ -6,10 +6,12 @@
 #include <functional>
 #include <memory>
 
-#include "agent/collector/proc_stats.h"
-#include "agent/collector/timer.h"
+#include "base/proc_stats.h"
+#include "base/timer.h"
 
 namespace loopdoctor::collector {
+
+using base::ProcSample;
 
 class ProcSampler {
  public:
@@ -25,8 +27,8 @@ class ProcSampler {
  private:
   void sample_once();
 
-  Timer timer_;
-  std::unique_ptr<ProcReader> reader_;
+  base::Timer timer_;
+  std::unique_ptr<base::ProcReader> reader_;
   SampleFn on_sample_;
   std::function<void()> tick_;
 };

@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/collector/session_impl.h"
+#include "analyzer/recording/proc_record.h"
 
 namespace loopdoctor::collector {
 namespace detail {
@@ -51,7 +52,7 @@ bool Session::run() {
     ::unlink(result_->record_path.c_str());
     return false;
   }
-  clock_ = RunClock();  // t = 0 at the spawn
+  clock_ = base::RunClock();  // t = 0 at the spawn
   bool spawned = spawn_target(fds[1]);
   ::close(fds[1]);  // only the child keeps it; we see EOF when the child is gone
   if (!spawned) {
@@ -74,7 +75,7 @@ bool Session::run() {
   sampler_.start(
       target_.pid(), interval_ms(),
       [this](const ProcSample& s) {
-        double t = emit(recording::encode(proc_record(s, 0)));  // emit stamps t
+        double t = emit(recording::encode(recording::proc_record(s, 0)));  // emit stamps t
         model_.on_proc(t, s.cpu_ms);
       },
       [this] { writer_.flush(); });

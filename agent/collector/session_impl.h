@@ -18,10 +18,10 @@
 #include "agent/collector/probe_connection.h"
 #include "agent/collector/proc_sampler.h"
 #include "agent/collector/recording_writer.h"
-#include "agent/collector/run_clock.h"
+#include "base/run_clock.h"
 #include "agent/collector/session.h"
 #include "agent/collector/stop_sequence.h"
-#include "agent/collector/timer.h"
+#include "base/timer.h"
 
 namespace loopdoctor::collector::detail {
 
@@ -93,7 +93,7 @@ class Session {
   uv_loop_t loop_{};
   bool loop_ready_ = false;
   IgnoreSigpipe sigpipe_;
-  RunClock clock_;
+  base::RunClock clock_;
   RecordingWriter writer_;
   ChildProcess target_;
   ProbeConnection probe_;
@@ -101,7 +101,7 @@ class Session {
   StopSequence stop_;
   StatusModel model_;
   LiveStatus status_;
-  Timer duration_timer_, port_timer_, drain_timer_, finish_timer_;
+  base::Timer duration_timer_, port_timer_, drain_timer_, finish_timer_;
   uv_signal_t sigint_{}, sigterm_{};
   std::vector<std::unique_ptr<LoadDriver>> loads_;
   int port_ = 0;

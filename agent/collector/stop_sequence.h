@@ -7,7 +7,7 @@
 
 #include <functional>
 
-#include "agent/collector/timer.h"
+#include "base/timer.h"
 
 namespace loopdoctor::collector {
 
@@ -44,7 +44,7 @@ class StopSequence {
   void send_sigint();
   void escalate();
 
-  Timer timer_;
+  base::Timer timer_;
   Hooks hooks_;
   Phase phase_ = Phase::kIdle;
 };

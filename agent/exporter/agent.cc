@@ -9,16 +9,18 @@
 #include <spdlog/spdlog.h>
 #include <uv.h>
 
-#include "agent/collector/proc_stats.h"
-#include "agent/collector/run_clock.h"
-#include "agent/collector/timer.h"
 #include "agent/exporter/http_server.h"
+#include "agent/exporter/job_name.h"
 #include "agent/exporter/probe_link.h"
 #include "agent/exporter/probe_listener.h"
-#include "agent/exporter/proc_info.h"
 #include "agent/exporter/routes.h"
 #include "agent/exporter/sample_convert.h"
+#include "analyzer/recording/proc_record.h"
 #include "analyzer/analyze.h"
+#include "base/exit_codes.h"
+#include "base/proc_stats.h"
+#include "base/run_clock.h"
+#include "base/timer.h"
 
 namespace loopdoctor::exporter {
 namespace {
@@ -26,8 +28,6 @@ namespace {
 using nlohmann::json;
 using Id = ProcessTable::Id;
 
-// Exit codes shared with the CLI (cli/commands.h): 0 done, 2 a stage failed.
-constexpr int kExitOk = 0, kExitFailed = 2;
 // A probe in agent mode reports once a second unless told otherwise.
 constexpr double kDefaultProbeIntervalMs = 1000;
 
@@ -51,12 +51,12 @@ class Agent {
       shutdown();
       uv_run(&loop_, UV_RUN_DEFAULT);
       uv_loop_close(&loop_);
-      return kExitFailed;
+      return base::kExitFailed;
     }
     uv_run(&loop_, UV_RUN_DEFAULT);
     uv_loop_close(&loop_);
     spdlog::info("loopdoctor agent stopped");
-    return kExitOk;
+    return base::kExitOk;
   }
 
  private:
@@ -96,15 +96,15 @@ class Agent {
   }
 
   bool attach(int pid, std::string* error) {
-    if (!process_alive(pid)) {
+    if (!base::process_alive(pid)) {
       *error = "--attach " + std::to_string(pid) + ": no such process";
       return false;
     }
     ProcessIdentity id;
     id.pid = pid;
-    id.argv = process_cmdline(pid);
+    id.argv = base::process_cmdline(pid);
     id.job = job_from_argv(id.argv);
-    id.start_time_s = process_start_time_s(pid);
+    id.start_time_s = base::process_start_time_s(pid);
     auto p = std::make_unique<ProcessState>(std::move(id), opt_.window_ms);
     p->has_probe = false;
     p->peer_pid = pid;
@@ -173,7 +173,7 @@ class Agent {
     id.interval_ms = h.interval_ms.value_or(kDefaultProbeIntervalMs);
     id.heap_limit = h.heap_limit;
     const int peer = raw->peer_pid();
-    id.start_time_s = process_start_time_s(peer > 0 ? peer : static_cast<int>(id.pid));
+    id.start_time_s = base::process_start_time_s(peer > 0 ? peer : static_cast<int>(id.pid));
 
     std::vector<ProbeLink*> replaced;
     {
@@ -251,20 +251,20 @@ class Agent {
       if (raw->is_open() && !raw->said_hello() && loop_now - raw->opened_at_ms() > kHelloTimeoutMs)
         raw->close("no hello within " + std::to_string(static_cast<int>(kHelloTimeoutMs / 1000)) + " s",
                    true);
-    std::map<int, std::optional<collector::ProcSample>> proc;
-    for (const auto& [pid, id] : attached_) proc[pid] = collector::read_proc_sample(pid);
+    std::map<int, std::optional<base::ProcSample>> proc;
+    for (const auto& [pid, id] : attached_) proc[pid] = base::read_proc_sample(pid);
 
     std::lock_guard lock(table_.mutex());
     for (auto it = attached_.begin(); it != attached_.end();) {
       const auto& s = proc[it->first];
       ProcessState* p = table_.find(it->second);
-      if (!s || !process_alive(it->first)) {
+      if (!s || !base::process_alive(it->first)) {
         spdlog::info("attached process {} exited; its series are removed", it->first);
         table_.remove(it->second);
         it = attached_.erase(it);
         continue;
       }
-      p->add_proc(collector::proc_record(*s, now));
+      p->add_proc(recording::proc_record(*s, now));
       ++it;
     }
     std::vector<Id> gone;
@@ -273,7 +273,7 @@ class Agent {
       // A disconnected probe may be reconnecting (agent restart, backoff):
       // its series stay while the process lives, for at most one window.
       if (p->has_probe && !p->connected &&
-          (now - p->disconnected_at_ms > opt_.window_ms || !process_alive(p->peer_pid)))
+          (now - p->disconnected_at_ms > opt_.window_ms || !base::process_alive(p->peer_pid)))
         gone.push_back(id);
     }
     for (Id id : gone) table_.remove(id);
@@ -319,7 +319,7 @@ class Agent {
     for (auto& [sig, h] : signals_)
       if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&h)))
         uv_close(reinterpret_cast<uv_handle_t*>(&h), nullptr);
-    // collector::Timer keeps its handle private; walking the loop closes them.
+    // base::Timer keeps its handle private; walking the loop closes them.
     uv_walk(&loop_, [](uv_handle_t* h, void*) {
       if (h->type == UV_TIMER && !uv_is_closing(h)) uv_close(h, nullptr);
     }, nullptr);
@@ -327,14 +327,14 @@ class Agent {
 
   AgentOptions opt_;
   uv_loop_t loop_{};
-  collector::RunClock clock_;
+  base::RunClock clock_;
   ProcessTable table_;
   ProbeListener listener_;
   HttpServer http_;
   std::map<ProbeLink*, Link> links_;
   std::map<int, Id> attached_;  // pid -> process
   std::map<int, uv_signal_t> signals_;
-  collector::Timer sweep_timer_, analysis_timer_;
+  base::Timer sweep_timer_, analysis_timer_;
   bool stopping_ = false;
 };
 

@@ -7,13 +7,18 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/exporter/limits.h"
-#include "agent/exporter/protocol_check.h"
 
 namespace loopdoctor::exporter {
 namespace {
 
 // One read buffer per connection; 16 KiB holds a second of a 100 Hz probe.
 constexpr std::size_t kReadBufferBytes = 16 * 1024;
+
+// The agent takes no profiles, so every line is held to the 1 MiB limit, and
+// label values are bounded against a cardinality attack.
+constexpr protocol::ReaderLimits kAgentReaderLimits{
+    .max_profile_line_bytes = protocol::kMaxLineBytes,
+    .label_bounds = {.max_handle_types = kMaxHandleTypes, .max_label_bytes = kMaxLabelValueBytes}};
 
 }  // namespace
 
@@ -26,8 +31,15 @@ bool RateLimit::take(double n, double now_ms) {
 }
 
 ProbeLink::ProbeLink()
-    : messages_(kFloodMessagesPerSecond, kFloodBurstMessages),
-      bytes_(kFloodBytesPerSecond, kFloodBurstBytes) {}
+    : ProbeLink(RateLimit(kFloodMessagesPerSecond, kFloodBurstMessages),
+                RateLimit(kFloodBytesPerSecond, kFloodBurstBytes)) {}
+
+// Strict: a probe that sends the wrong types is disconnected, not
+// half-understood.
+ProbeLink::ProbeLink(RateLimit messages, RateLimit bytes)
+    : reader_(protocol::Strictness::kStrict, kAgentReaderLimits),
+      messages_(messages),
+      bytes_(bytes) {}
 
 int ProbeLink::accept(uv_loop_t* loop, uv_stream_t* server, Handlers handlers) {
   handlers_ = std::move(handlers);
@@ -85,43 +97,20 @@ void ProbeLink::on_read(uv_stream_t* s, ssize_t n, const uv_buf_t* buf) {
                 true);
     return;
   }
-  auto status = self->splitter_.feed(std::string_view(buf->base, static_cast<std::size_t>(n)),
-                                     [self](std::string_view line) {
-                                       if (self->open_) self->handle_line(line);
-                                     });
-  // The splitter allows 16 MiB for a `profile` line (one-shot runs); the
-  // agent takes no profiles, so every line is held to the 1 MiB limit.
-  if (status == collector::LineSplitter::Status::kOk &&
-      self->splitter_.pending_bytes() > collector::kMaxLineBytes && self->open_) {
-    self->close("a line of over " + std::to_string(self->splitter_.pending_bytes()) +
-                    " bytes broke the agent's limit of " + std::to_string(collector::kMaxLineBytes) +
-                    " bytes",
-                true);
-    return;
-  }
-  if (status == collector::LineSplitter::Status::kTooLong && self->open_)
-    self->close("a line of over " + std::to_string(self->splitter_.rejected_line_bytes()) +
-                    " bytes broke the protocol's limit of " +
-                    std::to_string(collector::kMaxLineBytes) + " bytes",
-                true);
+  std::string reason = self->reader_.feed(
+      std::string_view(buf->base, static_cast<std::size_t>(n)),
+      [self](const nlohmann::json& msg, std::string_view) {
+        if (self->open_) self->handle_message(msg);
+      });
+  if (!reason.empty() && self->open_) self->close(reason, true);
 }
 
-void ProbeLink::handle_line(std::string_view line) {
-  if (line.empty()) return;
+void ProbeLink::handle_message(const nlohmann::json& msg) {
   const double now = static_cast<double>(uv_now(loop_));
   if (!messages_.take(1, now)) {
     close("flood: over " + std::to_string(static_cast<long>(kFloodMessagesPerSecond)) +
               " messages/s sustained",
           true);
-    return;
-  }
-  auto msg = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (msg.is_discarded()) {
-    close(fmt::format("a line is not valid JSON: {:.60}", line), true);
-    return;
-  }
-  if (std::string e = check_message(msg); !e.empty()) {
-    close(e, true);
     return;
   }
   const bool is_hello = msg["type"] == "hello";

@@ -1,6 +1,8 @@
-// One probe's connection to the agent: reads NDJSON lines, checks each
-// message (protocol_check.h) and the rate of messages and bytes, and closes
-// the connection with a logged reason on the first violation. A broken or
+// One probe's connection to the agent: reads messages through the protocol
+// reader (agent/protocol/message_reader.h, strict: the first bad line ends
+// the connection), checks the rate of messages and bytes and that hello comes
+// first and once, and closes the connection with a logged reason on the first
+// violation. A broken or
 // hostile probe loses only its own connection; the loop and the other
 // probes carry on.
 #pragma once
@@ -12,7 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <uv.h>
 
-#include "agent/collector/line_splitter.h"
+#include "agent/protocol/message_reader.h"
 
 namespace loopdoctor::exporter {
 
@@ -31,7 +33,7 @@ class RateLimit {
 class ProbeLink {
  public:
   struct Handlers {
-    // A message that passed check_message(); `now_ms` is the loop's time.
+    // A message that passed the protocol check, hello first.
     std::function<void(const nlohmann::json& msg)> on_message;
     // The connection ended. `reason` is empty for a plain EOF; `protocol`
     // tells a probe's violation apart from the probe going away.
@@ -42,7 +44,7 @@ class ProbeLink {
 
   ProbeLink();
   // Limits default to limits.h; tests pass smaller ones.
-  ProbeLink(RateLimit messages, RateLimit bytes) : messages_(messages), bytes_(bytes) {}
+  ProbeLink(RateLimit messages, RateLimit bytes);
   ProbeLink(const ProbeLink&) = delete;
   ProbeLink& operator=(const ProbeLink&) = delete;
 
@@ -63,7 +65,7 @@ class ProbeLink {
  private:
   static void on_alloc(uv_handle_t* h, std::size_t suggested, uv_buf_t* buf);
   static void on_read(uv_stream_t* s, ssize_t n, const uv_buf_t* buf);
-  void handle_line(std::string_view line);
+  void handle_message(const nlohmann::json& msg);
 
   uv_pipe_t pipe_{};
   uv_loop_t* loop_ = nullptr;
@@ -71,7 +73,7 @@ class ProbeLink {
   double opened_at_ms_ = 0;
   int peer_pid_ = 0;
   Handlers handlers_;
-  collector::LineSplitter splitter_;
+  protocol::MessageReader reader_;
   std::vector<char> read_buf_;
   RateLimit messages_, bytes_;
 };

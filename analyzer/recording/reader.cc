@@ -204,16 +204,6 @@ ReadResult read_lines(const std::string& path,
   return res;
 }
 
-ReadResult read(const std::string& path,
-                const std::function<void(const nlohmann::json&)>& visit) {
-  return read_lines(path, [&](std::string_view line) {
-    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.is_object()) return false;
-    visit(j);
-    return true;
-  });
-}
-
 std::size_t uncompressed_size_hint(const std::string& path) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!f || std::fseek(f.get(), 0, SEEK_END) != 0) return 0;

@@ -23,19 +23,14 @@ struct ReadResult {
   std::vector<std::string> warnings;  // one sentence each, for the user
 };
 
-// Calls `visit` with each record in file order. Never throws on bad content:
-// a malformed line is skipped with a warning, a truncated last line (or a
-// truncated gzip stream) ends the read with `truncated` set, and everything
-// before the cut is delivered.
-ReadResult read(const std::string& path,
-                const std::function<void(const nlohmann::json&)>& visit);
-
-// The same read without parsing: `visit` gets each non-empty line's raw text
-// (no newline) and returns whether it was a JSON object it accepted. A false
-// return counts the line as malformed (skipped with a warning, or, for a
-// cut-off last line, `truncated`), exactly as read() treats a line that does
-// not parse, so `visit` must have no effect when it returns false. For
-// callers that parse the hot records faster than a JSON DOM can.
+// Calls `visit` with each non-empty line's raw text (no newline), in file
+// order; `visit` parses it and returns whether it was a JSON object it
+// accepted. Never throws on bad content: a false return counts the line as
+// malformed (skipped with a warning, or, for a cut-off last line,
+// `truncated`), so `visit` must have no effect when it returns false. A
+// truncated last line (or a truncated gzip stream) ends the read with
+// `truncated` set, and everything before the cut is delivered. Lines, not a
+// JSON DOM: callers parse the hot records faster than a DOM can.
 ReadResult read_lines(const std::string& path,
                       const std::function<bool(std::string_view line)>& visit);
 

@@ -100,12 +100,6 @@ std::vector<std::span<const Point>> gap_segments(std::span<const Point> pts, dou
   return out;
 }
 
-std::vector<std::vector<Point>> split_at_gaps(std::span<const Point> pts, double max_gap) {
-  std::vector<std::vector<Point>> out;
-  for (std::span<const Point> seg : gap_segments(pts, max_gap)) out.emplace_back(seg.begin(), seg.end());
-  return out;
-}
-
 double typical_gap(std::span<const Point> pts) {
   std::vector<double> xs;
   xs.reserve(pts.size());

@@ -24,12 +24,10 @@ std::vector<Point> downsample_minmax(std::span<const Point> pts, double x0, doub
                                      int columns);
 
 // Splits `pts` (sorted by x) where consecutive points are further apart than
-// `max_gap`, so a line chart shows a hole where data is missing (probe
-// disconnected, target paused) instead of a straight line across it.
-std::vector<std::vector<Point>> split_at_gaps(std::span<const Point> pts, double max_gap);
-
-// The same split as views into `pts`, without copying the points (an hour of
-// samples is 360,000 points per line).
+// `max_gap` (0 = never), so a line chart shows a hole where data is missing
+// (probe disconnected, target paused) instead of a straight line across it.
+// The segments are views into `pts`, not copies (an hour of samples is
+// 360,000 points per line).
 std::vector<std::span<const Point>> gap_segments(std::span<const Point> pts, double max_gap);
 
 // A gap threshold for a series (x in seconds): ten typical spacings (median
@@ -41,7 +39,7 @@ double typical_gap_of_x(std::span<const double> xs);
 
 // What a line chart keeps of a series, computed as the points arrive instead
 // of from a stored series: split where consecutive points are more than
-// `max_gap` apart (as split_at_gaps; 0 = never), then each segment
+// `max_gap` apart (as gap_segments; 0 = never), then each segment
 // downsampled as downsample_minmax over [x0, x1] in `columns` columns. Holds
 // O(columns) points, so an hour of samples is drawn without a column of
 // 360,000 points per line. Feed every point in series order, including those

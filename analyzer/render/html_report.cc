@@ -4,6 +4,7 @@
 
 #include "analyzer/render/report_model.h"
 #include "analyzer/render/text.h"
+#include "base/file.h"
 
 namespace loopdoctor::render {
 
@@ -20,17 +21,18 @@ std::string fail(std::string* error, std::string message) {
 std::string html_report(const Timeline& tl, const Diagnosis& dx, const ReportOptions& opt,
                         std::string* error) {
   const std::string dir = opt.templates_dir.empty() ? "." : opt.templates_dir;
-  auto tmpl_text = read_text_file(dir + "/" + kTemplateFile);
-  if (!tmpl_text) return fail(error, "cannot read HTML template " + dir + "/" + kTemplateFile);
-  auto css = read_text_file(dir + "/" + kCssFile);
-  if (!css) return fail(error, "cannot read stylesheet " + dir + "/" + kCssFile);
+  std::string tmpl_text, css;
+  if (!base::read_file(dir + "/" + kTemplateFile, &tmpl_text))
+    return fail(error, "cannot read HTML template " + dir + "/" + kTemplateFile);
+  if (!base::read_file(dir + "/" + kCssFile, &css))
+    return fail(error, "cannot read stylesheet " + dir + "/" + kCssFile);
 
-  kainjow::mustache::mustache tmpl{*tmpl_text};
+  kainjow::mustache::mustache tmpl{tmpl_text};
   if (!tmpl.is_valid()) {
     return fail(error, "bad HTML template " + dir + "/" + kTemplateFile + ": " + tmpl.error_message());
   }
   kainjow::mustache::data model = report_model(tl, dx, opt);
-  model.set("css", *css);
+  model.set("css", css);
   std::string html = tmpl.render(model);
   if (!tmpl.is_valid()) {
     return fail(error, "cannot render " + dir + "/" + kTemplateFile + ": " + tmpl.error_message());

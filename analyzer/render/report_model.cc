@@ -8,6 +8,7 @@
 #include "analyzer/render/key_figures.h"
 #include "analyzer/render/report_charts.h"
 #include "analyzer/render/text.h"
+#include "base/file.h"
 
 namespace loopdoctor::render {
 
@@ -291,8 +292,11 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
   // With no issue the diagnosis carries no recommendations; the per-verdict
   // texts still tell a reader what to watch or how to get data.
   if (dx.issues.empty()) {
-    auto text = read_text_file(opt.templates_dir + "/recommendations/" + std::string(to_string(dx.verdict)) + ".txt");
-    m.set("general_recommendations", recommendation_list(text ? split_paragraphs(*text) : std::vector<std::string>{}));
+    std::string text;
+    const bool found = base::read_file(
+        opt.templates_dir + "/recommendations/" + std::string(to_string(dx.verdict)) + ".txt", &text);
+    m.set("general_recommendations",
+          recommendation_list(found ? split_paragraphs(text) : std::vector<std::string>{}));
   }
   set_findings_and_notes(m, dx);
   set_charts(m, tl, dx);

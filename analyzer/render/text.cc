@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 
 namespace loopdoctor::render {
@@ -157,15 +156,6 @@ std::string shell_join(const std::vector<std::string>& argv) {
     out += '\'';
   }
   return out;
-}
-
-std::optional<std::string> read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return ss.str();
 }
 
 }  // namespace loopdoctor::render

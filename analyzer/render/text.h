@@ -42,7 +42,4 @@ std::vector<std::string> split_paragraphs(std::string_view s);
 // The argv as one line a person could paste into a shell.
 std::string shell_join(const std::vector<std::string>& argv);
 
-// The whole file, or std::nullopt if it cannot be read.
-std::optional<std::string> read_text_file(const std::string& path);
-
 }  // namespace loopdoctor::render

@@ -15,7 +15,7 @@ hostile-probes)
     [ "$out" = closed ] || fail "$mode: $out"
   done
   # Each was disconnected with a logged reason...
-  grep -q "broke the agent's limit\|broke the protocol's limit" "$WORK/agent.log" || fail "no reason logged for the oversized line"
+  grep -q "broke the protocol limit (1 MiB)" "$WORK/agent.log" || fail "no reason logged for the oversized line"
   grep -q "is not valid JSON" "$WORK/agent.log" || fail "no reason logged for bad JSON"
   grep -q "delay.p99 is a string, expected a number" "$WORK/agent.log" || fail "no reason logged for wrong types"
   grep -q "the first message was not hello" "$WORK/agent.log" || fail "no reason logged for a missing hello"

@@ -39,7 +39,12 @@ class TempDir {
 inline std::vector<nlohmann::json> read_records(const std::string& path,
                                                 recording::ReadResult* res = nullptr) {
   std::vector<nlohmann::json> out;
-  auto r = recording::read(path, [&](const nlohmann::json& j) { out.push_back(j); });
+  auto r = recording::read_lines(path, [&](std::string_view line) {
+    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) return false;
+    out.push_back(std::move(j));
+    return true;
+  });
   if (res) *res = r;
   return out;
 }

@@ -7,7 +7,7 @@
 
 using loopdoctor::render::downsample_minmax;
 using loopdoctor::render::Point;
-using loopdoctor::render::split_at_gaps;
+using loopdoctor::render::gap_segments;
 using loopdoctor::render::typical_gap;
 
 namespace {
@@ -58,30 +58,27 @@ TEST_CASE("series split where data is missing", "[render][downsample]") {
   for (int i = 0; i < 50; ++i) pts.push_back({8 + i * 0.01, 1});  // a 7.5 s hole
   double gap = typical_gap(pts);
   CHECK(gap == Approx(5.0));
-  auto segs = split_at_gaps(pts, gap);
+  auto segs = gap_segments(pts, gap);
   REQUIRE(segs.size() == 2);
   CHECK(segs[0].size() == 50);
   CHECK(segs[1].front().x == 8);
-  CHECK(split_at_gaps(pts, 0).size() == 1);
+  CHECK(gap_segments(pts, 0).size() == 1);
   // Probe samples delayed by a 300 ms loop stall are not a hole.
   std::vector<Point> stalled = {{0, 1}, {0.01, 1}, {0.02, 1}, {0.32, 300}, {0.33, 1}, {0.34, 1}};
-  CHECK(split_at_gaps(stalled, typical_gap(stalled)).size() == 1);
+  CHECK(gap_segments(stalled, typical_gap(stalled)).size() == 1);
 }
 
-TEST_CASE("gap segments are views with the same split as split_at_gaps", "[render][downsample]") {
+TEST_CASE("gap segments are views into the series, not copies", "[render][downsample]") {
   std::vector<Point> pts;
   for (int i = 0; i < 30; ++i) pts.push_back({i * 0.01, 1.0 * i});
   for (int i = 0; i < 20; ++i) pts.push_back({9 + i * 0.01, 2.0 * i});  // a hole
-  auto segs = loopdoctor::render::gap_segments(pts, 5.0);
+  auto segs = gap_segments(pts, 5.0);
   REQUIRE(segs.size() == 2);
   CHECK(segs[0].size() == 30);
   CHECK(segs[0].data() == pts.data());  // no copy
   CHECK(segs[1].size() == 20);
   CHECK(segs[1].front().x == 9);
   CHECK(segs[1].back().y == 38);
-  auto copies = split_at_gaps(pts, 5.0);
-  REQUIRE(copies.size() == segs.size());
-  for (size_t i = 0; i < segs.size(); ++i) CHECK(copies[i].size() == segs[i].size());
-  CHECK(loopdoctor::render::gap_segments(std::vector<Point>{}, 5.0).empty());
-  CHECK(loopdoctor::render::gap_segments(pts, 0).size() == 1);  // 0: never split
+  CHECK(gap_segments(std::vector<Point>{}, 5.0).empty());
+  CHECK(gap_segments(pts, 0).size() == 1);  // 0: never split
 }

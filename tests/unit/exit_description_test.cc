@@ -10,9 +10,22 @@
 
 using namespace loopdoctor;
 
+namespace {
+
+ExitInfo exit_info(double t, int code, bool stopped_by_loopdoctor) {
+  ExitInfo e;
+  e.present = true;
+  e.t = t;
+  e.code = code;
+  e.stopped_by_loopdoctor = stopped_by_loopdoctor;
+  return e;
+}
+
+}  // namespace
+
 TEST_CASE("exit: one description, printed by the note and the terminal") {
   Timeline tl = build_timeline(loopdoctor::testing::make_recording({}));
-  tl.exit = {true, 4200, 1, std::nullopt, false};
+  tl.exit = exit_info(4200, 1, false);
   Diagnosis dx = analyze(tl);
   CHECK(dx.exit.what == "exited with code 1 at 4.2 s");
   CHECK(dx.exit.crash);
@@ -29,7 +42,7 @@ TEST_CASE("exit: stopped by loopdoctor, killed, unknown code, none") {
   CHECK(exit_what(std::nullopt, std::string("SIGSEGV"), 8010) == "killed by SIGSEGV at 8.0 s");
   CHECK(exit_what(std::nullopt, std::nullopt, 500) == "exited (no exit code recorded) at 0.5 s");
   Timeline tl;
-  tl.exit = {true, 3000, 0, std::nullopt, true};
+  tl.exit = exit_info(3000, 0, true);
   CHECK(describe_exit(tl).text == "exited with code 0 at 3.0 s, stopped by loopdoctor");
   CHECK_FALSE(describe_exit(tl).by_itself);
   tl.exit = {};

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/analyzer/recording/read_json.h"
 #include "analyzer/recording/fast_decoder.h"
 #include "analyzer/recording/recording.h"
 #include "analyzer/timeline.h"
@@ -82,7 +83,7 @@ TEST_CASE("every recording in tests/data: fast and JSON decoders give equal time
   for (const auto& path : paths) {
     INFO(path);
     std::vector<json> records;
-    auto res = read(path, [&](const json& r) { records.push_back(r); });
+    auto res = loopdoctor::testing::read_json_records(path, [&](const json& r) { records.push_back(r); });
     REQUIRE(res.ok);
     std::string error;
     auto fast = load_timeline(path, &error);  // hot lines through the fast decoder

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "tests/analyzer/recording/read_json.h"
 #include "analyzer/recording/recording.h"
 #include "analyzer/recording/records.h"
 
@@ -189,7 +190,7 @@ TEST_CASE("every collector record in tests/data re-encodes to the bytes written"
   std::size_t checked = 0;
   for (const auto& entry : std::filesystem::directory_iterator(data)) {
     if (entry.path().extension() != ".gz") continue;
-    auto res = read(entry.path().string(), [&](const json& r) {
+    auto res = loopdoctor::testing::read_json_records(entry.path().string(), [&](const json& r) {
       std::optional<json> again = reencode(r);
       if (!again) return;
       INFO(entry.path().filename().string() << ": " << to_line(r));

@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "agent/collector/line_splitter.h"
+#include "agent/protocol/line_splitter.h"
 
-using namespace loopdoctor::collector;
+using namespace loopdoctor::protocol;
 
 namespace {
 
@@ -67,4 +67,14 @@ TEST_CASE("LineSplitter lets a profile line reach 16 MiB") {
   CHECK(c.lines[0].size() == line.size());
   CHECK(line_limit_bytes(R"({"type":"profile")") == kMaxProfileLineBytes);
   CHECK(line_limit_bytes(R"({"type":"sample")") == kMaxLineBytes);
+}
+
+TEST_CASE("LineSplitter holds a profile line to 1 MiB when it takes no profiles") {
+  LineSplitter s(kMaxLineBytes);
+  Collect c;
+  std::string line = R"({"type":"profile","profile":")" + std::string(2u << 20, 'p') + "\"}";
+  CHECK(c.feed(s, line.substr(0, 100)) == LineSplitter::Status::kOk);
+  CHECK(c.feed(s, line.substr(100) + "\n") == LineSplitter::Status::kTooLong);
+  CHECK(c.lines.empty());
+  CHECK(line_limit_bytes(R"({"type":"profile")", kMaxLineBytes) == kMaxLineBytes);
 }

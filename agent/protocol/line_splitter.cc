@@ -1,6 +1,6 @@
-#include "agent/collector/line_splitter.h"
+#include "agent/protocol/line_splitter.h"
 
-namespace loopdoctor::collector {
+namespace loopdoctor::protocol {
 namespace {
 
 // The probe writes `profile` messages with this exact prefix (protocol
@@ -9,11 +9,8 @@ constexpr std::string_view kProfilePrefix = R"({"type":"profile")";
 
 }  // namespace
 
-std::size_t line_limit_bytes(std::string_view head) {
-  if (head.size() >= kProfilePrefix.size() &&
-      head.substr(0, kProfilePrefix.size()) == kProfilePrefix)
-    return kMaxProfileLineBytes;
-  return kMaxLineBytes;
+std::size_t line_limit_bytes(std::string_view head, std::size_t profile_limit) {
+  return head.starts_with(kProfilePrefix) ? profile_limit : kMaxLineBytes;
 }
 
 LineSplitter::Status LineSplitter::feed(std::string_view data,
@@ -26,7 +23,7 @@ LineSplitter::Status LineSplitter::feed(std::string_view data,
     std::size_t nl = buf_.find('\n', pos);
     if (nl == std::string::npos) break;
     std::string_view line(buf_.data() + start, nl - start);
-    if (line.size() > line_limit_bytes(line)) {
+    if (line.size() > line_limit_bytes(line, profile_limit_)) {
       failed_ = true;
       rejected_bytes_ = line.size();
       buf_.clear();
@@ -40,7 +37,7 @@ LineSplitter::Status LineSplitter::feed(std::string_view data,
   // small lines then costs one move of the remainder.
   buf_.erase(0, start);
   scanned_ = buf_.size();
-  if (buf_.size() > line_limit_bytes(buf_)) {
+  if (buf_.size() > line_limit_bytes(buf_, profile_limit_)) {
     failed_ = true;
     rejected_bytes_ = buf_.size();
     buf_.clear();
@@ -49,4 +46,4 @@ LineSplitter::Status LineSplitter::feed(std::string_view data,
   return Status::kOk;
 }
 
-}  // namespace loopdoctor::collector
+}  // namespace loopdoctor::protocol

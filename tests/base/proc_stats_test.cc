@@ -1,11 +1,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <ctime>
+
 #include <catch2/catch.hpp>
 
-#include "agent/collector/proc_stats.h"
+#include "base/proc_stats.h"
 
-using namespace loopdoctor::collector;
+using namespace loopdoctor::base;
 
 namespace {
 
@@ -18,9 +20,11 @@ const std::string kStatTail =
 
 }  // namespace
 
-TEST_CASE("parse_proc_stat reads cpu ticks and threads and rss") {
+TEST_CASE("parse_proc_stat reads state, cpu ticks, threads, start time and rss") {
   auto s = parse_proc_stat("1234 (node)" + kStatTail);
   REQUIRE(s);
+  CHECK(s->state == 'S');
+  CHECK(s->start_ticks == 12345);
   CHECK(s->utime_ticks == 150);
   CHECK(s->stime_ticks == 30);
   CHECK(s->num_threads == 11);
@@ -72,10 +76,28 @@ TEST_CASE("read_proc_sample reads this process") {
   CHECK(s->threads >= 1);
   CHECK(s->rss_bytes > 0);
   CHECK(s->fds >= 3);
-  auto r = loopdoctor::recording::encode(proc_record(*s, 0));
-  CHECK(r["type"] == "proc");
-  CHECK(r["threads"] == s->threads);
   CHECK_FALSE(read_proc_sample(0x3fffffff));  // no such pid
+}
+
+TEST_CASE("parse_boot_time_s reads btime from /proc/stat") {
+  CHECK(parse_boot_time_s("cpu  1 2 3\nintr 5\nbtime 1764750000\nprocesses 9\n") == 1764750000.0);
+  CHECK_FALSE(parse_boot_time_s("cpu  1 2 3\n"));
+  CHECK_FALSE(parse_boot_time_s("btime x\n"));
+}
+
+TEST_CASE("process facts of this process and of one that is gone") {
+  CHECK(process_alive(::getpid()));
+  CHECK_FALSE(process_alive(0x3fffffff));
+  CHECK_FALSE(process_alive(0));
+  const double start = process_start_time_s(::getpid());
+  const double now = static_cast<double>(::time(nullptr));
+  CHECK(start > now - 3600);  // this test binary started moments ago
+  CHECK(start <= now + 1);
+  CHECK(process_start_time_s(0x3fffffff) == 0);
+  auto argv = process_cmdline(::getpid());
+  REQUIRE_FALSE(argv.empty());
+  CHECK(argv[0].find("base_tests") != std::string::npos);
+  CHECK(process_cmdline(0x3fffffff).empty());
 }
 
 TEST_CASE("ProcReader keeps its files open and refreshes the slow fields every 100 ms") {

@@ -1,6 +1,7 @@
 // A uv_timer_t with a std::function callback. The handle lives inside the
 // object, so the object must stay put (no copy, no move) until the loop has
-// closed the handle; Session closes every handle before members are destroyed.
+// closed the handle; its owner (a collector Session, the agent) closes every
+// handle before its members are destroyed.
 #pragma once
 
 #include <algorithm>
@@ -11,7 +12,7 @@
 
 #include <uv.h>
 
-namespace loopdoctor::collector {
+namespace loopdoctor::base {
 
 class Timer {
  public:
@@ -60,4 +61,4 @@ class Timer {
   bool initialized_ = false;
 };
 
-}  // namespace loopdoctor::collector
+}  // namespace loopdoctor::base

@@ -1,4 +1,4 @@
-#include "agent/collector/proc_stats.h"
+#include "base/proc_stats.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -9,14 +9,17 @@
 #include <string>
 #include <vector>
 
-namespace loopdoctor::collector {
+#include "base/file.h"
+
+namespace loopdoctor::base {
 namespace {
 
 // Indexes of the fields after the command name: index 0 is field 3 (state).
 constexpr std::size_t kFirstFieldAfterComm = 3;
-constexpr std::size_t kUtimeIndex = 14 - kFirstFieldAfterComm;
+constexpr std::size_t kStateIndex = 3 - kFirstFieldAfterComm;constexpr std::size_t kUtimeIndex = 14 - kFirstFieldAfterComm;
 constexpr std::size_t kStimeIndex = 15 - kFirstFieldAfterComm;
 constexpr std::size_t kThreadsIndex = 20 - kFirstFieldAfterComm;
+constexpr std::size_t kStartTimeIndex = 22 - kFirstFieldAfterComm;
 constexpr std::size_t kRssIndex = 24 - kFirstFieldAfterComm;
 
 // /proc/<pid>/status is about 1.5 KB; stat and io are smaller. A buffer this
@@ -42,8 +45,10 @@ std::vector<std::string_view> split_spaces(std::string_view s) {
   return out;
 }
 
-// Finds "key:<spaces>number" at the start of a line of a "key: value" file.
-bool find_keyed(std::string_view text, std::string_view key, std::uint64_t* out) {
+// Finds "key<sep><spaces>number" at the start of a line of a "key: value"
+// file (status, io; /proc/stat separates with a space instead).
+bool find_keyed(std::string_view text, std::string_view key, std::uint64_t* out,
+                char sep = ':') {
   std::size_t pos = 0;
   while (pos < text.size()) {
     std::size_t eol = text.find('\n', pos);
@@ -51,7 +56,7 @@ bool find_keyed(std::string_view text, std::string_view key, std::uint64_t* out)
     std::string_view line = text.substr(pos, eol - pos);
     pos = eol + 1;
     if (line.size() <= key.size() || line.substr(0, key.size()) != key ||
-        line[key.size()] != ':')
+        line[key.size()] != sep)
       continue;
     std::string_view v = line.substr(key.size() + 1);
     while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
@@ -106,9 +111,11 @@ std::optional<StatFields> parse_proc_stat(std::string_view text) {
   auto f = split_spaces(text.substr(close + 1));
   if (f.size() <= kRssIndex) return std::nullopt;
   StatFields s;
-  if (!to_number(f[kUtimeIndex], &s.utime_ticks) || !to_number(f[kStimeIndex], &s.stime_ticks) ||
-      !to_number(f[kThreadsIndex], &s.num_threads) || !to_number(f[kRssIndex], &s.rss_pages))
+  if (f[kStateIndex].size() != 1 || !to_number(f[kUtimeIndex], &s.utime_ticks) ||
+      !to_number(f[kStimeIndex], &s.stime_ticks) || !to_number(f[kThreadsIndex], &s.num_threads) ||
+      !to_number(f[kStartTimeIndex], &s.start_ticks) || !to_number(f[kRssIndex], &s.rss_pages))
     return std::nullopt;
+  s.state = f[kStateIndex][0];
   return s;
 }
 
@@ -126,6 +133,12 @@ std::optional<IoFields> parse_proc_io(std::string_view text) {
       !find_keyed(text, "write_bytes", &io.write_bytes))
     return std::nullopt;
   return io;
+}
+
+std::optional<double> parse_boot_time_s(std::string_view text) {
+  std::uint64_t btime = 0;
+  if (!find_keyed(text, "btime", &btime, ' ')) return std::nullopt;
+  return static_cast<double>(btime);
 }
 
 ProcReader::ProcReader(int pid) {
@@ -174,21 +187,37 @@ std::optional<ProcSample> ProcReader::read(double now_ms) {
 
 std::optional<ProcSample> read_proc_sample(int pid) { return ProcReader(pid).read(0); }
 
-recording::Proc proc_record(const ProcSample& s, double t) {
-  recording::Proc p;
-  p.t = t;
-  p.cpu_ms = s.cpu_ms;
-  p.rss = s.rss_bytes;
-  p.threads = static_cast<double>(s.threads);
-  p.fds = static_cast<double>(s.fds);
-  p.ctx_voluntary = static_cast<double>(s.ctx_voluntary);
-  p.ctx_involuntary = static_cast<double>(s.ctx_involuntary);
-  p.has_io = s.io.has_value();
-  if (s.io) {
-    p.io_read_bytes = static_cast<double>(s.io->read_bytes);
-    p.io_write_bytes = static_cast<double>(s.io->write_bytes);
-  }
-  return p;
+double process_start_time_s(int pid) {
+  if (pid <= 0) return 0;
+  std::string stat_text, boot_text;
+  if (!read_file("/proc/" + std::to_string(pid) + "/stat", &stat_text) ||
+      !read_file("/proc/stat", &boot_text))
+    return 0;
+  auto stat = parse_proc_stat(stat_text);
+  auto boot = parse_boot_time_s(boot_text);
+  if (!stat || !boot) return 0;
+  return *boot + static_cast<double>(stat->start_ticks) / static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
 
-}  // namespace loopdoctor::collector
+bool process_alive(int pid) {
+  std::string text;
+  if (pid <= 0 || !read_file("/proc/" + std::to_string(pid) + "/stat", &text)) return false;
+  auto stat = parse_proc_stat(text);
+  return stat && stat->state != 'Z' && stat->state != 'X';
+}
+
+std::vector<std::string> process_cmdline(int pid) {
+  std::string text;
+  if (!read_file("/proc/" + std::to_string(pid) + "/cmdline", &text)) return {};
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t nul = text.find('\0', start);
+    if (nul == std::string::npos) nul = text.size();
+    out.push_back(text.substr(start, nul - start));
+    start = nul + 1;
+  }
+  return out;
+}
+
+}  // namespace loopdoctor::base

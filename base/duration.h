@@ -3,7 +3,7 @@
 
 #include <string>
 
-namespace loopdoctor::load {
+namespace loopdoctor::base {
 
 // Parses a non-negative duration: a decimal number followed by one of
 // us, ms, s, m, h, or nothing (plain seconds). On success stores
@@ -11,4 +11,4 @@ namespace loopdoctor::load {
 // message naming the bad text and the accepted forms, and returns false.
 bool parse_duration_ms(const std::string& text, double* out_ms, std::string* error);
 
-}  // namespace loopdoctor::load
+}  // namespace loopdoctor::base

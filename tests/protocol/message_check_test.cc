@@ -1,8 +1,9 @@
-#include "agent/exporter/protocol_check.h"
+#include "agent/protocol/message_check.h"
 
 #include <catch2/catch.hpp>
 
-using loopdoctor::exporter::check_message;
+using loopdoctor::protocol::check_message;
+using loopdoctor::protocol::LabelBounds;
 using nlohmann::json;
 
 TEST_CASE("well-formed probe messages pass") {
@@ -32,11 +33,15 @@ TEST_CASE("wrong types are refused with the field named") {
         "hello field argv holds a number, expected strings");
 }
 
-TEST_CASE("a cardinality attack through handle types is refused") {
+TEST_CASE("a cardinality attack through handle types is refused when labels are bounded") {
+  const LabelBounds agent{.max_handle_types = 64, .max_label_bytes = 128};
   json by_type = json::object();
   for (int i = 0; i < 65; ++i) by_type["T" + std::to_string(i)] = 1;
   json m = {{"type", "sample"}, {"handles", {{"total", 65}, {"by_type", by_type}}}};
-  CHECK(check_message(m) == "sample field handles.by_type has 65 types, over the limit of 64");
+  CHECK(check_message(m, agent) == "sample field handles.by_type has 65 types, over the limit of 64");
   json hello = {{"type", "hello"}, {"pid", 1}, {"job", std::string(200, 'x')}};
-  CHECK(check_message(hello) == "hello field job is longer than 128 bytes");
+  CHECK(check_message(hello, agent) == "hello field job is longer than 128 bytes");
+  // Unbounded (a one-shot run records what the probe sent): both pass.
+  CHECK(check_message(m) == "");
+  CHECK(check_message(hello) == "");
 }

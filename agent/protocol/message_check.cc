@@ -1,11 +1,9 @@
-#include "agent/exporter/protocol_check.h"
+#include "agent/protocol/message_check.h"
 
 #include <cmath>
 #include <initializer_list>
 
-#include "agent/exporter/limits.h"
-
-namespace loopdoctor::exporter {
+namespace loopdoctor::protocol {
 namespace {
 
 using nlohmann::json;
@@ -47,14 +45,14 @@ std::string check_string(const json& parent, const char* key, const std::string&
   return "";
 }
 
-std::string check_hello(const json& m) {
+std::string check_hello(const json& m, const LabelBounds& bounds) {
   const std::string w = "hello field ";
   auto pid = m.find("pid");
   if (pid == m.end() || !pid->is_number_integer() || pid->get<long long>() <= 0 ||
       pid->get<long long>() > (1LL << 31))
     return "hello has no pid, or it is not a positive integer";
   for (const char* k : {"runtime", "job"})
-    if (auto e = check_string(m, k, w, kMaxLabelValueBytes); !e.empty()) return e;
+    if (auto e = check_string(m, k, w, bounds.max_label_bytes); !e.empty()) return e;
   if (auto e = check_numbers(m, {"interval_ms", "heap_limit", "v"}, w); !e.empty()) return e;
   if (auto it = m.find("argv"); it != m.end() && !it->is_null()) {
     if (!it->is_array()) return w + "argv is a " + std::string(it->type_name()) + ", expected an array";
@@ -66,7 +64,7 @@ std::string check_hello(const json& m) {
   return "";
 }
 
-std::string check_sample(const json& m) {
+std::string check_sample(const json& m, const LabelBounds& bounds) {
   const std::string w = "sample field ";
   if (auto e = check_numbers(m, {"elu", "interval_ms", "dropped"}, w); !e.empty()) return e;
   const json* o = nullptr;
@@ -102,13 +100,13 @@ std::string check_sample(const json& m) {
     if (auto e = check_object(*o, "by_type", w + "handles.", &by_type); !e.empty()) return e;
     if (by_type) {
       // Each type becomes a series; an unbounded set is a cardinality attack.
-      if (by_type->size() > kMaxHandleTypes)
+      if (by_type->size() > bounds.max_handle_types)
         return w + "handles.by_type has " + std::to_string(by_type->size()) +
-               " types, over the limit of " + std::to_string(kMaxHandleTypes);
+               " types, over the limit of " + std::to_string(bounds.max_handle_types);
       for (const auto& [k, v] : by_type->items()) {
-        if (k.size() > kMaxLabelValueBytes)
+        if (k.size() > bounds.max_label_bytes)
           return w + "handles.by_type has a type name over " +
-                 std::to_string(kMaxLabelValueBytes) + " bytes";
+                 std::to_string(bounds.max_label_bytes) + " bytes";
         if (!v.is_number())
           return w + "handles.by_type." + k + " is a " + v.type_name() + ", expected a number";
       }
@@ -117,23 +115,23 @@ std::string check_sample(const json& m) {
   return "";
 }
 
-std::string check_gc(const json& m) {
-  if (auto e = check_string(m, "kind", "gc field ", kMaxLabelValueBytes); !e.empty()) return e;
+std::string check_gc(const json& m, const LabelBounds& bounds) {
+  if (auto e = check_string(m, "kind", "gc field ", bounds.max_label_bytes); !e.empty()) return e;
   return check_numbers(m, {"duration_ms", "heap_after"}, "gc field ");
 }
 
 }  // namespace
 
-std::string check_message(const json& m) {
+std::string check_message(const json& m, const LabelBounds& bounds) {
   if (!m.is_object()) return std::string("a message is a JSON ") + m.type_name() + ", expected an object";
   auto type = m.find("type");
   if (type == m.end() || !type->is_string()) return "a message has no string \"type\"";
   if (auto e = check_number(m, "t", "field "); !e.empty()) return e;
   const auto& t = type->get_ref<const std::string&>();
-  if (t == "hello") return check_hello(m);
-  if (t == "sample") return check_sample(m);
-  if (t == "gc") return check_gc(m);
+  if (t == "hello") return check_hello(m, bounds);
+  if (t == "sample") return check_sample(m, bounds);
+  if (t == "gc") return check_gc(m, bounds);
   return "";
 }
 
-}  // namespace loopdoctor::exporter
+}  // namespace loopdoctor::protocol

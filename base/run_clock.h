@@ -8,7 +8,7 @@
 
 #include <uv.h>
 
-namespace loopdoctor::collector {
+namespace loopdoctor::base {
 
 class RunClock {
  public:
@@ -25,4 +25,4 @@ class RunClock {
   std::uint64_t start_ns_;
 };
 
-}  // namespace loopdoctor::collector
+}  // namespace loopdoctor::base

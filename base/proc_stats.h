@@ -1,22 +1,25 @@
-// Reading one process's counters from /proc. The parsers are pure functions
-// of the file text so they can be tested on fixed inputs; read_proc_sample
-// does the file access.
+// Reading a process's counters and facts from /proc: the one parser of
+// /proc/<pid>/stat, status and io, used by the collector's sampler and by the
+// agent. The parsers are pure functions of the file text so they can be
+// tested on fixed inputs; ProcReader and the functions below them do the
+// file access.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
-#include "analyzer/recording/records.h"
-
-namespace loopdoctor::collector {
+namespace loopdoctor::base {
 
 // Fields of /proc/<pid>/stat we use (proc(5) numbering in comments).
 struct StatFields {
+  char state = '?';            // 3: R, S, D, Z (zombie), X (dead), ...
   std::uint64_t utime_ticks = 0;  // 14
   std::uint64_t stime_ticks = 0;  // 15
   std::int64_t num_threads = 0;   // 20
+  std::uint64_t start_ticks = 0;  // 22: since boot, in clock ticks
   std::int64_t rss_pages = 0;     // 24
 };
 
@@ -36,6 +39,8 @@ struct IoFields {
 std::optional<StatFields> parse_proc_stat(std::string_view text);
 std::optional<StatusFields> parse_proc_status(std::string_view text);
 std::optional<IoFields> parse_proc_io(std::string_view text);
+// The boot time ("btime", Unix seconds) from the text of /proc/stat.
+std::optional<double> parse_boot_time_s(std::string_view proc_stat_text);
 
 struct ProcSample {
   double cpu_ms = 0;  // user + system, cumulative since the process started
@@ -84,7 +89,14 @@ class ProcReader {
   bool have_slow_ = false;
 };
 
-// The `proc` record of a sample taken at `t` (ms on the caller's clock).
-recording::Proc proc_record(const ProcSample& s, double t);
+// Unix time the process started, in seconds (its stat start time plus the
+// boot time); 0 when unknown.
+double process_start_time_s(int pid);
 
-}  // namespace loopdoctor::collector
+// False once the process has exited, including as an unreaped zombie.
+bool process_alive(int pid);
+
+// /proc/<pid>/cmdline split at NULs; empty when unreadable.
+std::vector<std::string> process_cmdline(int pid);
+
+}  // namespace loopdoctor::base

@@ -1,10 +1,10 @@
-#include "agent/load/duration.h"
+#include "base/duration.h"
 
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 
-namespace loopdoctor::load {
+namespace loopdoctor::base {
 
 namespace {
 
@@ -41,4 +41,4 @@ bool parse_duration_ms(const std::string& text, double* out_ms, std::string* err
   return fail();
 }
 
-}  // namespace loopdoctor::load
+}  // namespace loopdoctor::base
