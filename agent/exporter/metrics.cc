@@ -126,7 +126,7 @@ void add_process(Families& f, ProcessState& p) {
     // prom-client's name and type: a gauge despite the `_total` suffix, so
     // its dashboards, Grafana's type hints and OpenMetrics/OTLP conversions
     // treat it as prom-client's. promtool's suffix lint flags the name; the
-    // tests accept that one finding (tests/agent/lib.sh promtool_check).
+    // tests accept that one finding (tests/agent/exporter/lib.sh promtool_check).
     f.value("nodejs_active_handles_total", "Total number of active handles.", g, l, s.handles_total);
     f.value("process_resident_memory_bytes", "Resident memory size in bytes.", g, l, s.rss);
     f.value("loopdoctor_eventloop_utilization",

@@ -8,7 +8,7 @@
 #include "analyzer/render/html_report.h"
 #include "analyzer/render/text.h"
 #include "analyzer/window_stats.h"
-#include "tests/render/synthetic.h"
+#include "tests/analyzer/render/synthetic.h"
 
 using namespace loopdoctor;
 using namespace loopdoctor::render;

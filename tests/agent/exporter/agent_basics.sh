@@ -11,7 +11,7 @@ hostile-probes)
   wait_for 10 bash -c "curl -sf http://127.0.0.1:$PORT/processes | grep -q '\"job\": \"good\"'" ||
     fail "the good probe did not appear in /processes"
   for mode in oversized badjson wrongtypes nohello flood; do
-    out=$(node "$ROOT/tests/agent/hostile_probe.js" "$mode" "$SOCK") || fail "$mode: the agent left the connection open"
+    out=$(node "$ROOT/tests/agent/exporter/hostile_probe.js" "$mode" "$SOCK") || fail "$mode: the agent left the connection open"
     [ "$out" = closed ] || fail "$mode: $out"
   done
   # Each was disconnected with a logged reason...

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "analyzer/render/html_report.h"
-#include "tests/render/synthetic.h"
+#include "tests/analyzer/render/synthetic.h"
 
 int main(int argc, char** argv) {
   if (argc < 2) {

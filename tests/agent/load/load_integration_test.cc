@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "tests/load/run_helper.h"
-#include "tests/load/test_server.h"
+#include "tests/agent/load/run_helper.h"
+#include "tests/agent/load/test_server.h"
 
 using namespace loopdoctor::load;
 using namespace loopdoctor::load::test;

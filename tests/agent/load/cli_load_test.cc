@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "tests/load/test_server.h"
+#include "tests/agent/load/test_server.h"
 
 using namespace loopdoctor;
 

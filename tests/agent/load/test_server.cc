@@ -1,4 +1,4 @@
-#include "tests/load/test_server.h"
+#include "tests/agent/load/test_server.h"
 
 #include <arpa/inet.h>
 #include <http_parser.h>

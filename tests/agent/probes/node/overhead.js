@@ -2,7 +2,7 @@
 // Probe overhead: hello-world under wrk, with and without the probe (endpoint
 // mode to a sink that discards), interleaved pairs, median throughput loss.
 //
-//   node tests/probe/overhead.js [--pairs 5] [--duration 5] [--interval 10] [--sample hello-world]
+//   node tests/agent/probes/node/overhead.js [--pairs 5] [--duration 5] [--interval 10] [--sample hello-world]
 const net = require('net');
 const fs = require('fs');
 const os = require('os');

@@ -1,4 +1,4 @@
-#include "tests/render/synthetic.h"
+#include "tests/analyzer/render/synthetic.h"
 
 #include <algorithm>
 #include <cmath>

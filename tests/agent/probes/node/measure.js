@@ -4,7 +4,7 @@
 // waits for its `listen` message, runs wrk against the port, then prints the
 // per-run aggregates the analyzer's thresholds are set from.
 //
-//   node tests/probe/measure.js [--duration 5] [--connections 50] [--json] [sample ...]
+//   node tests/agent/probes/node/measure.js [--duration 5] [--connections 50] [--json] [sample ...]
 //
 // With no sample names, every folder of samples/node is measured. Needs wrk.
 const net = require('net');
