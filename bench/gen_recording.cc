@@ -84,6 +84,151 @@ class Out {
   std::string buf_;
 };
 
+// One run's state, stepped one interval at a time. The random draws happen
+// in a fixed order (collector records, then GC, then the sample), so the same
+// arguments give the same file byte for byte.
+class Generator {
+ public:
+  Generator(Out& out, double seconds, double interval)
+      : out_(out), interval_(interval), end_ms_(seconds * 1000), load_end_(end_ms_ - 500) {}
+
+  void header() {
+    out_.line(R"({"command":["node","server.js"],"format":1,"host":"bench","interval_ms":%.1f,)"
+              R"("loopdoctor_version":"0.1.0","pid":4242,"start_time":"2026-01-01T00:00:00.000Z","type":"meta"})",
+              interval_);
+    out_.line(R"({"rt":%.3f,"type":"hello","t":2.5,"v":1,"pid":4242,"runtime":"node",)"
+              R"("versions":{"node":"20.20.2","v8":"11.3.244.8-node.38","uv":"1.46.0"},)"
+              R"("argv":["/usr/bin/node","server.js"],"interval_ms":%g,"heap_limit":4345298944,"job":"node"})",
+              kProbeStartMs + 3.1, interval_);
+    out_.line(R"({"rt":%.3f,"type":"listen","t":40.2,"address":"127.0.0.1","port":38211})",
+              kProbeStartMs + 41.0);
+    for (const Spike& s : kSpikes) {
+      double at = std::round(s.at_fraction * end_ms_ / interval_) * interval_;
+      spike_at_.push_back(at);
+      std::printf("spike %.0f %.0f\n", at, s.stall_ms);
+    }
+  }
+
+  void body() {
+    for (double t = interval_; t < end_ms_; t += interval_) {
+      collector_records(t);
+      const double probe_t = t - kProbeStartMs;  // probe clock
+      if (probe_t <= 60) continue;
+      gc_records(t + 0.3 + 0.5 * u_(rng_), probe_t, t);
+      t += stall_at(t);
+      sample_record(t);
+    }
+  }
+
+  void footer() {
+    const double stop = end_ms_;
+    out_.line(R"({"bytes":%.0f,"duration_s":%.3f,"errors":{"connect":0,"read":0,"timeout":0,"write":0,"parse":0},)"
+              R"("latency_ms":{"max":%.3f,"mean":2.4,"min":0.1,"p2_5":0.9,"p50":2.2,"p90":4.4,"p97_5":7.5,)"
+              R"("p99":9.8,"p999":30.1,"stdev":1.9},"non_2xx":0,"requests":%.0f,"rps":%.3f,"sent":%.0f,)"
+              R"("status":{"200":%.0f},"t":%.3f,"type":"load-summary"})",
+              requests_total_ * 180, (load_end_ - kLoadStart) / 1000, kSpikes[1].stall_ms + 10,
+              requests_total_, requests_total_ / ((load_end_ - kLoadStart) / 1000), requests_total_,
+              requests_total_, load_end_);
+    out_.line(R"({"exit_code":null,"t":%.3f,"type":"load-end"})", load_end_);
+    out_.line(R"({"rt":%.3f,"type":"bye","t":%.3f,"dropped":0})", stop - 10, stop - 10 - kProbeStartMs);
+    out_.line(R"({"code":null,"signal":"SIGINT","stopped_by_loopdoctor":true,"t":%.3f,"type":"exit"})", stop + 5);
+  }
+
+ private:
+  static constexpr double kLoadStart = 1000;
+
+  // /proc every interval, the load's records every second.
+  void collector_records(double t) {
+    cpu_ms_ += interval_ * (0.55 + 0.1 * u_(rng_));
+    ctx_vol_ += 40 + static_cast<long>(10 * u_(rng_));
+    ctx_invol_ += static_cast<long>(3 * u_(rng_));
+    io_r_ += 4096 * u_(rng_), io_w_ += 8192 * u_(rng_);
+    out_.line(R"({"cpu_ms":%.1f,"ctx_involuntary":%ld,"ctx_voluntary":%ld,"fds":%d,"io_read_bytes":%.0f,)"
+              R"("io_write_bytes":%.0f,"rss":%.1f,"t":%.3f,"threads":11,"type":"proc"})",
+              cpu_ms_, ctx_invol_, ctx_vol_, 60 + static_cast<int>(4 * u_(rng_)), io_r_, io_w_,
+              90e6 + heap_ * 0.8, t + 0.4 * u_(rng_));
+    if (!load_started_ && t >= kLoadStart) {
+      out_.line(R"({"command":"http://127.0.0.1:38211/","kind":"builtin","t":%.3f,"type":"load-start"})", t);
+      load_started_ = true;
+    }
+    if (load_started_ && t >= next_load_second_ && t < load_end_) {
+      double rps = 2000 + 200 * u_(rng_);
+      out_.line(R"({"bytes":%.0f,"errors":0,"interval_s":1.0,"latency_ms":{"max":%.3f,"p50":%.3f,)"
+                R"("p90":%.3f,"p99":%.3f},"non_2xx":0,"requests":%.0f,"second":%.0f,"t":%.3f,"type":"load"})",
+                rps * 180, 20 + 10 * u_(rng_), 2.1 + 0.3 * u_(rng_), 4 + u_(rng_), 9 + 2 * u_(rng_), rps,
+                (next_load_second_ - kLoadStart) / 1000, t);
+      requests_total_ += rps;
+      next_load_second_ += 1000;
+    }
+  }
+
+  // Young garbage accumulates between minor GCs; the live heap stays flat.
+  void gc_records(double rt, double probe_t, double t) {
+    heap_ += 0.4e6 * interval_ / 10 * (0.8 + 0.4 * u_(rng_));
+    if (t >= next_minor_) {
+      double d = 0.8 + 2.2 * u_(rng_);
+      out_.line(R"({"rt":%.3f,"type":"gc","t":%.3f,"kind":"minor","duration_ms":%.3f})", rt, probe_t - d, d);
+      heap_ = 30e6 + 2e6 * u_(rng_);
+      next_minor_ += 200 + 100 * u_(rng_);
+    }
+    if (t >= next_major_) {
+      double d = 6 + 8 * u_(rng_);
+      out_.line(R"({"rt":%.3f,"type":"gc","t":%.3f,"kind":"major","duration_ms":%.3f})", rt, probe_t - d, d);
+      heap_ = 30e6;
+      next_major_ += 30000;
+    }
+  }
+
+  // A planted stall: the loop was blocked, so no samples for its length, then
+  // one sample whose interval spans it. Returns the stall (0 for none).
+  double stall_at(double t) {
+    stall_ = 0;
+    if (next_spike_ < spike_at_.size() && t >= spike_at_[next_spike_]) {
+      stall_ = kSpikes[next_spike_].stall_ms;
+      ++next_spike_;
+    }
+    return stall_;
+  }
+
+  // The probe's sample for the interval ending at run time `st`.
+  void sample_record(double st) {
+    const double iv = st - sample_prev_;
+    sample_prev_ = st;
+    const double stall = stall_;
+    const double dmax = stall > 0 ? stall : 0.3 + 2.5 * u_(rng_) * u_(rng_);
+    const double dmin = 0.01 + 0.05 * u_(rng_);
+    const double inflight = std::floor(3 * u_(rng_));
+    const double reqs = std::floor(iv / 1000 * 2100 * (0.9 + 0.2 * u_(rng_)));
+    out_.line(R"({"rt":%.3f,"type":"sample","t":%.3f,"interval_ms":%.3f,"delay":{"min":%.3f,"mean":%.3f,)"
+              R"("max":%.3f,"p50":%.3f,"p90":%.3f,"p99":%.3f,"count":%d},"elu":%.3f,)"
+              R"("cpu":{"user_us":%.0f,"system_us":%.0f},"mem":{"rss":%.0f,"heap_used":%.0f,)"
+              R"("heap_total":%.0f,"external":%.0f,"array_buffers":%.0f},)"
+              R"("handles":{"total":%d,"by_type":{"TCPServerWrap":1,"TCPSocketWrap":%d,"Timeout":%d}},)"
+              R"("http":{"requests":%.0f,"responses":%.0f,"inflight":%.0f,"latency_mean_ms":%.3f,)"
+              R"("latency_max_ms":%.3f},"dropped":0})",
+              st + 0.3 + 0.5 * u_(rng_) + (stall > 0 ? 0.2 : 0), st - kProbeStartMs, iv, dmin,
+              (dmin + dmax) / 3, dmax, dmax / 3, dmax * 0.8, dmax * 0.95,
+              std::max(1, static_cast<int>(iv / 1.0)), stall > 0 ? 0.99 : 0.45 + 0.2 * u_(rng_),
+              iv * 1000 * 0.5 * (0.9 + 0.2 * u_(rng_)), iv * 1000 * 0.08 * u_(rng_), 90e6 + heap_ * 0.8,
+              heap_, heap_ * 1.4, 2.1e6, 0.4e6, 54 + static_cast<int>(inflight), 50 + static_cast<int>(inflight),
+              3, reqs, reqs, inflight, 0.4 + 0.3 * u_(rng_) + stall / 2, 2 + 3 * u_(rng_) + stall);
+  }
+
+  Out& out_;
+  const double interval_, end_ms_, load_end_;
+  std::mt19937_64 rng_{42};  // fixed seed: the same file every time
+  std::uniform_real_distribution<double> u_{0, 1};
+  std::vector<double> spike_at_;
+  std::size_t next_spike_ = 0;
+  double stall_ = 0;
+  double cpu_ms_ = 0, heap_ = 30e6, requests_total_ = 0;  // heap: bytes used, the probe's view
+  double next_minor_ = 250, next_major_ = 30000, next_load_second_ = kLoadStart + 1000;
+  double sample_prev_ = kProbeStartMs + 50;  // run time of the previous sample
+  bool load_started_ = false;
+  long ctx_vol_ = 0, ctx_invol_ = 0;
+  double io_r_ = 0, io_w_ = 0;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -103,120 +248,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gen_recording: cannot write %s\n", path.c_str());
     return 2;
   }
-  std::mt19937_64 rng(42);  // fixed seed: the same file every time
-  std::uniform_real_distribution<double> u(0, 1);
-  const double end_ms = seconds * 1000;
-  const double load_start = 1000, load_end = end_ms - 500;
-
-  out.line(R"({"command":["node","server.js"],"format":1,"host":"bench","interval_ms":%.1f,)"
-           R"("loopdoctor_version":"0.1.0","pid":4242,"start_time":"2026-01-01T00:00:00.000Z","type":"meta"})",
-           interval);
-  out.line(R"({"rt":%.3f,"type":"hello","t":2.5,"v":1,"pid":4242,"runtime":"node",)"
-           R"("versions":{"node":"20.20.2","v8":"11.3.244.8-node.38","uv":"1.46.0"},)"
-           R"("argv":["/usr/bin/node","server.js"],"interval_ms":%g,"heap_limit":4345298944,"job":"node"})",
-           kProbeStartMs + 3.1, interval);
-  out.line(R"({"rt":%.3f,"type":"listen","t":40.2,"address":"127.0.0.1","port":38211})",
-           kProbeStartMs + 41.0);
-
-  std::vector<double> spike_at;
-  for (const Spike& s : kSpikes) {
-    double at = std::round(s.at_fraction * end_ms / interval) * interval;
-    spike_at.push_back(at);
-    std::printf("spike %.0f %.0f\n", at, s.stall_ms);
-  }
-  std::size_t next_spike = 0;
-
-  double cpu_ms = 0, heap = 30e6, requests_total = 0;
-  // (heap: bytes of heap used in the probe's view)
-  double next_minor = 250, next_major = 30000, next_load_second = load_start + 1000;
-  double sample_prev = kProbeStartMs + 50;  // run time of the previous sample
-  bool load_started = false;
-  long ctx_vol = 0, ctx_invol = 0;
-  double io_r = 0, io_w = 0;
-
-  for (double t = interval; t < end_ms; t += interval) {
-    // --- collector: /proc every interval, load records every second ---------
-    cpu_ms += interval * (0.55 + 0.1 * u(rng));
-    ctx_vol += 40 + static_cast<long>(10 * u(rng));
-    ctx_invol += static_cast<long>(3 * u(rng));
-    io_r += 4096 * u(rng), io_w += 8192 * u(rng);
-    out.line(R"({"cpu_ms":%.1f,"ctx_involuntary":%ld,"ctx_voluntary":%ld,"fds":%d,"io_read_bytes":%.0f,)"
-             R"("io_write_bytes":%.0f,"rss":%.1f,"t":%.3f,"threads":11,"type":"proc"})",
-             cpu_ms, ctx_invol, ctx_vol, 60 + static_cast<int>(4 * u(rng)), io_r, io_w,
-             90e6 + heap * 0.8, t + 0.4 * u(rng));
-    if (!load_started && t >= load_start) {
-      out.line(R"({"command":"http://127.0.0.1:38211/","kind":"builtin","t":%.3f,"type":"load-start"})", t);
-      load_started = true;
-    }
-    if (load_started && t >= next_load_second && t < load_end) {
-      double rps = 2000 + 200 * u(rng);
-      out.line(R"({"bytes":%.0f,"errors":0,"interval_s":1.0,"latency_ms":{"max":%.3f,"p50":%.3f,)"
-               R"("p90":%.3f,"p99":%.3f},"non_2xx":0,"requests":%.0f,"second":%.0f,"t":%.3f,"type":"load"})",
-               rps * 180, 20 + 10 * u(rng), 2.1 + 0.3 * u(rng), 4 + u(rng), 9 + 2 * u(rng), rps,
-               (next_load_second - load_start) / 1000, t);
-      requests_total += rps;
-      next_load_second += 1000;
-    }
-
-    // --- probe: GC events, then the sample ending at t ------------------------
-    const double probe_t = t - kProbeStartMs;  // probe clock
-    if (probe_t <= 60) continue;
-    const double rt = t + 0.3 + 0.5 * u(rng);
-    // Young garbage accumulates between minor GCs; the live heap stays flat.
-    heap += 0.4e6 * interval / 10 * (0.8 + 0.4 * u(rng));
-    if (t >= next_minor) {
-      double d = 0.8 + 2.2 * u(rng);
-      out.line(R"({"rt":%.3f,"type":"gc","t":%.3f,"kind":"minor","duration_ms":%.3f})", rt, probe_t - d, d);
-      heap = 30e6 + 2e6 * u(rng);
-      next_minor += 200 + 100 * u(rng);
-    }
-    if (t >= next_major) {
-      double d = 6 + 8 * u(rng);
-      out.line(R"({"rt":%.3f,"type":"gc","t":%.3f,"kind":"major","duration_ms":%.3f})", rt, probe_t - d, d);
-      heap = 30e6;
-      next_major += 30000;
-    }
-    double stall = 0;
-    if (next_spike < spike_at.size() && t >= spike_at[next_spike]) {
-      // The loop was blocked: no samples for the stall's length, then one
-      // sample whose interval spans it.
-      stall = kSpikes[next_spike].stall_ms;
-      ++next_spike;
-      t += stall;
-    }
-    const double st = t;  // run time at the end of this sample's interval
-    const double iv = st - sample_prev;
-    sample_prev = st;
-    const double dmax = stall > 0 ? stall : 0.3 + 2.5 * u(rng) * u(rng);
-    const double dmin = 0.01 + 0.05 * u(rng);
-    const double inflight = std::floor(3 * u(rng));
-    const double reqs = std::floor(iv / 1000 * 2100 * (0.9 + 0.2 * u(rng)));
-    out.line(R"({"rt":%.3f,"type":"sample","t":%.3f,"interval_ms":%.3f,"delay":{"min":%.3f,"mean":%.3f,)"
-             R"("max":%.3f,"p50":%.3f,"p90":%.3f,"p99":%.3f,"count":%d},"elu":%.3f,)"
-             R"("cpu":{"user_us":%.0f,"system_us":%.0f},"mem":{"rss":%.0f,"heap_used":%.0f,)"
-             R"("heap_total":%.0f,"external":%.0f,"array_buffers":%.0f},)"
-             R"("handles":{"total":%d,"by_type":{"TCPServerWrap":1,"TCPSocketWrap":%d,"Timeout":%d}},)"
-             R"("http":{"requests":%.0f,"responses":%.0f,"inflight":%.0f,"latency_mean_ms":%.3f,)"
-             R"("latency_max_ms":%.3f},"dropped":0})",
-             st + 0.3 + 0.5 * u(rng) + (stall > 0 ? 0.2 : 0), st - kProbeStartMs, iv, dmin,
-             (dmin + dmax) / 3, dmax, dmax / 3, dmax * 0.8, dmax * 0.95,
-             std::max(1, static_cast<int>(iv / 1.0)), stall > 0 ? 0.99 : 0.45 + 0.2 * u(rng),
-             iv * 1000 * 0.5 * (0.9 + 0.2 * u(rng)), iv * 1000 * 0.08 * u(rng), 90e6 + heap * 0.8,
-             heap, heap * 1.4, 2.1e6, 0.4e6, 54 + static_cast<int>(inflight), 50 + static_cast<int>(inflight),
-             3, reqs, reqs, inflight, 0.4 + 0.3 * u(rng) + stall / 2,
-             2 + 3 * u(rng) + stall);
-  }
-
-  const double stop = end_ms;
-  out.line(R"({"bytes":%.0f,"duration_s":%.3f,"errors":{"connect":0,"read":0,"timeout":0,"write":0,"parse":0},)"
-           R"("latency_ms":{"max":%.3f,"mean":2.4,"min":0.1,"p2_5":0.9,"p50":2.2,"p90":4.4,"p97_5":7.5,)"
-           R"("p99":9.8,"p999":30.1,"stdev":1.9},"non_2xx":0,"requests":%.0f,"rps":%.3f,"sent":%.0f,)"
-           R"("status":{"200":%.0f},"t":%.3f,"type":"load-summary"})",
-           requests_total * 180, (load_end - load_start) / 1000, kSpikes[1].stall_ms + 10, requests_total,
-           requests_total / ((load_end - load_start) / 1000), requests_total, requests_total, load_end);
-  out.line(R"({"exit_code":null,"t":%.3f,"type":"load-end"})", load_end);
-  out.line(R"({"rt":%.3f,"type":"bye","t":%.3f,"dropped":0})", stop - 10, stop - 10 - kProbeStartMs);
-  out.line(R"({"code":null,"signal":"SIGINT","stopped_by_loopdoctor":true,"t":%.3f,"type":"exit"})", stop + 5);
+  Generator gen(out, seconds, interval);
+  gen.header();
+  gen.body();
+  gen.footer();
   if (!out.close()) {
     std::fprintf(stderr, "gen_recording: write to %s failed\n", path.c_str());
     return 2;
