@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/collector/session_impl.h"
+#include "base/close_handles.h"
 #include "analyzer/recording/proc_record.h"
 
 namespace loopdoctor::collector {
@@ -166,12 +167,7 @@ void Session::teardown() {
   status_.clear();
   loads_.clear();
   writer_.close();
-  uv_walk(
-      &loop_,
-      [](uv_handle_t* h, void*) {
-        if (!uv_is_closing(h)) uv_close(h, nullptr);
-      },
-      nullptr);
+  base::close_all_handles(&loop_);
   uv_run(&loop_, UV_RUN_DEFAULT);
   if (int rc = uv_loop_close(&loop_); rc != 0)
     spdlog::debug("collector loop did not close cleanly: {}", uv_strerror(rc));

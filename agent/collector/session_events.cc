@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/collector/session_impl.h"
+#include "base/close_handles.h"
 #include "agent/collector/run_limits.h"
 #include "agent/collector/signal_names.h"
 #include "analyzer/recording/records.h"
@@ -140,12 +141,7 @@ void Session::finish() {
   writer_.close();
   // Every handle still open is ours (timers, signals, process handles of
   // reaped children); closing them lets uv_run return.
-  uv_walk(
-      &loop_,
-      [](uv_handle_t* h, void*) {
-        if (!uv_is_closing(h)) uv_close(h, nullptr);
-      },
-      nullptr);
+  base::close_all_handles(&loop_);
 }
 
 }  // namespace loopdoctor::collector::detail
