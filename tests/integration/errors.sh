@@ -82,7 +82,7 @@ crash-on-start)
   rc=0; timeout 60 "$LD" run --load / -d 2s -o r.html -- node -e 'require("loopdoctor-no-such-module")' 2> err.txt || rc=$?
   [[ $rc -eq 2 ]] || fail "exit $rc, want 2"
   first=$(grep -m1 "^loopdoctor:" err.txt)
-  [[ $first == *"exit code 1"*"before it listened"* ]] || fail "first message is not the cause: $first"
+  [[ $first == *"(exited with code 1 at "*") before it listened"* ]] || fail "first message is not the cause: $first"
   ! grep -q "insufficient-data" err.txt || fail "a verdict advising load: $(cat err.txt)"
   ;;
 port-taken)
@@ -93,7 +93,7 @@ port-taken)
   [[ $rc -eq 2 ]] || fail "exit $rc, want 2"
   grep -q EADDRINUSE err.txt || fail "no EADDRINUSE: $(cat err.txt)"
   ! grep -q "agent/probes" err.txt || fail "a probe frame in the target's stack: $(grep agent/probes err.txt)"
-  [[ $(grep -m1 "^loopdoctor:" err.txt) == *"exit code 1"* ]] || fail "first message is not the cause"
+  [[ $(grep -m1 "^loopdoctor:" err.txt) == *"exited with code 1"* ]] || fail "first message is not the cause"
   ;;
 load-url)
   # A full URL on another port than the target's is loaded as given, and said so.
