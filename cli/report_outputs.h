@@ -14,6 +14,7 @@ struct OutputOptions {
   std::vector<std::string> fail_on;  // verdict names
   bool open = false;                 // open the HTML report in a browser
   bool quiet_summary = false;        // no terminal summary (JSON on stdout)
+  bool show_recording = true;        // the summary names the recording (not a temporary one)
 };
 
 // Analyses the recording and writes every requested output. Returns the

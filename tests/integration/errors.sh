@@ -127,6 +127,26 @@ interrupt)
     [[ -s out.json && -s r.html ]] || fail "SIG$sig: report not written"
   done
   ;;
+no-record)
+  # The recording lives in a private temporary folder until the outputs are written.
+  mkdir tmp
+  server='require("http").createServer((q, r) => r.end()).listen(0, "127.0.0.1")'
+  rc=0; TMPDIR=$PWD/tmp timeout 60 "$LD" run --no-record --load / -c 2 -d 1s --json out.json -o r.html -- node -e "$server" 2> err.txt || rc=$?
+  [[ $rc -eq 0 ]] || fail "exit $rc: $(cat err.txt)"
+  [[ -n $(json_get out.json 'j.verdict') && -s r.html ]] || fail "outputs not written"
+  [[ ! -e .loopdoctor ]] || fail "a recording was kept in .loopdoctor: $(ls .loopdoctor)"
+  [[ -z $(ls -A tmp) ]] || fail "temporary recording left behind: $(ls -AR tmp)"
+  ! grep -q "recording:" err.txt || fail "names a recording that is gone: $(grep recording: err.txt)"
+  # Outputs that cannot be written: the recording is kept, and its path said.
+  touch a-file  # a report path under a file cannot be written
+  rc=0; TMPDIR=$PWD/tmp timeout 60 "$LD" run --no-record --duration 1s -o a-file/r.html -- node -e 'setTimeout(() => {}, 5000)' 2> err.txt || rc=$?
+  [[ $rc -eq 2 ]] || fail "unwritable report: exit $rc, want 2: $(cat err.txt)"
+  kept=$(sed -n 's/^loopdoctor: kept the recording \([^ ]*\) despite --no-record.*/\1/p' err.txt)
+  [[ $kept == "$PWD/tmp/loopdoctor-"*/recording.ndjson.gz && -s $kept ]] || fail "kept recording not said or absent: $(cat err.txt)"
+  [[ $(stat -c %a "$(dirname "$kept")") == 700 ]] || fail "temporary folder not private"
+  rc=0; "$LD" run --no-record --record x.ndjson -- true 2> err.txt || rc=$?
+  [[ $rc -eq 1 ]] && grep -q -- "--record 'x.ndjson' and --no-record both given" err.txt || fail "both: exit $rc, $(cat err.txt)"
+  ;;
 *) fail "unknown case $1" ;;
 esac
 echo "ok: $1"
