@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "analyzer/analyze.h"
 #include "cli/terminal_summary.h"
 #include "synthetic.h"
@@ -35,4 +37,24 @@ TEST_CASE("Markdown lists each hotspot once and the further issues, like the ter
   const std::string also = "also: gc-pressure — " + dx.issues[1].summary;
   CHECK(count(md, also) == 1);
   CHECK(count(term.str(), also) == 1);
+}
+
+TEST_CASE("the JSON's probe-based load is the window statistics, as the Markdown states them") {
+  // Every other probe sample lost (a loop too busy to send them): the
+  // requests counted are those of the samples there are, over the time those
+  // samples cover. Over the whole window they read half the rate (250 req/s).
+  auto recs = loopdoctor::testing::make_recording({});  // 500 req/s, probe view only
+  std::vector<nlohmann::json> kept;
+  int n = 0;
+  for (auto& r : recs)
+    if (r["type"] != "sample" || n++ % 2 == 0) kept.push_back(r);
+  Timeline tl = build_timeline(kept);
+  Diagnosis dx = analyze(tl);
+  const nlohmann::json load = diagnosis_json(tl, dx)["load"];
+  REQUIRE(load["source"] == "probe");
+  CHECK(load["rps"].get<double>() == Approx(dx.stats.http_rps).epsilon(1e-3));
+  CHECK(load["rps"].get<double>() == Approx(500).epsilon(0.05));
+  CHECK(load["requests"].get<double>() == Approx(dx.stats.http_requests).epsilon(1e-3));
+  CHECK(load["latency_ms"]["mean"].get<double>() == Approx(dx.stats.http_latency_mean_ms));
+  CHECK(count(cli::markdown_summary(tl, dx, ""), fmt::format("{:.0f} req/s", load["rps"].get<double>())) >= 1);
 }
