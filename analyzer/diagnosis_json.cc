@@ -125,7 +125,10 @@ json diagnosis_json(const Timeline& tl, const Diagnosis& dx) {
                  {"end_ms", r3(dx.window.end)},
                  {"samples", dx.window_samples}};
   j["figures"] = figures_json(figures_of(tl, dx));
-  j["warnings"] = tl.warnings;
+  // The reader's warnings, then the collector's: all the recording says went wrong.
+  json warnings = tl.warnings;
+  for (const auto& w : tl.recorded_warnings) warnings.push_back(w);
+  j["warnings"] = warnings;
   return j;
 }
 

@@ -59,7 +59,8 @@ class Builder {
       case Type::kLoadSummary: on_load_summary(recording::decode_load_summary(r)); break;
       case Type::kExit: on_exit(recording::decode_exit(r)); break;
       case Type::kInterrupt: tl_.interrupted = recording::decode_interrupt(r).signal; break;
-      case Type::kBye: case Type::kWarning: case Type::kOther: break;
+      case Type::kWarning: tl_.recorded_warnings.push_back(recording::decode_warning(r).text); break;
+      case Type::kBye: case Type::kOther: break;
     }
     note_end(type, t);
   }

@@ -75,7 +75,10 @@ struct Timeline {
 
   ExitInfo exit;
   double end_t = 0;  // last time seen in the recording
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings;  // the reader's (a cut-off line, a newer format, ...)
+  // The collector's `warning` records, as written: a port never reported, a
+  // load that did not start, a probe connection closed with a reason.
+  std::vector<std::string> recorded_warnings;
   bool truncated = false;
   std::string interrupted;  // "SIGINT" when the user ended the run
   nlohmann::json profile;   // V8 cpuprofile when the probe sent one

@@ -55,6 +55,8 @@ int analyze_and_report(const std::string& recording_path, const OutputOptions& o
     return kExitFailed;
   }
   for (const auto& w : tl->warnings) std::cerr << "loopdoctor: warning: " << w << "\n";
+  if (opts.print_recorded_warnings)
+    for (const auto& w : tl->recorded_warnings) std::cerr << "loopdoctor: warning: " << w << "\n";
 
   DataPaths paths;
   if (!find_data_paths(&paths, &error)) {

@@ -162,6 +162,7 @@ int report(const RunArgs& a, const collector::RunOptions& ro, const collector::R
   oo.fail_on = a.fail_on;
   oo.open = a.open;
   oo.show_recording = !a.no_record;
+  oo.print_recorded_warnings = false;  // said during the run or among its limits
   const bool no_load = collector::load_never_ran(ro, res);
   oo.quiet_summary = no_load;  // a verdict about load that never ran would mislead
   int rc = analyze_and_report(record, oo);

@@ -278,6 +278,7 @@ void set_charts(data& m, const Timeline& tl, const Diagnosis& dx) {
 data warnings_data(const Timeline& tl) {
   data warnings = list();
   for (const std::string& w : tl.warnings) warnings.push_back(data{"text", w});
+  for (const std::string& w : tl.recorded_warnings) warnings.push_back(data{"text", w});
   if (tl.truncated) warnings.push_back(data{"text", "The recording was truncated: its last line was incomplete and was ignored."});
   return warnings;
 }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/analyze.h"
+#include "analyzer/recording/records.h"
 #include "cli/terminal_summary.h"
 #include "synthetic.h"
 
@@ -37,6 +38,14 @@ TEST_CASE("Markdown lists each hotspot once and the further issues, like the ter
   const std::string also = "also: gc-pressure — " + dx.issues[1].summary;
   CHECK(count(md, also) == 1);
   CHECK(count(term.str(), also) == 1);
+}
+
+TEST_CASE("the JSON's warnings carry the collector's warning records") {
+  auto recs = loopdoctor::testing::make_recording({});
+  recs.push_back(recording::encode(recording::Warning{300, "the built-in load generator did not start"}));
+  Timeline tl = build_timeline(recs);
+  const nlohmann::json j = diagnosis_json(tl, analyze(tl));
+  CHECK(j["warnings"] == nlohmann::json{"the built-in load generator did not start"});
 }
 
 TEST_CASE("the JSON's probe-based load is the window statistics, as the Markdown states them") {

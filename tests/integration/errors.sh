@@ -75,6 +75,9 @@ never-listens)
   [[ $(head -1 err.txt) == "loopdoctor: the target did not listen on a port within 1 s; --load needs a server. Raise --listen-timeout or check that it listens" ]] || fail "first line: $(head -1 err.txt)"
   ! grep -q "healthy" err.txt || fail "a verdict about load that never ran: $(cat err.txt)"
   [[ -s out.json && -s r.html ]] || fail "report or JSON not written"
+  # The collector's warning record reaches the JSON and the report.
+  json_get out.json 'j.warnings.join("|")' | grep -q "did not report a listening port within 1 s" || fail "JSON warnings: $(json_get out.json 'j.warnings')"
+  grep -q "did not report a listening port within 1 s" r.html || fail "report warnings"
   rc=0; "$LD" run --load / --listen-timeout 0s -- true 2> err.txt || rc=$?
   [[ $rc -eq 1 ]] && grep -q "'0s'" err.txt || fail "--listen-timeout 0s: exit $rc, $(cat err.txt)"
   ;;
