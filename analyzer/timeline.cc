@@ -158,12 +158,14 @@ class Builder {
     load_start_ = l.t;
     tl_.load_kind = std::move(l.kind);
     tl_.load_command = std::move(l.command);
+    if (l.config) tl_.load_config = std::move(l.config);
   }
   void on_load_second(const LoadSecond& l) { tl_.load.push_back(l); }
   void on_load_summary(const recording::LoadSummary& r) {
     tl_.load_summary = {true,  r.requests, r.duration_s, r.rps, r.bytes, r.p50, r.p90,
                         r.p99, r.max,      r.errors.total(), r.non_2xx_by_status(),
                         r.rate_not_met};
+    if (r.config && !tl_.load_config) tl_.load_config = r.config;
   }
   void on_exit(const recording::Exit& e) {
     static_cast<recording::Exit&>(tl_.exit) = e;

@@ -72,6 +72,9 @@ struct Timeline {
   // guessed. `load_kind` is "on-port" (external command), "builtin", or empty.
   std::optional<Window> load_window;
   std::string load_kind, load_command;
+  // The built-in load as configured (load-start's, else load-summary's
+  // `config`); absent for --on-port and for recordings made before it.
+  std::optional<recording::LoadConfig> load_config;
 
   ExitInfo exit;
   double end_t = 0;  // last time seen in the recording

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "analyzer/profile_attribution.h"
+#include "analyzer/recording/record_words.h"
 #include "analyzer/render/flame_svg.h"
 #include "analyzer/render/key_figures.h"
 #include "analyzer/render/report_charts.h"
@@ -131,7 +132,12 @@ data run_details(const Timeline& tl, const Diagnosis& dx, const ReportOptions& o
                        : tl.load_kind == "on-port" ? "external command (--on-port)"
                                                    : tl.load_kind;
     rows.push_back(detail("Load", load));
-    if (!tl.load_command.empty()) rows.push_back(detail("Load command", tl.load_command, true));
+    // The built-in load as configured when the recording has it; else what
+    // was loaded (the URL, or the --on-port command).
+    if (tl.load_config)
+      rows.push_back(detail("Load configuration", recording::load_config_text(*tl.load_config, true), true));
+    else if (!tl.load_command.empty())
+      rows.push_back(detail("Load command", tl.load_command, true));
   } else {
     rows.push_back(detail("Load", "none recorded"));
   }
