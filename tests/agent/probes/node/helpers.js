@@ -9,7 +9,7 @@ const path = require('path');
 const http = require('http');
 const { spawn } = require('child_process');
 
-const PROBE = path.resolve(__dirname, '..', '..', 'agent', 'probes', 'node', 'probe.js');
+const PROBE = path.resolve(__dirname, '..', '..', '..', '..', 'agent', 'probes', 'node', 'probe.js');
 const FIX = path.join(__dirname, 'fixtures');
 const WAIT_MS = 5000;        // longest any single wait may take
 const TEST_TIMEOUT_MS = 20000;
