@@ -77,34 +77,29 @@ json target_json(const Timeline& tl) {
 }
 
 // Without the built-in generator (e.g. --on-port wrk) the probe's
-// server-side counts are the best view of the load there is.
-void set_probe_load(json& load, const Timeline& tl, const Window& w) {
-  double reqs = 0, lat = 0, n = 0, mx = 0;
-  for (const auto& s : tl.samples) {
-    if (!w.contains(s.t) || !s.http.present) continue;
-    reqs += s.http.requests;
-    lat += s.http.latency_mean_ms * s.http.responses;
-    n += s.http.responses;
-    mx = std::max(mx, s.http.latency_max_ms);
-  }
-  load["requests"] = r3(reqs);
-  load["rps"] = r3(w.length() > 0 ? reqs / (w.length() / 1000.0) : 0);
-  load["latency_ms"] = {{"p50", nullptr}, {"p99", nullptr}, {"max", r3(mx)},
-                        {"mean", r3(n > 0 ? lat / n : 0)}};
+// server-side counts are the best view of the load there is: the window's
+// figures (WindowStats), as the terminal and the Markdown state them.
+void set_probe_load(json& load, const WindowStats& st) {
+  load["requests"] = r3(st.http_requests);
+  load["rps"] = r3(st.http_rps);
+  load["latency_ms"] = {{"p50", nullptr}, {"p99", nullptr}, {"max", r3(st.http_latency_max_ms)},
+                        {"mean", r3(st.http_latency_mean_ms)}};
   load["source"] = "probe";
 }
 
-json load_json(const Timeline& tl, const Window& w) {
+json load_json(const Timeline& tl, const WindowStats& st) {
   const LoadSummary& ls = tl.load_summary;
   json load = {{"requests", r3(ls.requests)},
                {"rps", r3(ls.rps)},
                {"latency_ms", {{"p50", r3(ls.p50)}, {"p99", r3(ls.p99)}, {"max", r3(ls.max)}}},
                {"errors", r3(ls.errors)},
                {"non_2xx", r3(ls.non_2xx)}};
-  if (!ls.present && !tl.samples.empty()) set_probe_load(load, tl, w);
+  if (!ls.present && !tl.samples.empty()) set_probe_load(load, st);
   else if (ls.present) load["source"] = "load-generator";
   if (!tl.load_kind.empty()) load["kind"] = tl.load_kind;
   if (!tl.load_command.empty()) load["command"] = tl.load_command;
+  // The built-in load as configured (README "Contracts"): which load ran.
+  if (tl.load_config) load["config"] = recording::encode(*tl.load_config);
   return load;
 }
 
@@ -127,12 +122,15 @@ json diagnosis_json(const Timeline& tl, const Diagnosis& dx) {
   j["notes"] = dx.notes;
   j["findings"] = findings_json(dx.findings);
   j["target"] = target_json(tl);
-  j["load"] = load_json(tl, dx.window);
+  j["load"] = load_json(tl, dx.stats);
   j["window"] = {{"start_ms", r3(dx.window.start)},
                  {"end_ms", r3(dx.window.end)},
                  {"samples", dx.window_samples}};
   j["figures"] = figures_json(figures_of(tl, dx));
-  j["warnings"] = tl.warnings;
+  // The reader's warnings, then the collector's: all the recording says went wrong.
+  json warnings = tl.warnings;
+  for (const auto& w : tl.recorded_warnings) warnings.push_back(w);
+  j["warnings"] = warnings;
   return j;
 }
 

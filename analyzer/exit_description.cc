@@ -1,15 +1,6 @@
 #include "analyzer/exit_description.h"
 
-#include <fmt/format.h>
-
 namespace loopdoctor {
-
-std::string exit_what(std::optional<int> code, const std::optional<std::string>& signal, double t_ms) {
-  const std::string how = signal  ? "killed by " + *signal
-                          : code ? "exited with code " + std::to_string(*code)
-                                 : std::string("exited (no exit code recorded)");
-  return fmt::format("{} at {:.1f} s", how, t_ms / 1000.0);
-}
 
 ExitDescription describe_exit(const Timeline& tl) {
   ExitDescription d;

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "analyzer/recording/record_words.h"
 #include "analyzer/timeline.h"
 
 namespace loopdoctor {
@@ -16,9 +17,9 @@ struct ExitDescription {
   bool by_itself = false;   // ended before loopdoctor stopped it
 };
 
-// "exited with code 1 at 4.2 s", "killed by SIGSEGV at 8.0 s". For callers
-// that have the exit without a timeline (cli/run.cc).
-std::string exit_what(std::optional<int> code, const std::optional<std::string>& signal, double t_ms);
+// The words for the exit itself are the recording's (record_words.h), shared
+// with the collector's run limits.
+using recording::exit_what;
 
 ExitDescription describe_exit(const Timeline& tl);
 

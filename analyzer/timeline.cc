@@ -59,7 +59,8 @@ class Builder {
       case Type::kLoadSummary: on_load_summary(recording::decode_load_summary(r)); break;
       case Type::kExit: on_exit(recording::decode_exit(r)); break;
       case Type::kInterrupt: tl_.interrupted = recording::decode_interrupt(r).signal; break;
-      case Type::kBye: case Type::kWarning: case Type::kOther: break;
+      case Type::kWarning: tl_.recorded_warnings.push_back(recording::decode_warning(r).text); break;
+      case Type::kBye: case Type::kOther: break;
     }
     note_end(type, t);
   }
@@ -157,12 +158,14 @@ class Builder {
     load_start_ = l.t;
     tl_.load_kind = std::move(l.kind);
     tl_.load_command = std::move(l.command);
+    if (l.config) tl_.load_config = std::move(l.config);
   }
   void on_load_second(const LoadSecond& l) { tl_.load.push_back(l); }
   void on_load_summary(const recording::LoadSummary& r) {
     tl_.load_summary = {true,  r.requests, r.duration_s, r.rps, r.bytes, r.p50, r.p90,
                         r.p99, r.max,      r.errors.total(), r.non_2xx_by_status(),
                         r.rate_not_met};
+    if (r.config && !tl_.load_config) tl_.load_config = r.config;
   }
   void on_exit(const recording::Exit& e) {
     static_cast<recording::Exit&>(tl_.exit) = e;

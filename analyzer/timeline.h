@@ -72,10 +72,16 @@ struct Timeline {
   // guessed. `load_kind` is "on-port" (external command), "builtin", or empty.
   std::optional<Window> load_window;
   std::string load_kind, load_command;
+  // The built-in load as configured (load-start's, else load-summary's
+  // `config`); absent for --on-port and for recordings made before it.
+  std::optional<recording::LoadConfig> load_config;
 
   ExitInfo exit;
   double end_t = 0;  // last time seen in the recording
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings;  // the reader's (a cut-off line, a newer format, ...)
+  // The collector's `warning` records, as written: a port never reported, a
+  // load that did not start, a probe connection closed with a reason.
+  std::vector<std::string> recorded_warnings;
   bool truncated = false;
   std::string interrupted;  // "SIGINT" when the user ended the run
   nlohmann::json profile;   // V8 cpuprofile when the probe sent one

@@ -55,6 +55,8 @@ int analyze_and_report(const std::string& recording_path, const OutputOptions& o
     return kExitFailed;
   }
   for (const auto& w : tl->warnings) std::cerr << "loopdoctor: warning: " << w << "\n";
+  if (opts.print_recorded_warnings)
+    for (const auto& w : tl->recorded_warnings) std::cerr << "loopdoctor: warning: " << w << "\n";
 
   DataPaths paths;
   if (!find_data_paths(&paths, &error)) {
@@ -91,7 +93,8 @@ int analyze_and_report(const std::string& recording_path, const OutputOptions& o
     rc = kExitFailed;
   }
   if (!opts.quiet_summary)
-    print_terminal_summary(std::cerr, *tl, dx, opts.html_path, recording_path,
+    print_terminal_summary(std::cerr, *tl, dx, opts.html_path,
+                           opts.show_recording ? recording_path : std::string(),
                            isatty(STDERR_FILENO) == 1);
   if (opts.open && !opts.html_path.empty() && rc == kExitOk) open_in_browser(opts.html_path);
 

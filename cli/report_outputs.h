@@ -14,6 +14,10 @@ struct OutputOptions {
   std::vector<std::string> fail_on;  // verdict names
   bool open = false;                 // open the HTML report in a browser
   bool quiet_summary = false;        // no terminal summary (JSON on stdout)
+  bool show_recording = true;        // the summary names the recording (not a temporary one)
+  // Print the collector's warning records: `analyze` does; `run` has said
+  // them already (live, or among the run's limits).
+  bool print_recorded_warnings = true;
 };
 
 // Analyses the recording and writes every requested output. Returns the

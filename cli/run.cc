@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/load_options.h"
 #include "cli/paths.h"
+#include "cli/private_recording.h"
 #include "cli/report_outputs.h"
 
 namespace loopdoctor::cli {
@@ -26,6 +27,7 @@ struct RunArgs {
   std::vector<std::string> fail_on;
   bool open = false;
   bool no_profile = false;
+  bool no_record = false;  // the recording lives only until the outputs are written
   std::string profile_interval;  // empty: the probe's default (1ms)
 };
 
@@ -100,6 +102,8 @@ std::string session_options(const RunArgs& a, collector::RunOptions* ro) {
     return "--load and --on-port both given; choose the built-in load or an external one";
   std::string err;
   if (!check_fail_on(a.fail_on, &err)) return err;
+  if (a.no_record && !a.record.empty())
+    return "--record '" + a.record + "' and --no-record both given; keep the recording or not";
   ro->command = a.command;
   ro->loopdoctor_version = LOOPDOCTOR_VERSION;
   // Our stdout then carries what the user asked for there, nothing else.
@@ -130,6 +134,21 @@ int run_exit_status(int rc, const collector::RunOptions& ro, const collector::Ru
   return rc;
 }
 
+// --no-record: the recording goes once the outputs are written from it; kept
+// when they could not be (`rc` not ok), so the run is not lost.
+std::string dispose_recording(const RunArgs& a, const std::string& record, int rc) {
+  if (!a.no_record) return record;
+  if (rc == kExitFailed) {
+    std::cerr << "loopdoctor: kept the recording " << record
+              << " despite --no-record, as the outputs could not all be written; `loopdoctor "
+                 "analyze "
+              << record << "` reads it again\n";
+    return record;
+  }
+  remove_private_recording(record);
+  return {};
+}
+
 int report(const RunArgs& a, const collector::RunOptions& ro, const collector::RunResult& res,
            const std::string& record) {
   // What limited the run comes first: it is why the verdict below may not
@@ -142,12 +161,15 @@ int report(const RunArgs& a, const collector::RunOptions& ro, const collector::R
   oo.markdown_path = a.markdown;
   oo.fail_on = a.fail_on;
   oo.open = a.open;
+  oo.show_recording = !a.no_record;
+  oo.print_recorded_warnings = false;  // said during the run or among its limits
   const bool no_load = collector::load_never_ran(ro, res);
   oo.quiet_summary = no_load;  // a verdict about load that never ran would mislead
   int rc = analyze_and_report(record, oo);
+  const std::string kept = dispose_recording(a, record, rc);
   if (no_load)
     std::cerr << "loopdoctor: no verdict, as no load ran; kept the report " << oo.html_path
-              << " and the recording " << record << "\n";
+              << (kept.empty() ? "" : " and the recording " + kept) << "\n";
   return run_exit_status(rc, ro, res);
 }
 
@@ -161,15 +183,20 @@ int run_command(const RunArgs& a) {
     return kExitFailed;
   }
   ro.probe_path = paths.probe_js;
-  const bool default_record = a.record.empty();
-  ro.record_path = default_record
-                       ? ".loopdoctor/run-" + std::to_string(getpid()) + ".ndjson.gz"
-                       : a.record;
+  const bool default_record = a.record.empty() && !a.no_record;
+  ro.record_path = a.no_record      ? make_private_recording(&err)
+                   : default_record ? ".loopdoctor/run-" + std::to_string(getpid()) + ".ndjson.gz"
+                                    : a.record;
+  if (ro.record_path.empty()) {
+    std::cerr << "loopdoctor: " << err << "\n";
+    return kExitFailed;
+  }
   ro.live_status = isatty(STDERR_FILENO) == 1;
 
   collector::RunResult res;
   if (!collector::run_session(ro, &res)) {
     std::cerr << "loopdoctor: " << res.error << "\n";
+    if (a.no_record) remove_private_recording(ro.record_path);
     return kExitFailed;
   }
   return report(a, ro, res, kept_recording(ro, res, default_record));
@@ -203,7 +230,12 @@ Command add_run(CLI::App& root) {
   s->add_option("--markdown", a->markdown,
                 "Short Markdown summary for a bug ticket ('-' for stdout; the target's own stdout "
                 "then goes to stderr)");
-  s->add_option("--record", a->record, "Keep the recording here (default ./.loopdoctor/<pid>.ndjson.gz)");
+  s->add_option("--record", a->record,
+                "Keep the recording here (default ./.loopdoctor/<pid>.ndjson.gz; recordings are "
+                "kept unless --no-record)");
+  s->add_flag("--no-record", a->no_record,
+              "Keep no recording: it goes to a private temporary file, removed once the outputs "
+              "are written (kept, and its path printed, if they could not be)");
   s->add_option("--fail-on", a->fail_on, "Exit 3 when the verdict is one of these (comma-separated)")->delimiter(',');
   s->add_flag("--open", a->open, "Open the report in a browser");
   s->add_option("command", a->command, "The target command, after --");

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/recording/record_words.h"
 #include "analyzer/window_stats.h"
 
 namespace loopdoctor::cli {
@@ -129,7 +130,10 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
   md += "- target: `" + cmd + "`";
   if (auto it = tl.versions.find("node"); it != tl.versions.end()) md += " (Node " + it->second + ")";
   md += "\n";
-  if (!tl.load_command.empty()) md += "- load: `" + tl.load_command + "`\n";
+  if (tl.load_config)
+    md += "- load: `" + recording::load_config_text(*tl.load_config, /*every_field=*/true) + "`\n";
+  else if (!tl.load_command.empty())
+    md += "- load: `" + tl.load_command + "`\n";
   md += fmt::format("- window: {:.1f} s, {} samples\n", dx.window.length() / 1000.0, st.samples);
   if (!report_path.empty()) md += "- full report: `" + report_path + "`\n";
   md += "\n</details>\n";

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/collector/load_driver.h"
+#include "analyzer/recording/record_words.h"
 #include "analyzer/recording/records.h"
 
 namespace loopdoctor::collector {
@@ -103,21 +104,9 @@ load::Config builtin_load_target(load::Config cfg, int port, const std::string& 
 
 std::string builtin_load_line(const load::Config& given, int port, const std::string& address) {
   const load::Config cfg = builtin_load_target(given, port, address);
-  std::string line = "load: " + cfg.method + " " + target_url(cfg);
-  if (cfg.port != port)
-    line += " (as given; the target listens on port " + std::to_string(port) + ")";
-  char buf[96];
-  std::snprintf(buf, sizeof buf, ", %d connection%s", cfg.connections,
-                cfg.connections == 1 ? "" : "s");
-  line += buf;
-  if (cfg.threads > 1) line += ", " + std::to_string(cfg.threads) + " threads";
-  if (cfg.pipelining > 1) line += ", " + std::to_string(cfg.pipelining) + " pipelined";
-  if (cfg.rate > 0) {
-    std::snprintf(buf, sizeof buf, ", %g req/s", cfg.rate);
-    line += buf;
-  }
-  std::snprintf(buf, sizeof buf, ", %g s", cfg.duration_s);
-  return line + buf;
+  const std::string note =
+      cfg.port != port ? " (as given; the target listens on port " + std::to_string(port) + ")" : "";
+  return "load: " + recording::load_config_text(config_of(cfg), /*every_field=*/false, note);
 }
 
 std::unique_ptr<LoadDriver> make_builtin_load(uv_loop_t* loop, load::Config cfg, EmitFn emit,

@@ -12,26 +12,20 @@ void trim(std::deque<std::pair<double, double>>* q, double now_ms) {
   while (q->size() > 1 && q->front().first < now_ms - kStatusWindowMs) q->pop_front();
 }
 
-double num(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
-}
-
 }  // namespace
 
-void StatusModel::on_probe_sample(double t, const nlohmann::json& sample) {
-  if (auto d = sample.find("delay"); d != sample.end() && d->is_object())
-    delay_p99_.emplace_back(t, num(*d, "p99"));
-  if (auto h = sample.find("http"); h != sample.end() && h->is_object()) {
+void StatusModel::on_probe_sample(double t, const recording::Sample& sample) {
+  delay_p99_.emplace_back(t, sample.delay.p99);
+  if (sample.http.present) {
     if (!first_http_t_) first_http_t_ = t;
-    responses_.emplace_back(t, num(*h, "responses"));
+    responses_.emplace_back(t, sample.http.responses);
   }
   trim(&delay_p99_, t);
   trim(&responses_, t);
 }
 
-void StatusModel::on_load_second(const nlohmann::json& record) {
-  load_rps_ = num(record, "requests");
+void StatusModel::on_load_second(const recording::LoadSecond& second) {
+  load_rps_ = second.requests;
 }
 
 void StatusModel::on_proc(double t, double cpu_ms) {

@@ -8,8 +8,7 @@
 #include <string>
 #include <utility>
 
-#include <nlohmann/json.hpp>
-
+#include "analyzer/recording/records.h"
 #include "base/timer.h"
 
 namespace loopdoctor::collector {
@@ -24,9 +23,10 @@ inline constexpr double kStatusRedrawMs = 250;
 
 class StatusModel {
  public:
-  // `t` is run time (collector "t", or "rt" for probe messages).
-  void on_probe_sample(double t, const nlohmann::json& sample);
-  void on_load_second(const nlohmann::json& record);
+  // `t` is run time (collector "t", or "rt" for probe messages). Records
+  // come through the recording's decoders, as every other reader's do.
+  void on_probe_sample(double t, const recording::Sample& sample);
+  void on_load_second(const recording::LoadSecond& second);
   void on_proc(double t, double cpu_ms);
 
   std::string line(double now_ms) const;

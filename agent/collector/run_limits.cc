@@ -4,14 +4,16 @@
 #include <cmath>
 #include <cstdio>
 
+#include "analyzer/recording/record_words.h"
+
 namespace loopdoctor::collector {
 namespace {
 
 bool load_requested(const RunOptions& o) { return o.load.has_value() || !o.on_port.empty(); }
 
+// "exited with code 1 at 4.2 s": the words every output uses for an exit.
 std::string how_it_ended(const RunResult& r) {
-  if (r.exit_signal) return "killed by " + *r.exit_signal;
-  return "exit code " + std::to_string(r.exit_code.value_or(-1));
+  return recording::exit_what(r.exit_code, r.exit_signal, r.exited_at_ms);
 }
 
 bool failed(const RunResult& r) { return r.exit_signal || r.exit_code.value_or(0) != 0; }
@@ -25,8 +27,8 @@ std::string interrupt_line(const RunResult& r) {
 std::string no_load_line(const RunOptions& o, const RunResult& r) {
   const std::string option = o.load ? "--load" : "--on-port";
   if (r.target_exited_early)
-    return "the target ended (" + how_it_ended(r) + ") at " + format_seconds(r.exited_at_ms) +
-           " before it listened on a port, so no load ran; its own messages above say why "
+    return "the target ended (" + how_it_ended(r) +
+           ") before it listened on a port, so no load ran; its own messages above say why "
            "(a missing module, a port in use): fix that and run again";
   std::string line = "the target did not listen on a port within " +
                      format_seconds(o.listen_timeout_ms) + "; " + option +
@@ -38,8 +40,8 @@ std::string no_load_line(const RunOptions& o, const RunResult& r) {
 }
 
 std::string early_exit_line(const RunResult& r) {
-  std::string line = "the target ended before the run did (" + how_it_ended(r) + " at " +
-                     format_seconds(r.exited_at_ms) + "); the report covers the run up to then";
+  std::string line = "the target ended before the run did (" + how_it_ended(r) +
+                     "); the report covers the run up to then";
   if (failed(r)) line += "; its own messages above say why";
   return line;
 }

@@ -133,7 +133,7 @@ bool Session::spawn_target(int child_fd) {
 void Session::create_loads() {
   auto emit_fn = [this](nlohmann::json r) {
     const std::string type = r.value("type", "");
-    if (type == "load") model_.on_load_second(r);
+    if (type == "load") model_.on_load_second(recording::decode_load_second(r));
     double t = emit(std::move(r));
     if (type == "load-start") load_started_ms_ = t;
     if (type == "load-end" && load_started_ms_ >= 0) result_->load_ms = t - load_started_ms_;

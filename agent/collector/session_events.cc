@@ -18,7 +18,7 @@ void Session::on_probe_message(const nlohmann::json& msg, std::string_view raw) 
   writer_.write_line(stamp_run_time(raw, msg, rt));
   const std::string& type = msg["type"].get_ref<const std::string&>();
   if (type == "sample") {
-    model_.on_probe_sample(rt, msg);
+    model_.on_probe_sample(rt, recording::decode_sample(msg, interval_ms()));
   } else if (type == "hello") {
     hello_ = true;
     result_->probe_connected = true;

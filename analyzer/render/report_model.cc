@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "analyzer/profile_attribution.h"
+#include "analyzer/recording/record_words.h"
 #include "analyzer/render/flame_svg.h"
 #include "analyzer/render/key_figures.h"
 #include "analyzer/render/report_charts.h"
@@ -131,7 +132,12 @@ data run_details(const Timeline& tl, const Diagnosis& dx, const ReportOptions& o
                        : tl.load_kind == "on-port" ? "external command (--on-port)"
                                                    : tl.load_kind;
     rows.push_back(detail("Load", load));
-    if (!tl.load_command.empty()) rows.push_back(detail("Load command", tl.load_command, true));
+    // The built-in load as configured when the recording has it; else what
+    // was loaded (the URL, or the --on-port command).
+    if (tl.load_config)
+      rows.push_back(detail("Load configuration", recording::load_config_text(*tl.load_config, true), true));
+    else if (!tl.load_command.empty())
+      rows.push_back(detail("Load command", tl.load_command, true));
   } else {
     rows.push_back(detail("Load", "none recorded"));
   }
@@ -278,6 +284,7 @@ void set_charts(data& m, const Timeline& tl, const Diagnosis& dx) {
 data warnings_data(const Timeline& tl) {
   data warnings = list();
   for (const std::string& w : tl.warnings) warnings.push_back(data{"text", w});
+  for (const std::string& w : tl.recorded_warnings) warnings.push_back(data{"text", w});
   if (tl.truncated) warnings.push_back(data{"text", "The recording was truncated: its last line was incomplete and was ignored."});
   return warnings;
 }

@@ -4,7 +4,10 @@
 
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "analyzer/analyze.h"
+#include "analyzer/recording/records.h"
 #include "cli/terminal_summary.h"
 #include "synthetic.h"
 
@@ -35,4 +38,70 @@ TEST_CASE("Markdown lists each hotspot once and the further issues, like the ter
   const std::string also = "also: gc-pressure — " + dx.issues[1].summary;
   CHECK(count(md, also) == 1);
   CHECK(count(term.str(), also) == 1);
+}
+
+namespace {
+// A recording whose load-start says which built-in load ran (recording::LoadConfig).
+std::vector<nlohmann::json> with_load_config(std::vector<nlohmann::json> recs) {
+  for (auto& r : recs)
+    if (r["type"] == "load-start") {
+      r["kind"] = "builtin";
+      r["command"] = "http://127.0.0.1:8080/slow";
+      r["config"] = recording::encode(recording::LoadConfig{"http://127.0.0.1:8080/slow", "GET", 20, 2,
+                                                            1, 500, 5, 2});
+    }
+  return recs;
+}
+}  // namespace
+
+TEST_CASE("JSON, Markdown and the report say which built-in load ran") {
+  Timeline tl = build_timeline(with_load_config(loopdoctor::testing::make_recording({})));
+  REQUIRE(tl.load_config);
+  Diagnosis dx = analyze(tl);
+  const nlohmann::json j = diagnosis_json(tl, dx);
+  CHECK(j["load"]["config"] == nlohmann::json{{"url", "http://127.0.0.1:8080/slow"}, {"method", "GET"},
+                                              {"connections", 20}, {"threads", 2}, {"pipelining", 1},
+                                              {"rate", 500.0}, {"duration_s", 5.0}, {"timeout_s", 2.0}});
+  const std::string said = "GET http://127.0.0.1:8080/slow, 20 connections, 2 threads, no pipelining, "
+                           "500 req/s, 5 s planned";
+  CHECK(count(cli::markdown_summary(tl, dx, ""), "- load: `" + said + "`") == 1);
+}
+
+TEST_CASE("a recording made before load config: the load's URL as before, no config") {
+  loopdoctor::testing::Scenario s;
+  auto recs = loopdoctor::testing::make_recording(s);
+  for (auto& r : recs)
+    if (r["type"] == "load-start") r["command"] = "wrk -c 10 http://127.0.0.1:8080/";
+  Timeline tl = build_timeline(recs);
+  Diagnosis dx = analyze(tl);
+  CHECK(!diagnosis_json(tl, dx)["load"].contains("config"));
+  CHECK(count(cli::markdown_summary(tl, dx, ""), "- load: `wrk -c 10 http://127.0.0.1:8080/`") == 1);
+}
+
+TEST_CASE("the JSON's warnings carry the collector's warning records") {
+  auto recs = loopdoctor::testing::make_recording({});
+  recs.push_back(recording::encode(recording::Warning{300, "the built-in load generator did not start"}));
+  Timeline tl = build_timeline(recs);
+  const nlohmann::json j = diagnosis_json(tl, analyze(tl));
+  CHECK(j["warnings"] == nlohmann::json{"the built-in load generator did not start"});
+}
+
+TEST_CASE("the JSON's probe-based load is the window statistics, as the Markdown states them") {
+  // Every other probe sample lost (a loop too busy to send them): the
+  // requests counted are those of the samples there are, over the time those
+  // samples cover. Over the whole window they read half the rate (250 req/s).
+  auto recs = loopdoctor::testing::make_recording({});  // 500 req/s, probe view only
+  std::vector<nlohmann::json> kept;
+  int n = 0;
+  for (auto& r : recs)
+    if (r["type"] != "sample" || n++ % 2 == 0) kept.push_back(r);
+  Timeline tl = build_timeline(kept);
+  Diagnosis dx = analyze(tl);
+  const nlohmann::json load = diagnosis_json(tl, dx)["load"];
+  REQUIRE(load["source"] == "probe");
+  CHECK(load["rps"].get<double>() == Approx(dx.stats.http_rps).epsilon(1e-3));
+  CHECK(load["rps"].get<double>() == Approx(500).epsilon(0.05));
+  CHECK(load["requests"].get<double>() == Approx(dx.stats.http_requests).epsilon(1e-3));
+  CHECK(load["latency_ms"]["mean"].get<double>() == Approx(dx.stats.http_latency_mean_ms));
+  CHECK(count(cli::markdown_summary(tl, dx, ""), fmt::format("{:.0f} req/s", load["rps"].get<double>())) >= 1);
 }

@@ -75,6 +75,9 @@ never-listens)
   [[ $(head -1 err.txt) == "loopdoctor: the target did not listen on a port within 1 s; --load needs a server. Raise --listen-timeout or check that it listens" ]] || fail "first line: $(head -1 err.txt)"
   ! grep -q "healthy" err.txt || fail "a verdict about load that never ran: $(cat err.txt)"
   [[ -s out.json && -s r.html ]] || fail "report or JSON not written"
+  # The collector's warning record reaches the JSON and the report.
+  json_get out.json 'j.warnings.join("|")' | grep -q "did not report a listening port within 1 s" || fail "JSON warnings: $(json_get out.json 'j.warnings')"
+  grep -q "did not report a listening port within 1 s" r.html || fail "report warnings"
   rc=0; "$LD" run --load / --listen-timeout 0s -- true 2> err.txt || rc=$?
   [[ $rc -eq 1 ]] && grep -q "'0s'" err.txt || fail "--listen-timeout 0s: exit $rc, $(cat err.txt)"
   ;;
@@ -82,7 +85,7 @@ crash-on-start)
   rc=0; timeout 60 "$LD" run --load / -d 2s -o r.html -- node -e 'require("loopdoctor-no-such-module")' 2> err.txt || rc=$?
   [[ $rc -eq 2 ]] || fail "exit $rc, want 2"
   first=$(grep -m1 "^loopdoctor:" err.txt)
-  [[ $first == *"exit code 1"*"before it listened"* ]] || fail "first message is not the cause: $first"
+  [[ $first == *"(exited with code 1 at "*") before it listened"* ]] || fail "first message is not the cause: $first"
   ! grep -q "insufficient-data" err.txt || fail "a verdict advising load: $(cat err.txt)"
   ;;
 port-taken)
@@ -93,7 +96,7 @@ port-taken)
   [[ $rc -eq 2 ]] || fail "exit $rc, want 2"
   grep -q EADDRINUSE err.txt || fail "no EADDRINUSE: $(cat err.txt)"
   ! grep -q "agent/probes" err.txt || fail "a probe frame in the target's stack: $(grep agent/probes err.txt)"
-  [[ $(grep -m1 "^loopdoctor:" err.txt) == *"exit code 1"* ]] || fail "first message is not the cause"
+  [[ $(grep -m1 "^loopdoctor:" err.txt) == *"exited with code 1"* ]] || fail "first message is not the cause"
   ;;
 load-url)
   # A full URL on another port than the target's is loaded as given, and said so.
@@ -104,6 +107,12 @@ load-url)
   kill $other
   [[ $rc -eq 0 ]] || fail "exit $rc: $(cat err.txt)"
   grep -Eq "^load: GET $url \(as given; the target listens on port [0-9]+\), 3 connections, 1 s\$" err.txt || fail "no load line: $(cat err.txt)"
+  # The outputs say which load ran (the recording's load config), in the one wording.
+  "$LD" analyze rec.ndjson --json out.json --markdown out.md -o r2.html 2> /dev/null
+  [[ $(json_get out.json 'j.load.config.url+" "+j.load.config.connections+" "+j.load.config.duration_s') == "$url 3 1" ]] || fail "JSON load.config: $(json_get out.json 'j.load')"
+  said="GET $url, 3 connections, 1 thread, no pipelining, as fast as it goes, 1 s planned"
+  grep -qF -- "- load: \`$said\`" out.md || fail "Markdown load: $(grep -- '- load' out.md)"
+  grep -qF "Load configuration" r2.html && grep -qF "$said" r2.html || fail "report does not say which load ran"
   grep '"type":"load-summary"' rec.ndjson | node -e 'let d="";process.stdin.on("data",c=>d+=c).on("end",()=>{const c=JSON.parse(d).config; if(c.url!==process.argv[1]||c.connections!==3||c.duration_s!==1) {console.error(JSON.stringify(c)); process.exit(1)}})' "$url" || fail "load-summary config"
   ;;
 bad-load-options)
@@ -126,6 +135,26 @@ interrupt)
     grep -Eq "^loopdoctor: run interrupted at [0-9.]+ s \($name\): the report covers the run up to then\$" err.txt || fail "SIG$sig: $(cat err.txt)"
     [[ -s out.json && -s r.html ]] || fail "SIG$sig: report not written"
   done
+  ;;
+no-record)
+  # The recording lives in a private temporary folder until the outputs are written.
+  mkdir tmp
+  server='require("http").createServer((q, r) => r.end()).listen(0, "127.0.0.1")'
+  rc=0; TMPDIR=$PWD/tmp timeout 60 "$LD" run --no-record --load / -c 2 -d 1s --json out.json -o r.html -- node -e "$server" 2> err.txt || rc=$?
+  [[ $rc -eq 0 ]] || fail "exit $rc: $(cat err.txt)"
+  [[ -n $(json_get out.json 'j.verdict') && -s r.html ]] || fail "outputs not written"
+  [[ ! -e .loopdoctor ]] || fail "a recording was kept in .loopdoctor: $(ls .loopdoctor)"
+  [[ -z $(ls -A tmp) ]] || fail "temporary recording left behind: $(ls -AR tmp)"
+  ! grep -q "recording:" err.txt || fail "names a recording that is gone: $(grep recording: err.txt)"
+  # Outputs that cannot be written: the recording is kept, and its path said.
+  touch a-file  # a report path under a file cannot be written
+  rc=0; TMPDIR=$PWD/tmp timeout 60 "$LD" run --no-record --duration 1s -o a-file/r.html -- node -e 'setTimeout(() => {}, 5000)' 2> err.txt || rc=$?
+  [[ $rc -eq 2 ]] || fail "unwritable report: exit $rc, want 2: $(cat err.txt)"
+  kept=$(sed -n 's/^loopdoctor: kept the recording \([^ ]*\) despite --no-record.*/\1/p' err.txt)
+  [[ $kept == "$PWD/tmp/loopdoctor-"*/recording.ndjson.gz && -s $kept ]] || fail "kept recording not said or absent: $(cat err.txt)"
+  [[ $(stat -c %a "$(dirname "$kept")") == 700 ]] || fail "temporary folder not private"
+  rc=0; "$LD" run --no-record --record x.ndjson -- true 2> err.txt || rc=$?
+  [[ $rc -eq 1 ]] && grep -q -- "--record 'x.ndjson' and --no-record both given" err.txt || fail "both: exit $rc, $(cat err.txt)"
   ;;
 *) fail "unknown case $1" ;;
 esac

@@ -32,7 +32,11 @@ TEST_CASE("a load that never ran: the reason, and what to do") {
   r.exited_at_ms = 150;
   auto lines = run_limits(with_load(), r);
   REQUIRE(lines.size() == 1);
-  CHECK(lines[0].starts_with("the target ended (exit code 1) at 0.1 s before it listened"));
+  // The exit in the words every output uses (recording::exit_what).
+  CHECK(lines[0].starts_with("the target ended (exited with code 1 at 0.1 s) before it listened"));
+  r.exit_code.reset();
+  r.exit_signal = "SIGSEGV";
+  CHECK(run_limits(with_load(), r)[0].starts_with("the target ended (killed by SIGSEGV at 0.1 s) before"));
 }
 
 TEST_CASE("an interrupt says when, and hides nothing else it caused") {
@@ -72,4 +76,16 @@ TEST_CASE("the load line names the URL, and a URL's own port when the target lis
         "load: GET http://127.0.0.1:3000/slow (as given; the target listens on port 3001), 50 "
         "connections, 10 s");
   CHECK(builtin_load_target(cfg, 3001, "::").port == 3000);
+}
+
+TEST_CASE("a target that ended early says how, in the exit's one wording") {
+  RunResult r;
+  r.load_ran = true;
+  r.load_ms = 6000;
+  r.target_exited_early = true;
+  r.exit_signal = "SIGABRT";
+  r.exited_at_ms = 4230;
+  CHECK(run_limits(with_load(), r) ==
+        std::vector<std::string>{"the target ended before the run did (killed by SIGABRT at 4.2 s); "
+                                 "the report covers the run up to then; its own messages above say why"});
 }

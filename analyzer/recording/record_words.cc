@@ -1,0 +1,39 @@
+#include "analyzer/recording/record_words.h"
+
+#include <cstdio>
+
+namespace loopdoctor::recording {
+namespace {
+
+std::string count_of(int n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string number(const char* format, double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+}  // namespace
+
+std::string exit_what(std::optional<int> code, const std::optional<std::string>& signal, double t_ms) {
+  const std::string how = signal  ? "killed by " + *signal
+                          : code ? "exited with code " + std::to_string(*code)
+                                 : std::string("exited (no exit code recorded)");
+  return how + number(" at %.1f s", t_ms / 1000.0);
+}
+
+std::string load_config_text(const LoadConfig& c, bool every_field, std::string_view after_url) {
+  std::string s = c.method + " " + c.url + std::string(after_url) + ", " +
+                  count_of(c.connections, "connection", "connections");
+  if (every_field || c.threads > 1) s += ", " + count_of(c.threads, "thread", "threads");
+  if (c.pipelining > 1) s += ", " + std::to_string(c.pipelining) + " pipelined";
+  else if (every_field) s += ", no pipelining";
+  if (c.rate > 0) s += number(", %g req/s", c.rate);
+  else if (every_field) s += ", as fast as it goes";
+  s += number(every_field ? ", %g s planned" : ", %g s", c.duration_s);
+  return s;
+}
+
+}  // namespace loopdoctor::recording

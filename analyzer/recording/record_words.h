@@ -1,0 +1,26 @@
+// How records are said in sentences, in one place: the analyzer's outputs
+// (report, terminal, Markdown, notes) and the collector's lines (the load
+// line, the run limits printed before the verdict) both use these words. They
+// sit with the records they describe, in the one library both link.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "analyzer/recording/records.h"
+
+namespace loopdoctor::recording {
+
+// "exited with code 1 at 4.2 s", "killed by SIGSEGV at 8.0 s",
+// "exited (no exit code recorded) at 0.5 s". `t_ms` is run time.
+std::string exit_what(std::optional<int> code, const std::optional<std::string>& signal, double t_ms);
+
+// The built-in load as configured: "GET http://127.0.0.1:3000/slow, 50
+// connections, 10 s". `every_field` also names what is at its default
+// ("1 thread, no pipelining, as fast as it goes, 10 s planned"), for the
+// report's record of the run; without it, the run's one-line announcement.
+// `after_url` is put right after the URL (a note about its port).
+std::string load_config_text(const LoadConfig& c, bool every_field, std::string_view after_url = {});
+
+}  // namespace loopdoctor::recording
