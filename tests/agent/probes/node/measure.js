@@ -13,7 +13,7 @@ const os = require('os');
 const path = require('path');
 const { spawn, execFile } = require('child_process');
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 const PROBE = path.join(ROOT, 'agent', 'probes', 'node', 'probe.js');
 const SAMPLES = path.join(ROOT, 'samples', 'node');
 const LISTEN_TIMEOUT_MS = 15000;   // readfile-sync writes 8 MB before listening

@@ -9,7 +9,7 @@ const os = require('os');
 const path = require('path');
 const { spawn, execFile } = require('child_process');
 
-const ROOT = path.resolve(__dirname, '..', '..');
+const ROOT = path.resolve(__dirname, '..', '..', '..', '..');
 const PROBE = path.join(ROOT, 'agent', 'probes', 'node', 'probe.js');
 const START_TIMEOUT_MS = 10000;
 
