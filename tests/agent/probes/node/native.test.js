@@ -20,8 +20,11 @@ const skipNative = haveNative ? false : `no addon for ABI ${ABI} in LOOPDOCTOR_N
 // until it exits; returns its exit and every message it sent.
 async function runFd(script, extraEnv) {
   const env = probeEnv(Object.assign({ LOOPDOCTOR_FD: '3' }, extraEnv));
-  delete env.LOOPDOCTOR_NATIVE_DIR;
-  if (extraEnv.LOOPDOCTOR_NATIVE_DIR) env.LOOPDOCTOR_NATIVE_DIR = extraEnv.LOOPDOCTOR_NATIVE_DIR;
+  // Only what the test names: not the runner's own choice of probe.
+  for (const k of ['LOOPDOCTOR_NATIVE_DIR', 'LOOPDOCTOR_PROBE']) {
+    delete env[k];
+    if (extraEnv[k]) env[k] = extraEnv[k];
+  }
   const target = startTarget(script, env, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
   const sock = target.child.stdio[3];
   let buf = '';
