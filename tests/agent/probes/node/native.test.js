@@ -121,3 +121,19 @@ test('a forked child runs no second watchdog on the inherited fd', { timeout: TE
   assert.equal(hellos[0].probe, 'native');
   assert.equal(msgs.filter((m) => m.type === 'bye').length, 1);
 });
+
+test('an uncaught exception ends the target as before, the thread with it', { timeout: TEST_TIMEOUT_MS, skip: skipNative }, async () => {
+  const { r, msgs } = await runFd('throws.js', native());
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /boom from target/);
+  assert.equal(msgs[0].probe, 'native');
+  assert.equal(msgs[msgs.length - 1].type, 'bye');
+});
+
+test('a worker thread runs unchanged and loads no second watchdog', { timeout: TEST_TIMEOUT_MS, skip: skipNative }, async () => {
+  const { r, msgs } = await runFd('worker.js', native());
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout.trim()), { worker: 0 });
+  assert.equal(msgs.filter((m) => m.type === 'hello').length, 1);
+  assert.equal(msgs.filter((m) => m.type === 'bye').length, 1);
+});
