@@ -13,6 +13,9 @@ namespace {
 // Lines are written in batches, as the JS transport does (FLUSH_MS): a
 // write that wakes the collector costs far more than building a sample.
 constexpr uint64_t kFlushNs = 100'000'000;
+// RSS moves slowly; reading /proc/self/statm (three syscalls) at most this
+// often, as the JS probe's SLOW_REFRESH_MS, keeps the thread's cost down.
+constexpr uint64_t kRssRefreshNs = 100'000'000;
 
 uint64_t rss_bytes() {
   int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
@@ -56,14 +59,25 @@ void Watchdog::start_thread() {
   thread_ = std::thread([this] { run(); });
 }
 
-Counters Watchdog::read_counters(uint64_t now, bool* waiting) {
+// The idle time includes a wait in progress: two reads differ only while
+// the loop is waiting in epoll (it does not grow while JS runs).
+bool Watchdog::loop_waiting() {
+  const uint64_t a = uv_metrics_idle_time(loop_);
+  return uv_metrics_idle_time(loop_) > a;
+}
+
+uint64_t Watchdog::rss_cached(uint64_t now) {
+  if (rss_ns_ == 0 || now - rss_ns_ >= kRssRefreshNs) {
+    rss_ = rss_bytes();
+    rss_ns_ = now;
+  }
+  return rss_;
+}
+
+Counters Watchdog::read_counters(uint64_t now) {
   Counters c;
   c.now_ns = now;
-  // The idle time includes a wait in progress: two reads differ only while
-  // the loop is waiting in epoll (it does not grow while JS runs).
-  const uint64_t a = uv_metrics_idle_time(loop_);
   c.idle_ns = uv_metrics_idle_time(loop_);
-  if (waiting) *waiting = c.idle_ns > a;
   rusage ru{};
   ::getrusage(RUSAGE_SELF, &ru);
   c.cpu_user_us = tv_us(ru.ru_utime);
@@ -75,9 +89,8 @@ void Watchdog::start_sampling() {
   std::lock_guard<std::mutex> lock(mu_);
   if (sampling_ || stopped_) return;
   const uint64_t now = uv_hrtime();
-  bool waiting = false;
-  const Counters c = read_counters(now, &waiting);
-  tracker_.start(now, waiting);
+  const Counters c = read_counters(now);
+  tracker_.start(now, loop_waiting());
   delays_.take_json();
   builder_.start(c, static_cast<double>(now - cfg_.t0_ns) / 1e6);
   js_.http.clear();
@@ -91,9 +104,9 @@ void Watchdog::stop_sampling() {
 }
 
 void Watchdog::queue_sample(uint64_t now) {
-  const Counters c = read_counters(now, nullptr);
+  const Counters c = read_counters(now);
   const double t_ms = static_cast<double>(now - cfg_.t0_ns) / 1e6;
-  writer_->append(builder_.build(c, t_ms, delays_, rss_bytes(), js_, writer_->dropped()), false);
+  writer_->append(builder_.build(c, t_ms, delays_, rss_cached(now), js_, writer_->dropped()), false);
   last_sample_ns_ = now;
 }
 
@@ -128,7 +141,7 @@ void Watchdog::tick(uint64_t now) {
   v.first_turn_ns = first_turn_ns_.exchange(0, std::memory_order_relaxed);
   epoch_.fetch_add(1, std::memory_order_relaxed);
   v.last_turn_ns = last_turn_ns_.load(std::memory_order_relaxed);
-  read_counters(now, &v.waiting);
+  v.waiting = loop_waiting();
   delays_.add(tracker_.tick(v));
   if (now - last_sample_ns_ + cfg_.resolution_ns / 2 >= cfg_.interval_ns) queue_sample(now);
 }

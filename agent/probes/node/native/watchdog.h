@@ -40,7 +40,9 @@ class Watchdog {
   void run();
   void tick(uint64_t now);
   void queue_sample(uint64_t now);  // mu_ held
-  Counters read_counters(uint64_t now, bool* waiting);
+  Counters read_counters(uint64_t now);
+  bool loop_waiting();
+  uint64_t rss_cached(uint64_t now);  // watchdog or JS thread, mu_ held
 
   uv_loop_t* const loop_;
   LineWriter* const writer_;
@@ -59,6 +61,7 @@ class Watchdog {
   SampleBuilder builder_;
   JsView js_;
   uint64_t last_sample_ns_ = 0;
+  uint64_t rss_ = 0, rss_ns_ = 0;
   std::thread thread_;
 };
 
