@@ -21,6 +21,8 @@
 //   gc.js         gc lines
 //   http-view.js  diagnostics_channel request view, listen hook
 //   profiler.js   CPU profile (inspector)
+//   native.js     loads the native probe (native/, a watchdog thread) or
+//                 says why the JS sampler runs
 // lib/ is required by absolute path, so the target's module paths (NODE_PATH,
 // its node_modules, its package.json) play no part.
 
@@ -61,6 +63,7 @@
       createHttpView: lib('http-view.js').createHttpView,
       createSampler: lib('sampler.js').createSampler,
       createProfiler: lib('profiler.js').createProfiler,
+      loadNative: lib('native.js').loadNative,
     };
   } catch (_) {
     return;  // a part failed to load: the probe stays off, the target runs
@@ -88,6 +91,9 @@
 
   try {
     state = parts.createState(settings);
+    const chosen = parts.loadNative(settings, __dirname);
+    state.native = chosen.addon;
+    state.probeFallback = chosen.fallback;
     transport = parts.createTransport(state, {
       connected: () => sampler.start(),
       lost: () => { sampler.stop(); profiler.discard(); },
@@ -102,6 +108,7 @@
     httpView.install();
     process.on('exit', () => {
       try { if (state.connected && !state.finished) finish(true); } catch (_) { /* never throw */ }
+      try { transport.shutdown(); } catch (_) { /* never throw */ }
     });
     transport.start();
   } catch (_) {

@@ -68,6 +68,7 @@ const MAX_PROFILE_CLOCK_SKEW_MS = 1000;
 const PROBE_ENV_VARS = [
   'LOOPDOCTOR_FD', 'LOOPDOCTOR_ENDPOINT', 'LOOPDOCTOR_INTERVAL_MS',
   'LOOPDOCTOR_JOB', 'LOOPDOCTOR_PROFILE', 'LOOPDOCTOR_PROFILE_INTERVAL_US',
+  'LOOPDOCTOR_PROBE', 'LOOPDOCTOR_NATIVE_DIR',
 ];
 
 // Reads the probe's settings, then scrubs them (and the --require of
@@ -81,6 +82,8 @@ function readSettings(env, selfPath) {
   const jobText = env.LOOPDOCTOR_JOB;
   const profileText = env.LOOPDOCTOR_PROFILE;
   const profileIntervalText = env.LOOPDOCTOR_PROFILE_INTERVAL_US;
+  const probeChoice = env.LOOPDOCTOR_PROBE;    // "js" forces the JS probe
+  const nativeDir = env.LOOPDOCTOR_NATIVE_DIR;  // where the addon was built
   try { scrubEnvironment(env, selfPath); } catch (_) { /* never break the target */ }
   if (!fdText && !endpoint) return null;
 
@@ -99,6 +102,8 @@ function readSettings(env, selfPath) {
     job: jobText || (process.argv[1] ? path.basename(process.argv[1]) : 'node'),
     profileEnabled: profileText !== '0' && profileText !== 'false',
     profileIntervalUs,
+    probeChoice,
+    nativeDir,
   };
 }
 

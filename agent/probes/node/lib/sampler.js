@@ -3,6 +3,10 @@
 // intervalMs, reports delay percentiles, event-loop utilisation, CPU, memory,
 // active handles and the HTTP view. Runs while connected; per-sample work is
 // a few native calls and one hand-built string.
+// With the native probe (state.native), the addon's watchdog thread measures
+// the delay, ELU, CPU and RSS and writes the sample itself, on time even while
+// JS blocks; this timer then only hands it the readings only JS can make
+// (heap, handles, the HTTP view) each time the loop is free to run it.
 const { performance } = require('perf_hooks');
 const { r3 } = require('./state.js');
 const { MAX_DELAYS_PER_SAMPLE, SLOW_REFRESH_MS } = require('./config.js');
@@ -23,7 +27,7 @@ function createSampler(state, transport, gc, httpView) {
   let lastSampleT = 0;
   let lastEluIdle = 0, lastEluActive = 0;
   let lastCpuUser = 0, lastCpuSystem = 0;
-  let mem = null, memT = -Infinity;
+  let mem = null, memRest = null, memT = -Infinity;
   let handles = null, handlesT = -Infinity;
 
   function start() {
@@ -39,12 +43,14 @@ function createSampler(state, transport, gc, httpView) {
     httpView.reset();
     memT = handlesT = -Infinity;
     gc.start();
-    timer = setInterval(onTimer, resolutionMs);
+    if (state.native !== null) { handOver(lastSampleT); state.native.startSampling(); }
+    timer = setInterval(onTimer, state.native !== null ? intervalMs : resolutionMs);
     state.sampling = true;
     timer.unref();
   }
 
   function stop() {
+    if (state.native !== null) state.native.stopSampling();
     if (timer) { clearInterval(timer); timer = null; state.sampling = false; }
     httpView.clear();
     gc.stop();
@@ -58,6 +64,7 @@ function createSampler(state, transport, gc, httpView) {
   // period minus the configured one), and a sample is due every intervalMs.
   function tick() {
     const t = now();
+    if (state.native !== null) { handOver(t); return; }
     const late = t - lastTick - resolutionMs;
     lastTick = t;
     recordDelay(late > 0 ? late : 0);
@@ -128,18 +135,37 @@ function createSampler(state, transport, gc, httpView) {
   }
 
   // process.memoryUsage() reads /proc/self/stat for the RSS: ~0.1 ms here.
+  function refreshMem(t) {
+    if (mem !== null && t - memT < SLOW_REFRESH_MS) return;
+    const m = process.memoryUsage();
+    memRest = ',"heap_used":' + m.heapUsed + ',"heap_total":' + m.heapTotal +
+      ',"external":' + m.external + ',"array_buffers":' + (m.arrayBuffers || 0);
+    mem = ',"mem":{"rss":' + m.rss + memRest + '}';
+    memT = t;
+  }
+
   function memJson(t) {
-    if (mem === null || t - memT >= SLOW_REFRESH_MS) {
-      const m = process.memoryUsage();
-      mem = ',"mem":{"rss":' + m.rss + ',"heap_used":' + m.heapUsed + ',"heap_total":' + m.heapTotal +
-        ',"external":' + m.external + ',"array_buffers":' + (m.arrayBuffers || 0) + '}';
-      memT = t;
-    }
+    refreshMem(t);
     return mem;
+  }
+
+  // Native probe: the addon attaches the HTTP view to one sample only, so a
+  // new one is taken only once the last went out (counts are never lost nor
+  // counted twice); heap and handles are gauges it repeats until the next.
+  function handOver(t) {
+    const native = state.native;
+    refreshMem(t);
+    const http = native.httpPending() ? undefined : httpView.takeJson();
+    native.update(memRest, handlesCached(t), http);
   }
 
   function sample(t) {
     if (!state.connected) return;
+    if (state.native !== null) {
+      handOver(t);
+      state.native.sampleNow();
+      return;
+    }
     const elapsed = t - lastSampleT;
     lastSampleT = t;
     const elu = performance.eventLoopUtilization();

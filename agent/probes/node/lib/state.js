@@ -28,6 +28,10 @@ function createState(settings) {
     // Written by http-view.js (listen hook): listen messages, re-sent by
     // transport.js on every (re)connect.
     listens: [],
+    // Set by probe.js before anything starts: the native addon (null: the JS
+    // sampler runs) and, on a fallback, why.
+    native: null,
+    probeFallback: null,
   };
 }
 

@@ -24,7 +24,17 @@ function createTransport(state, hooks) {
   // a write on a Unix socket that wakes the collector costs far more than
   // building a sample (~0.2 ms on a small VM), so one write per 10 ms sample
   // alone was a few per cent of a saturated server's CPU.
+  // With the native probe every line goes to the addon's one writer (its
+  // watchdog thread writes the socket, see native/line_writer.h), so JS
+  // lines and the thread's samples never interleave.
+  let native = state.native;
+
   function enqueue(lines) {
+    if (native !== null) {
+      if (!state.connected || state.disabled) state.dropped += countLines(lines);
+      else native.send(lines, false);
+      return;
+    }
     if (!state.connected || state.disabled || state.socket === null) { state.dropped += countLines(lines); return; }
     if (outBuf.length + lines.length > MAX_BUFFERED_BYTES) { state.dropped += countLines(lines); return; }
     outBuf += lines;
@@ -32,6 +42,7 @@ function createTransport(state, hooks) {
 
   function flush() {
     lastFlushT = now();
+    if (native !== null) { native.flush(); return; }
     if (outBuf === '') return;
     const out = outBuf;
     outBuf = '';
@@ -58,12 +69,18 @@ function createTransport(state, hooks) {
 
   // A line far over the queue's bound (the profile): after what is queued.
   function writeNow(line) {
+    if (native !== null) { native.send(line, true); native.flush(); return; }
     flush();
     try { state.socket.write(line); } catch (_) { /* the collector is gone */ }
   }
 
+  // The addon counts what its writer dropped; the sum is the probe's.
+  function droppedTotal() {
+    return native !== null ? state.dropped + native.dropped() : state.dropped;
+  }
+
   function sendBye() {
-    send('{"type":"bye","t":' + r3(now()) + ',"dropped":' + state.dropped + '}\n');
+    send('{"type":"bye","t":' + r3(now()) + ',"dropped":' + droppedTotal() + '}\n');
   }
 
   function countLines(s) {
@@ -79,6 +96,8 @@ function createTransport(state, hooks) {
       type: 'hello', t: r3(now()), v: 1, pid: process.pid, runtime: 'node',
       versions: { node: process.versions.node, v8: process.versions.v8, uv: process.versions.uv },
       argv: process.argv, interval_ms: settings.intervalMs, heap_limit: heapLimit, job: settings.job,
+      probe: native !== null ? 'native' : 'js',
+      probe_fallback: state.probeFallback || undefined,
     }) + '\n';
   }
 
@@ -93,6 +112,7 @@ function createTransport(state, hooks) {
   function onLost() {
     state.connected = false;
     hooks.lost();
+    shutdown();  // the thread must be done with the fd before it closes
     if (state.socket) { try { state.socket.destroy(); } catch (_) { /* already gone */ } }
     state.socket = null;
     if (settings.endpoint && !settings.fdText && !state.finished && !state.disabled) scheduleReconnect();
@@ -113,6 +133,10 @@ function createTransport(state, hooks) {
     if (!Number.isInteger(fd) || fd < 0) { state.disabled = true; return; }
     const s = new net.Socket({ fd, readable: true, writable: true });
     attach(s);
+    if (native !== null && !native.start(fd, settings.intervalMs, settings.resolutionMs, now(), MAX_BUFFERED_BYTES)) {
+      native = state.native = null;
+      state.probeFallback = 'the native probe did not start on fd ' + fd;
+    }
     onConnected();
   }
 
@@ -154,13 +178,19 @@ function createTransport(state, hooks) {
     else if (msg.type === 'profile-start') hooks.profileStart();
   }
 
+  // The process exits or the socket is lost: the native writer writes out
+  // what is queued (bye included) and its thread ends.
+  function shutdown() {
+    if (native !== null) { try { native.stop(); } catch (_) { /* never throw */ } }
+  }
+
   // Connects (fd: at once, with hello; endpoint: when the socket connects).
   function start() {
     if (settings.fdText) openFd();
     else connectEndpoint();
   }
 
-  return { start, enqueue, flush, flushIfDue, send, writeNow, sendBye };
+  return { start, enqueue, flush, flushIfDue, send, writeNow, sendBye, shutdown };
 }
 
 module.exports = { createTransport };

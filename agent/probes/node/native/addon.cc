@@ -1,0 +1,165 @@
+// The native probe's registration (Node-API): the functions probe.js calls.
+// One watchdog per process, on the main thread's loop; never freed, so
+// nothing of it is destroyed under a thread still running at exit().
+#include <node_api.h>
+#include <uv.h>
+
+#include <string>
+
+#include "line_writer.h"
+#include "watchdog.h"
+
+namespace loopdoctor::probe {
+namespace {
+
+LineWriter* g_writer = nullptr;
+Watchdog* g_watchdog = nullptr;
+
+constexpr std::size_t kMaxArgs = 6;  // start() takes the most: 5
+
+struct Args {
+  napi_value argv[kMaxArgs];
+  size_t argc = kMaxArgs;
+};
+
+Args get_args(napi_env env, napi_callback_info info) {
+  Args a;
+  napi_get_cb_info(env, info, &a.argc, a.argv, nullptr, nullptr);
+  if (a.argc > kMaxArgs) a.argc = kMaxArgs;  // argc is the count passed; only kMaxArgs are filled
+  return a;
+}
+
+double get_number(napi_env env, napi_value v, double fallback) {
+  double d = fallback;
+  if (napi_get_value_double(env, v, &d) != napi_ok) return fallback;
+  return d;
+}
+
+// "" for undefined or a non-string.
+std::string get_string(napi_env env, napi_value v) {
+  size_t len = 0;
+  if (napi_get_value_string_utf8(env, v, nullptr, 0, &len) != napi_ok) return {};
+  std::string s(len, '\0');
+  napi_get_value_string_utf8(env, v, s.data(), len + 1, &len);
+  return s;
+}
+
+napi_value js_bool(napi_env env, bool b) {
+  napi_value r;
+  napi_get_boolean(env, b, &r);
+  return r;
+}
+
+napi_value js_undefined(napi_env env) {
+  napi_value r;
+  napi_get_undefined(env, &r);
+  return r;
+}
+
+void on_env_cleanup(void*) {
+  if (g_watchdog == nullptr) return;
+  g_watchdog->stop();
+  g_watchdog->close_handle();
+}
+
+// start(fd, intervalMs, resolutionMs, nowMs, maxBufferedBytes): true when running.
+napi_value Start(napi_env env, napi_callback_info info) {
+  Args a = get_args(env, info);
+  if (g_watchdog != nullptr || a.argc < 4) return js_bool(env, false);
+  const int fd = static_cast<int>(get_number(env, a.argv[0], -1));
+  const double interval_ms = get_number(env, a.argv[1], 10);
+  const double resolution_ms = get_number(env, a.argv[2], 10);
+  const double now_ms = get_number(env, a.argv[3], 0);
+  const double max_buffered = a.argc > 4 ? get_number(env, a.argv[4], 1 << 20) : (1 << 20);
+  uv_loop_t* loop = nullptr;
+  if (fd < 0 || napi_get_uv_event_loop(env, &loop) != napi_ok || loop == nullptr) return js_bool(env, false);
+  WatchdogConfig cfg;
+  cfg.interval_ns = static_cast<uint64_t>(interval_ms * 1e6);
+  cfg.resolution_ns = static_cast<uint64_t>(resolution_ms * 1e6);
+  cfg.t0_ns = uv_hrtime() - static_cast<uint64_t>(now_ms * 1e6);
+  g_writer = new LineWriter(fd, static_cast<std::size_t>(max_buffered));
+  g_watchdog = new Watchdog(loop, g_writer, cfg);
+  g_watchdog->start_thread();
+  napi_add_env_cleanup_hook(env, on_env_cleanup, nullptr);
+  return js_bool(env, true);
+}
+
+// send(lines, force): false when dropped.
+napi_value Send(napi_env env, napi_callback_info info) {
+  Args a = get_args(env, info);
+  if (g_writer == nullptr || a.argc < 1) return js_bool(env, false);
+  bool force = false;
+  if (a.argc > 1) napi_get_value_bool(env, a.argv[1], &force);
+  return js_bool(env, g_writer->append(get_string(env, a.argv[0]), force));
+}
+
+napi_value Flush(napi_env env, napi_callback_info) {
+  if (g_watchdog != nullptr) g_watchdog->request_flush();
+  return js_undefined(env);
+}
+
+// update(memRest, handlesJson, httpJson | undefined)
+napi_value Update(napi_env env, napi_callback_info info) {
+  Args a = get_args(env, info);
+  if (g_watchdog == nullptr || a.argc < 2) return js_undefined(env);
+  JsView v;
+  v.mem_rest = get_string(env, a.argv[0]);
+  v.handles = get_string(env, a.argv[1]);
+  if (v.handles.empty()) v.handles = R"({"total":0,"by_type":{}})";
+  if (a.argc > 2) v.http = get_string(env, a.argv[2]);
+  const bool has_http = !v.http.empty();
+  g_watchdog->update_js(std::move(v), has_http);
+  return js_undefined(env);
+}
+
+napi_value HttpPending(napi_env env, napi_callback_info) {
+  return js_bool(env, g_watchdog != nullptr && g_watchdog->http_pending());
+}
+
+napi_value StartSampling(napi_env env, napi_callback_info) {
+  if (g_watchdog != nullptr) g_watchdog->start_sampling();
+  return js_undefined(env);
+}
+
+napi_value StopSampling(napi_env env, napi_callback_info) {
+  if (g_watchdog != nullptr) g_watchdog->stop_sampling();
+  return js_undefined(env);
+}
+
+napi_value SampleNow(napi_env env, napi_callback_info) {
+  if (g_watchdog != nullptr) g_watchdog->sample_now();
+  return js_undefined(env);
+}
+
+napi_value Stop(napi_env env, napi_callback_info) {
+  if (g_watchdog != nullptr) g_watchdog->stop();
+  return js_undefined(env);
+}
+
+napi_value Dropped(napi_env env, napi_callback_info) {
+  napi_value r;
+  napi_create_double(env, g_writer != nullptr ? static_cast<double>(g_writer->dropped()) : 0, &r);
+  return r;
+}
+
+napi_value Init(napi_env env, napi_value exports) {
+  const napi_property_descriptor props[] = {
+      {"start", nullptr, Start, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"send", nullptr, Send, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"flush", nullptr, Flush, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"update", nullptr, Update, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"httpPending", nullptr, HttpPending, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"startSampling", nullptr, StartSampling, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"stopSampling", nullptr, StopSampling, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"sampleNow", nullptr, SampleNow, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"stop", nullptr, Stop, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"dropped", nullptr, Dropped, nullptr, nullptr, nullptr, napi_default, nullptr},
+  };
+  napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
+  return exports;
+}
+
+}  // namespace
+}  // namespace loopdoctor::probe
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, loopdoctor::probe::Init)
