@@ -65,6 +65,8 @@ json target_json(const Timeline& tl) {
   target["pid"] = static_cast<long long>(tl.pid);
   target["runtime"] = tl.runtime.empty() ? json(nullptr) : json(tl.runtime);
   target["versions"] = tl.versions;
+  if (!tl.probe_kind.empty()) target["probe"] = tl.probe_kind;
+  if (!tl.probe_fallback.empty()) target["probe_fallback"] = tl.probe_fallback;
   json exit = {{"code", nullptr}, {"signal", nullptr}};
   if (tl.exit.present) {
     if (tl.exit.code) exit["code"] = *tl.exit.code;

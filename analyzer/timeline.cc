@@ -131,6 +131,8 @@ class Builder {
     for (auto& [k, v] : h.versions) tl_.versions[k] = std::move(v);
     tl_.probe_interval_ms = h.interval_ms.value_or(0);
     tl_.heap_limit = h.heap_limit;
+    tl_.probe_kind = std::move(h.probe);
+    tl_.probe_fallback = std::move(h.probe_fallback);
   }
   void on_listen(const recording::Listen& l) {
     if (tl_.port || !l.port) return;  // the first port the target listened on

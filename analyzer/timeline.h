@@ -56,6 +56,8 @@ struct Timeline {
   bool probe_connected = false;
   double pid = 0;
   std::string runtime;  // "node", or empty when no probe spoke
+  std::string probe_kind;      // hello.probe: "native", "js"; empty from older probes
+  std::string probe_fallback;  // hello.probe_fallback: why the native probe did not run
   std::map<std::string, std::string> versions;
   double probe_interval_ms = 0, heap_limit = 0;
   // listen

@@ -47,7 +47,13 @@ bool find_data_paths(DataPaths* out, std::string* error) {
   if (!dir.empty() && installed(dir.parent_path() / LOOPDOCTOR_DATA_DIR_REL)) return true;
   fs::path src(LOOPDOCTOR_SOURCE_DIR);
   tried.push_back(src.string());
-  if (try_layout(src / "agent/probes/node/probe.js", src / "report_templates", out)) return true;
+  if (try_layout(src / "agent/probes/node/probe.js", src / "report_templates", out)) {
+    // The build writes the addon beside the binary (agent/probes/node/native/CMakeLists.txt).
+    std::error_code ec;
+    if (!dir.empty() && fs::is_directory(dir / "probes/node/native", ec))
+      out->native_dir = (dir / "probes/node/native").string();
+    return true;
+  }
   if (error) {
     *error = "cannot find loopdoctor's data files (probe.js, report_templates); looked in:";
     for (const auto& t : tried) *error += "\n  " + t;

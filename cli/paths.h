@@ -8,6 +8,10 @@ namespace loopdoctor::cli {
 struct DataPaths {
   std::string probe_js;       // agent/probes/node/probe.js
   std::string templates_dir;  // report_templates/
+  // Where the native probe's addon is when it is not in native/ beside
+  // probe.js: the build tree's probes/node/native for a binary run from
+  // build/ (probe.js is then the source tree's). Empty otherwise.
+  std::string native_dir;
 };
 
 // Looks, in order, in $LOOPDOCTOR_DATA_DIR, <exe>/../share/loopdoctor (an

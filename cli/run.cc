@@ -183,6 +183,7 @@ int run_command(const RunArgs& a) {
     return kExitFailed;
   }
   ro.probe_path = paths.probe_js;
+  ro.native_dir = paths.native_dir;
   const bool default_record = a.record.empty() && !a.no_record;
   ro.record_path = a.no_record      ? make_private_recording(&err)
                    : default_record ? ".loopdoctor/run-" + std::to_string(getpid()) + ".ndjson.gz"

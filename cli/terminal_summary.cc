@@ -20,6 +20,15 @@ std::size_t listed_hotspots(const Diagnosis& dx) {
   return dx.issues.empty() ? 0 : std::min(dx.issues.front().hotspots.size(), kTerminalHotspots);
 }
 
+// " (native probe)", " (JS probe: <why the native one did not run>)", or
+// nothing for a recording whose probe did not say.
+std::string probe_note(const Timeline& tl) {
+  if (tl.probe_kind.empty()) return "";
+  std::string note = " (" + recording::probe_short(tl.probe_kind);
+  if (!tl.probe_fallback.empty()) note += ": " + tl.probe_fallback;
+  return note + ")";
+}
+
 std::string also_line(const Issue& issue) {
   return std::string("also: ") + to_string(issue.kind) + " — " + issue.summary;
 }
@@ -82,7 +91,8 @@ void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnos
   }
   out << "\n  " << key_figures(tl, st, " · ") << "\n";
   out << "  " << dim << "window " << fmt::format("{:.1f}", dx.window.length() / 1000.0)
-      << " s, " << st.samples << " samples; target " << dx.exit.text << off << "\n";
+      << " s, " << st.samples << " samples" << probe_note(tl) << "; target " << dx.exit.text << off
+      << "\n";
   for (const auto& n : dx.notes) out << "  note: " << n << "\n";
   if (!dx.issues.empty() && !dx.issues.front().recommendations.empty())
     out << "\n  → " << dx.issues.front().recommendations.front() << "\n";
@@ -134,7 +144,8 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
     md += "- load: `" + recording::load_config_text(*tl.load_config, /*every_field=*/true) + "`\n";
   else if (!tl.load_command.empty())
     md += "- load: `" + tl.load_command + "`\n";
-  md += fmt::format("- window: {:.1f} s, {} samples\n", dx.window.length() / 1000.0, st.samples);
+  md += fmt::format("- window: {:.1f} s, {} samples{}\n", dx.window.length() / 1000.0, st.samples,
+                    probe_note(tl));
   if (!report_path.empty()) md += "- full report: `" + report_path + "`\n";
   md += "\n</details>\n";
   return md;

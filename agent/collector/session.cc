@@ -115,6 +115,7 @@ bool Session::spawn_target(int child_fd) {
   if (!opts_.profile) env["LOOPDOCTOR_PROFILE"] = "0";
   if (opts_.profile_interval_us > 0)
     env["LOOPDOCTOR_PROFILE_INTERVAL_US"] = interval_text(opts_.profile_interval_us);
+  if (!opts_.native_dir.empty()) env["LOOPDOCTOR_NATIVE_DIR"] = opts_.native_dir;
   if (!opts_.probe_path.empty()) {
     const char* existing = std::getenv("NODE_OPTIONS");
     env["NODE_OPTIONS"] = node_options_with_probe(existing ? existing : "", opts_.probe_path);

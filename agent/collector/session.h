@@ -24,6 +24,7 @@ struct RunOptions {
   double sample_interval_ms = 10;
   std::string record_path;              // .ndjson or .ndjson.gz
   std::string probe_path;               // absolute path of probe.js
+  std::string native_dir;               // the native addon's folder when not beside probe.js (a build tree)
   bool live_status = false;             // one status line on stderr (a tty)
   bool profile = true;                  // ask the probe for a CPU profile of the load
   double profile_interval_us = 0;       // its sampling interval (0: the probe's default, 1 ms)

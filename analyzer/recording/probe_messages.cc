@@ -19,6 +19,8 @@ json encode(const Hello& r) {
   j["argv"] = r.argv;
   if (r.interval_ms) j["interval_ms"] = *r.interval_ms;
   j["heap_limit"] = r.heap_limit;
+  if (!r.probe.empty()) j["probe"] = r.probe;
+  if (!r.probe_fallback.empty()) j["probe_fallback"] = r.probe_fallback;
   return j;
 }
 
@@ -32,6 +34,8 @@ Hello decode_hello(const json& r) {
   h.argv = strings(r, "argv");
   h.interval_ms = opt_num(r, "interval_ms");
   h.heap_limit = num(r, "heap_limit");
+  h.probe = str(r, "probe");
+  h.probe_fallback = str(r, "probe_fallback");
   return h;
 }
 

@@ -36,4 +36,19 @@ std::string load_config_text(const LoadConfig& c, bool every_field, std::string_
   return s;
 }
 
+std::string probe_text(const std::string& kind, const std::string& fallback) {
+  if (kind == "native") return "native (samples from a watchdog thread, on time while JS blocks)";
+  if (kind == "js") {
+    if (fallback.empty()) return "JS (samples from a timer on the loop itself)";
+    return "JS (a timer on the loop itself), as the native probe could not run: " + fallback;
+  }
+  return kind;
+}
+
+std::string probe_short(const std::string& kind) {
+  if (kind == "native") return "native probe";
+  if (kind == "js") return "JS probe";
+  return kind.empty() ? "" : kind + " probe";
+}
+
 }  // namespace loopdoctor::recording

@@ -23,4 +23,11 @@ std::string exit_what(std::optional<int> code, const std::optional<std::string>&
 // `after_url` is put right after the URL (a note about its port).
 std::string load_config_text(const LoadConfig& c, bool every_field, std::string_view after_url = {});
 
+// Which probe watched the loop, for the report: "native (samples from a
+// watchdog thread ...)", "JS, as the native probe could not run: <why>";
+// "" when the hello did not say (older probes).
+std::string probe_text(const std::string& kind, const std::string& fallback);
+// The same in two words, for a line of figures: "native probe", "JS probe".
+std::string probe_short(const std::string& kind);
+
 }  // namespace loopdoctor::recording

@@ -64,6 +64,8 @@ struct Hello {
   std::vector<std::string> argv;
   std::optional<double> interval_ms;  // the probe's sampling period
   double heap_limit = 0;              // bytes
+  std::string probe;                  // "native" or "js"; empty in recordings before it was sent
+  std::string probe_fallback;         // why the JS probe runs when the native one could not
   bool operator==(const Hello&) const = default;
 };
 

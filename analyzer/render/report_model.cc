@@ -118,6 +118,8 @@ data run_details(const Timeline& tl, const Diagnosis& dx, const ReportOptions& o
   if (runtime.empty()) runtime = tl.runtime.empty() ? "unknown (no probe connected)" : tl.runtime;
   else if (tl.versions.find(tl.runtime) == tl.versions.end() && !tl.runtime.empty()) runtime = tl.runtime + " · " + runtime;
   rows.push_back(detail("Runtime", runtime));
+  if (!tl.probe_kind.empty())
+    rows.push_back(detail("Probe", recording::probe_text(tl.probe_kind, tl.probe_fallback)));
   if (tl.port) rows.push_back(detail("Listening", "port " + std::to_string(*tl.port) +
                                                      (tl.listen_t >= 0 ? " at " + fmt_seconds(tl.listen_t / kMsPerS) : "")));
   rows.push_back(detail("Duration", fmt_seconds(tl.end_t / kMsPerS)));

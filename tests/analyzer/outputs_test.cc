@@ -105,3 +105,37 @@ TEST_CASE("the JSON's probe-based load is the window statistics, as the Markdown
   CHECK(load["latency_ms"]["mean"].get<double>() == Approx(dx.stats.http_latency_mean_ms));
   CHECK(count(cli::markdown_summary(tl, dx, ""), fmt::format("{:.0f} req/s", load["rps"].get<double>())) >= 1);
 }
+
+namespace {
+// The recording's hello as a probe of this round sends it.
+std::vector<nlohmann::json> with_probe(std::vector<nlohmann::json> records, const char* kind,
+                                       const char* fallback) {
+  for (auto& r : records)
+    if (r.value("type", "") == "hello") {
+      r["probe"] = kind;
+      if (*fallback) r["probe_fallback"] = fallback;
+    }
+  return records;
+}
+}  // namespace
+
+TEST_CASE("the outputs say which probe watched the loop and why the native one did not") {
+  Timeline native = build_timeline(with_probe(loopdoctor::testing::make_recording({}), "native", ""));
+  Diagnosis dx = analyze(native);
+  CHECK(diagnosis_json(native, dx)["target"]["probe"] == "native");
+  CHECK(count(cli::markdown_summary(native, dx, ""), " samples (native probe)") == 1);
+
+  const char* why = "no addon built for Node ABI 127 (looked in /x)";
+  Timeline js = build_timeline(with_probe(loopdoctor::testing::make_recording({}), "js", why));
+  dx = analyze(js);
+  const nlohmann::json j = diagnosis_json(js, dx);
+  CHECK(j["target"]["probe"] == "js");
+  CHECK(j["target"]["probe_fallback"] == why);
+  std::ostringstream term;
+  cli::print_terminal_summary(term, js, dx, "", "", false);
+  CHECK(count(term.str(), std::string("(JS probe: ") + why + ")") == 1);
+
+  // A recording from before the probe said: nothing claimed.
+  Timeline old = build_timeline(loopdoctor::testing::make_recording({}));
+  CHECK_FALSE(diagnosis_json(old, analyze(old))["target"].contains("probe"));
+}

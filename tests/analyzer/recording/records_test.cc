@@ -35,8 +35,9 @@ TEST_CASE("meta round-trips, with the one format version") {
 
 TEST_CASE("hello round-trips") {
   Hello h{12.5, 4242, "node", {{"node", "20.11.0"}, {"v8", "11.3"}}, {"node", "app.js"}, 10,
-          4.2e9};
+          4.2e9, "js", "no addon built for Node ABI 127"};
   CHECK(round_trip(h, Type::kHello, decode_hello) == h);
+  CHECK(encode(h).at("probe") == "js");
   Hello bare;  // no runtime, no interval: both stay absent
   CHECK(round_trip(bare, Type::kHello, decode_hello) == bare);
 }
