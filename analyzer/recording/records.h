@@ -32,7 +32,7 @@ namespace loopdoctor::recording {
 inline constexpr int kFormatVersion = 1;
 
 // The record types by their `type` field. kOther: a type this version does
-// not read (`warning`, future ones), passed over.
+// not know (a later version's), passed over.
 enum class Type {
   kMeta, kHello, kListen, kSample, kGc, kProfile, kBye,  // meta + probe messages
   kProc, kLoadStart, kLoad, kLoadSummary, kLoadEnd, kExit, kInterrupt, kWarning,
