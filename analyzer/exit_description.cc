@@ -13,6 +13,10 @@ ExitDescription describe_exit(const Timeline& tl) {
   d.what = exit_what(e.code, e.signal, e.t);
   d.by_itself = !e.stopped_by_loopdoctor;
   d.crash = d.by_itself && (e.signal || e.code.value_or(0) != 0);
+  if (!d.by_itself && e.signal) {  // the signal was ours: not a kill to report
+    d.text = exit_stopped(*e.signal, e.t);
+    return d;
+  }
   d.text = d.what + (!d.by_itself ? ", stopped by loopdoctor"
                      : d.crash    ? " — the target crashed or failed by itself"
                                   : ", the target exited by itself");

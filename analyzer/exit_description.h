@@ -20,6 +20,7 @@ struct ExitDescription {
 // The words for the exit itself are the recording's (record_words.h), shared
 // with the collector's run limits.
 using recording::exit_what;
+using recording::exit_stopped;
 
 ExitDescription describe_exit(const Timeline& tl);
 

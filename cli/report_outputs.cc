@@ -68,6 +68,9 @@ int analyze_and_report(const std::string& recording_path, const OutputOptions& o
     std::cerr << "loopdoctor: warning: " << error << "\n";
 
   int rc = kExitOk;
+  // The report's path as the other outputs name it: empty when it was not
+  // written, so no output points at a file that is not there.
+  std::string report_path;
   if (!opts.html_path.empty()) {
     render::ReportOptions ro;
     ro.templates_dir = paths.templates_dir;
@@ -80,6 +83,8 @@ int analyze_and_report(const std::string& recording_path, const OutputOptions& o
     } else if (!write_output(opts.html_path, html, &error)) {
       std::cerr << "loopdoctor: " << error << "\n";
       rc = kExitFailed;
+    } else {
+      report_path = opts.html_path;
     }
   }
   if (!opts.json_path.empty() &&
@@ -88,15 +93,15 @@ int analyze_and_report(const std::string& recording_path, const OutputOptions& o
     rc = kExitFailed;
   }
   if (!opts.markdown_path.empty() &&
-      !write_output(opts.markdown_path, markdown_summary(*tl, dx, opts.html_path), &error)) {
+      !write_output(opts.markdown_path, markdown_summary(*tl, dx, report_path), &error)) {
     std::cerr << "loopdoctor: " << error << "\n";
     rc = kExitFailed;
   }
   if (!opts.quiet_summary)
-    print_terminal_summary(std::cerr, *tl, dx, opts.html_path,
+    print_terminal_summary(std::cerr, *tl, dx, report_path,
                            opts.show_recording ? recording_path : std::string(),
                            isatty(STDERR_FILENO) == 1);
-  if (opts.open && !opts.html_path.empty() && rc == kExitOk) open_in_browser(opts.html_path);
+  if (opts.open && !report_path.empty() && rc == kExitOk) open_in_browser(report_path);
 
   if (rc == kExitOk)
     for (const auto& k : opts.fail_on)

@@ -24,6 +24,10 @@ std::string exit_what(std::optional<int> code, const std::optional<std::string>&
   return how + number(" at %.1f s", t_ms / 1000.0);
 }
 
+std::string exit_stopped(const std::string& signal, double t_ms) {
+  return "stopped by loopdoctor with " + signal + number(" at %.1f s", t_ms / 1000.0);
+}
+
 std::string load_config_text(const LoadConfig& c, bool every_field, std::string_view after_url) {
   std::string s = c.method + " " + c.url + std::string(after_url) + ", " +
                   count_of(c.connections, "connection", "connections");

@@ -15,6 +15,8 @@ namespace loopdoctor::recording {
 // "exited with code 1 at 4.2 s", "killed by SIGSEGV at 8.0 s",
 // "exited (no exit code recorded) at 0.5 s". `t_ms` is run time.
 std::string exit_what(std::optional<int> code, const std::optional<std::string>& signal, double t_ms);
+// "stopped by loopdoctor with SIGINT at 5.5 s": the end of a run, not a kill.
+std::string exit_stopped(const std::string& signal, double t_ms);
 
 // The built-in load as configured: "GET http://127.0.0.1:3000/slow, 50
 // connections, 10 s". `every_field` also names what is at its default

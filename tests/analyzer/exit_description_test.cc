@@ -45,6 +45,9 @@ TEST_CASE("exit: stopped by loopdoctor, killed, unknown code, none") {
   tl.exit = exit_info(3000, 0, true);
   CHECK(describe_exit(tl).text == "exited with code 0 at 3.0 s, stopped by loopdoctor");
   CHECK_FALSE(describe_exit(tl).by_itself);
+  tl.exit.code.reset();
+  tl.exit.signal = "SIGINT";
+  CHECK(describe_exit(tl).text == "stopped by loopdoctor with SIGINT at 3.0 s");
   tl.exit = {};
   CHECK(describe_exit(tl).text == "no exit recorded (still running when the recording ended)");
 }

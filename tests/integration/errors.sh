@@ -47,6 +47,16 @@ truncated)
   grep -qi "cut off" err.txt || fail "no warning about the cut: $(cat err.txt)"
   (( $(json_get out.json 'j.window.samples') > 0 )) || fail "nothing analysed before the cut"
   ;;
+report-unwritable)
+  # A report that cannot be written: exit 2, the reason, and no output that
+  # points at the missing file (the terminal's report line, the Markdown's).
+  cp "$ROOT/tests/data/pbkdf2-sync.ndjson.gz" rec.ndjson.gz
+  rc=0; "$LD" analyze rec.ndjson.gz -o /proc/no-such-report.html --markdown s.md 2> err.txt || rc=$?
+  [[ $rc -eq 2 ]] || fail "exit $rc, expected 2"
+  grep -q "cannot write '/proc/no-such-report.html'" err.txt || fail "no reason: $(cat err.txt)"
+  ! grep -q "no-such-report" <(grep -v "cannot write" err.txt) || fail "the summary names the unwritten report: $(cat err.txt)"
+  ! grep -q "no-such-report" s.md || fail "the Markdown names the unwritten report"
+  ;;
 fail-on)
   rc=0; timeout 60 "$LD" run --duration 2s --fail-on healthy,insufficient-data --json out.json -o r.html -- sleep 10 2>/dev/null || rc=$?
   [[ $rc -eq 3 ]] || fail "exit $rc, want 3"
