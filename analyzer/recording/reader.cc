@@ -115,6 +115,85 @@ constexpr std::size_t kMaxLineBytes = 32u << 20;
 // more than this is from a cut-off stream and is not trusted as a size hint.
 constexpr std::size_t kMaxGzipRatio = 64;
 
+// Cuts decompressed chunks into lines and hands each to the visitor,
+// counting what it accepts and what it skips into the result.
+class LineAssembler {
+ public:
+  LineAssembler(const std::string& path, const std::function<bool(std::string_view)>& visit,
+                ReadResult* res)
+      : path_(path), visit_(visit), res_(res) {}
+
+  void feed(const char* data, std::size_t n) {
+    std::size_t start = 0;
+    for (const char* p = data; p < data + n;) {
+      const char* nl = static_cast<const char*>(std::memchr(p, '\n', data + n - p));
+      if (!nl) break;
+      const std::size_t i = static_cast<std::size_t>(nl - data);
+      p = nl + 1;
+      if (too_long_) {
+        too_long_ = false;
+        pending_.clear();
+        ++res_->skipped;
+        res_->warnings.push_back("a line over 32 MiB in '" + path_ + "' was skipped");
+      } else if (pending_.empty()) {
+        // The whole line is in this chunk: hand it over without a copy.
+        line(std::string_view(data + start, i - start));
+      } else {
+        pending_.append(data + start, i - start);
+        line(pending_);
+        pending_.clear();
+      }
+      start = i + 1;
+    }
+    if (!too_long_) pending_.append(data + start, n - start);
+    if (pending_.size() > kMaxLineBytes) {
+      too_long_ = true;
+      pending_.clear();
+    }
+  }
+
+  // The end of the stream: a last line without its newline is what a crash
+  // or kill -9 leaves. It may still be complete JSON (the writer died between
+  // the object and the newline): kept if it parses, else dropped.
+  void finish(bool stream_error) {
+    if (pending_.empty() && !too_long_ && !stream_error) return;
+    if (!too_long_ && !pending_.empty() && visit_(pending_)) {
+      ++res_->lines;
+    } else if (!pending_.empty() || too_long_) {
+      res_->truncated = true;
+      res_->warnings.push_back("the recording '" + path_ + "' ends in a cut-off line (" +
+                               std::to_string(pending_.size()) +
+                               " bytes), ignored; everything before it is analysed");
+    }
+    if (stream_error) {
+      res_->truncated = true;
+      res_->warnings.push_back("the compressed recording '" + path_ +
+                               "' is cut off; everything before the cut is analysed");
+    }
+  }
+
+ private:
+  void line(std::string_view text) {
+    ++line_no_;
+    if (text.empty()) return;
+    if (!visit_(text)) {
+      ++res_->skipped;
+      if (res_->skipped <= 3)
+        res_->warnings.push_back("line " + std::to_string(line_no_) + " of '" + path_ +
+                                 "' is not a JSON object; skipped");
+      return;
+    }
+    ++res_->lines;
+  }
+
+  const std::string& path_;
+  const std::function<bool(std::string_view)>& visit_;
+  ReadResult* res_;
+  std::string pending_;
+  std::size_t line_no_ = 0;
+  bool too_long_ = false;
+};
+
 }  // namespace
 
 ReadResult read_lines(const std::string& path,
@@ -128,79 +207,19 @@ ReadResult read_lines(const std::string& path,
   gzbuffer(gz.get(), kReadChunkBytes);
   res.ok = true;
 
-  std::string pending;
+  LineAssembler lines(path, visit, &res);
   ChunkPipe pipe(gz.get());  // declared after gz: joined before gz closes
-  std::size_t line_no = 0;
-  bool too_long = false;
-  auto handle_line = [&](std::string_view line) {
-    ++line_no;
-    if (line.empty()) return;
-    if (!visit(line)) {
-      ++res.skipped;
-      if (res.skipped <= 3)
-        res.warnings.push_back("line " + std::to_string(line_no) + " of '" + path +
-                               "' is not a JSON object; skipped");
-      return;
-    }
-    ++res.lines;
-  };
-
   bool stream_error = false;
   for (;;) {
     ChunkPipe::Chunk chunk = pipe.next();
-    const int n = chunk.n;
-    if (n <= 0) {
-      stream_error = n < 0 || chunk.stream_error;
+    if (chunk.n <= 0) {
+      stream_error = chunk.n < 0 || chunk.stream_error;
       break;
     }
-    const std::vector<char>& buf = chunk.data;
-    std::size_t start = 0;
-    for (const char* p = buf.data(); p < buf.data() + n;) {
-      const char* nl = static_cast<const char*>(std::memchr(p, '\n', buf.data() + n - p));
-      if (!nl) break;
-      const std::size_t i = static_cast<std::size_t>(nl - buf.data());
-      p = nl + 1;
-      if (too_long) {
-        too_long = false;
-        pending.clear();
-        ++res.skipped;
-        res.warnings.push_back("a line over 32 MiB in '" + path + "' was skipped");
-      } else if (pending.empty()) {
-        // The whole line is in this chunk: hand it over without a copy.
-        handle_line(std::string_view(buf.data() + start, i - start));
-      } else {
-        pending.append(buf.data() + start, i - start);
-        handle_line(pending);
-        pending.clear();
-      }
-      start = i + 1;
-    }
-    if (!too_long) pending.append(buf.data() + start, n - start);
-    if (pending.size() > kMaxLineBytes) {
-      too_long = true;
-      pending.clear();
-    }
+    lines.feed(chunk.data.data(), static_cast<std::size_t>(chunk.n));
     pipe.recycle(std::move(chunk));
   }
-
-  if (!pending.empty() || too_long || stream_error) {
-    // A last line without its newline is what a crash or kill -9 leaves.
-    // It may still be complete JSON (the writer died between the object and
-    // the newline): keep it if it parses, else drop it.
-    if (!too_long && !pending.empty() && visit(pending)) {
-      ++res.lines;
-    } else if (!pending.empty() || too_long) {
-      res.truncated = true;
-      res.warnings.push_back("the recording '" + path + "' ends in a cut-off line (" +
-                             std::to_string(pending.size()) +
-                             " bytes), ignored; everything before it is analysed");
-    }
-    if (stream_error) {
-      res.truncated = true;
-      res.warnings.push_back("the compressed recording '" + path +
-                             "' is cut off; everything before the cut is analysed");
-    }
-  }
+  lines.finish(stream_error);
   return res;
 }
 
