@@ -15,6 +15,7 @@
 #include <uv.h>
 
 #include "analyzer/recording/recording.h"
+#include "tests/analyzer/recording/read_json.h"
 
 namespace loopdoctor::collector::test {
 
@@ -39,12 +40,7 @@ class TempDir {
 inline std::vector<nlohmann::json> read_records(const std::string& path,
                                                 recording::ReadResult* res = nullptr) {
   std::vector<nlohmann::json> out;
-  auto r = recording::read_lines(path, [&](std::string_view line) {
-    auto j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.is_object()) return false;
-    out.push_back(std::move(j));
-    return true;
-  });
+  auto r = loopdoctor::testing::read_json_records(path, [&](const nlohmann::json& j) { out.push_back(j); });
   if (res) *res = r;
   return out;
 }
