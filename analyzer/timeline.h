@@ -25,6 +25,7 @@ using HttpStats = recording::HttpStats;
 using ProbeSample = recording::Sample;  // t in run time
 using ProcSample = recording::Proc;     // cpu_share filled in
 using GcEvent = recording::Gc;          // t in run time
+using BlockCapture = recording::Block;  // t and start in run time
 using LoadSecond = recording::LoadSecond;
 
 // What the analysis reads of the `load-summary` record (recording::LoadSummary):
@@ -67,6 +68,7 @@ struct Timeline {
   std::vector<ProbeSample> samples;
   std::vector<ProcSample> proc;
   std::vector<GcEvent> gc;
+  std::vector<BlockCapture> blocks;  // the native probe's block stacks, in arrival order
   std::vector<LoadSecond> load;
   LoadSummary load_summary;
 

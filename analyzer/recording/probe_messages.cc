@@ -112,6 +112,35 @@ Gc decode_gc(const json& r) {
   return {num(r, "t"), str(r, "kind"), num(r, "duration_ms"), num(r, "heap_after")};
 }
 
+json encode(const Block& r) {
+  json j = record(Type::kBlock, r.t);
+  j["start"] = r.start;
+  j["duration_ms"] = r.duration_ms;
+  json frames = json::array();
+  for (const BlockFrame& f : r.frames)
+    frames.push_back({{"function", f.function}, {"url", f.url}, {"line", f.line}, {"column", f.column}});
+  j["frames"] = std::move(frames);
+  j["in"] = r.in_native ? "native" : "js";
+  return j;
+}
+
+Block decode_block(const json& r) {
+  Block b;
+  b.t = num(r, "t");
+  b.start = num(r, "start");
+  b.duration_ms = num(r, "duration_ms");
+  b.in_native = str(r, "in") == "native";
+  if (auto it = r.find("frames"); it != r.end() && it->is_array()) {
+    b.frames.reserve(it->size());
+    for (const json& f : *it) {
+      if (!f.is_object()) continue;
+      b.frames.push_back({str(f, "function"), str(f, "url"), static_cast<int>(num(f, "line")),
+                          static_cast<int>(num(f, "column"))});
+    }
+  }
+  return b;
+}
+
 json encode(const Profile& r) {
   json j = record(Type::kProfile, r.t);
   if (!r.profile.is_null()) j["profile"] = r.profile;

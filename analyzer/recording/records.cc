@@ -19,7 +19,7 @@ constexpr std::pair<std::string_view, Type> kTypeNames[] = {
     {"bye", Type::kBye},           {"load-start", Type::kLoadStart},
     {"load-summary", Type::kLoadSummary}, {"load-end", Type::kLoadEnd},
     {"exit", Type::kExit},         {"interrupt", Type::kInterrupt},
-    {"warning", Type::kWarning}};
+    {"warning", Type::kWarning},   {"block", Type::kBlock}};
 
 }  // namespace
 

@@ -34,7 +34,7 @@ inline constexpr int kFormatVersion = 1;
 // The record types by their `type` field. kOther: a type this version does
 // not know (a later version's), passed over.
 enum class Type {
-  kMeta, kHello, kListen, kSample, kGc, kProfile, kBye,  // meta + probe messages
+  kMeta, kHello, kListen, kSample, kGc, kProfile, kBye, kBlock,  // meta + probe messages
   kProc, kLoadStart, kLoad, kLoadSummary, kLoadEnd, kExit, kInterrupt, kWarning,
   kOther,
 };
@@ -112,6 +112,27 @@ struct Gc {
   // heap_after); 0 when not reported (older probes, other collections).
   double heap_after = 0;
   bool operator==(const Gc&) const = default;
+};
+
+// A capture of the blocked loop's JavaScript stack by the native probe's
+// watchdog (DESIGN "Extensions agreed"): one line per capture, repeated every
+// block interval while the same block lasts (same `start`, growing duration).
+struct BlockFrame {
+  std::string function;  // as V8 names it; "" for an anonymous function
+  std::string url;       // script name: a path, file:// URL or node: URL
+  int line = 0;          // 1-based; 0: unknown
+  int column = 0;        // 1-based; 0: unknown
+  bool operator==(const BlockFrame&) const = default;
+};
+
+struct Block {
+  double t = 0;            // the capture
+  double start = 0;        // the loop's last turn before the block (probe clock)
+  double duration_ms = 0;  // blocked so far, at t
+  bool in_native = false;  // "in":"native": the thread ran native code, no JS stack
+                           // could be taken (frames, if any, are the last JS capture)
+  std::vector<BlockFrame> frames;  // innermost first, as V8 gives them
+  bool operator==(const Block&) const = default;
 };
 
 struct Profile {
@@ -230,6 +251,7 @@ nlohmann::json encode(const Hello& r);
 nlohmann::json encode(const Listen& r);
 nlohmann::json encode(const Sample& r);
 nlohmann::json encode(const Gc& r);
+nlohmann::json encode(const Block& r);
 nlohmann::json encode(const Profile& r);
 nlohmann::json encode(const Bye& r);
 nlohmann::json encode(const Proc& r);
@@ -258,6 +280,7 @@ Hello decode_hello(const nlohmann::json& r);
 Listen decode_listen(const nlohmann::json& r);
 Sample decode_sample(const nlohmann::json& r, double default_interval_ms);
 Gc decode_gc(const nlohmann::json& r);
+Block decode_block(const nlohmann::json& r);
 Profile decode_profile(const nlohmann::json& r);
 Bye decode_bye(const nlohmann::json& r);
 Proc decode_proc(const nlohmann::json& r);

@@ -42,6 +42,18 @@ TEST_CASE("probe times are shifted onto the run clock") {
   CHECK(tl.exit.signal == std::optional<std::string>("SIGINT"));
 }
 
+TEST_CASE("block captures are kept and shifted onto the run clock with the samples") {
+  testing::Scenario sc;
+  std::vector<nlohmann::json> recs = testing::make_recording(sc);
+  recs.push_back({{"type", "block"}, {"t", 500}, {"rt", 541}, {"start", 400}, {"duration_ms", 100},
+                  {"in", "js"}, {"frames", {{{"function", "spin"}, {"url", "/app/s.js"}, {"line", 3}, {"column", 1}}}}});
+  Timeline tl = build_timeline(recs);
+  REQUIRE(tl.blocks.size() == 1);
+  CHECK(tl.blocks[0].t == Approx(540.0));  // the same offset as the samples: rt - t = 40
+  CHECK(tl.blocks[0].start == Approx(440.0));
+  CHECK(tl.blocks[0].frames.at(0).function == "spin");
+}
+
 TEST_CASE("plain and gzip recordings read alike") {
   auto recs = testing::make_recording(testing::Scenario{});
   write_lines(temp_path("a.ndjson"), recs, false);

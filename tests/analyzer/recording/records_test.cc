@@ -68,6 +68,29 @@ TEST_CASE("sample round-trips, handles and http included") {
   CHECK(round_trip(quiet, Type::kSample, decode) == quiet);
 }
 
+TEST_CASE("block round-trips with its frames") {
+  Block b{1250.5, 1100, 150.5, false,
+          {{"spin", "/app/server.js", 14, 3}, {"", "file:///app/lib.js", 2, 9}}};
+  CHECK(round_trip(b, Type::kBlock, decode_block) == b);
+  b.in_native = true;
+  b.frames.clear();
+  CHECK(round_trip(b, Type::kBlock, decode_block) == b);
+}
+
+TEST_CASE("a block line from a probe reads its DESIGN fields and skips odd frames") {
+  const Block b = decode_block(json::parse(
+      R"({"type":"block","t":300,"start":100,"duration_ms":200,"in":"native",
+          "frames":[{"function":"pbkdf2Sync","url":"node:internal/crypto/pbkdf2","line":62,"column":5},
+                    7, {"function":3}]})"));
+  CHECK(b.start == 100);
+  CHECK(b.duration_ms == 200);
+  CHECK(b.in_native);
+  REQUIRE(b.frames.size() == 2);
+  CHECK(b.frames[0].function == "pbkdf2Sync");
+  CHECK(b.frames[0].line == 62);
+  CHECK(b.frames[1].function.empty());
+}
+
 TEST_CASE("gc round-trips") {
   Gc major{200, "major", 12.5, 31235912};
   CHECK(round_trip(major, Type::kGc, decode_gc) == major);
