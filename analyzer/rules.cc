@@ -9,8 +9,8 @@
 //     (queued connections and rising handles are its consequence, not a
 //     second cause; GC pressure that does not explain the stalls is listed
 //     as a second issue)
-//  4. Slow responses with requests in flight while the loop and CPU idle
-//                                                         -> io-bound
+//  4. Slow responses with requests in flight, each taking several times what
+//     its CPU cost and the queue for the loop explain     -> io-bound
 //  5. Otherwise                                           -> healthy
 //     (with a note when the load was too light to judge)
 // There is no "unknown": when signals mix, every cause found is an issue.
@@ -194,15 +194,22 @@ Issue blocked_issue(const Timeline& tl, const WindowStats& st, const std::vector
   return i;
 }
 
-Issue io_issue(const WindowStats& st, const std::vector<Finding>& fs) {
+Issue io_issue(const WindowStats& st, const RequestTime& rt, const std::vector<Finding>& fs) {
   Issue i = make_issue(Verdict::kIoBound, Severity::kMedium);
-  i.confidence = confidence_over(st.http_latency_mean_ms, kIoLatencyMs);
+  i.confidence = std::min(confidence_over(st.http_latency_mean_ms, kIoLatencyMs),
+                          confidence_over(rt.wait_factor(), kIoWaitFactor));
   i.summary = fmt::format(
       "Requests waited on I/O: responses took {:.0f} ms on average with {:.1f} in flight, "
-      "while the loop was idle {} of the time and CPU stayed at {:.0f} % of a core. The "
-      "server is waiting on something slower than itself (an upstream, a database, a pool).",
-      st.http_latency_mean_ms, st.http_inflight_mean, pct(1.0 - st.elu_mean),
-      st.cpu_cores * 100);
+      "yet each used only {:.1f} ms of CPU; the loop's own work and its queue explain about "
+      "{:.1f} ms of that, so {} of each request's time went waiting on something slower than "
+      "the server (an upstream, a database, a pool).",
+      st.http_latency_mean_ms, st.http_inflight_mean, rt.cpu_ms, rt.loop_explained_ms,
+      pct(rt.waiting_share()));
+  i.evidence.push_back(analysers::evidence(
+      "request_wait_factor", rt.wait_factor(), kIoWaitFactor,
+      fmt::format("A response took {:.0f}x what the loop explains: {:.1f} ms of CPU per request, "
+                  "queued for a loop {} busy (the lower of utilisation and CPU), is {:.1f} ms",
+                  rt.wait_factor(), rt.cpu_ms, pct(rt.loop_busy), rt.loop_explained_ms)));
   append(&i.evidence, find(fs, Signal::kHttp));
   append(&i.evidence, find(fs, Signal::kUtilisation));
   append(&i.evidence, find(fs, Signal::kCpu));
@@ -246,13 +253,12 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
     const double gc_share = st.gc_effective_share();
     const double busy = std::max(st.elu_mean, gc_share);
     const bool gc_explains = busy > 0 && gc_share / busy >= kGcShareOfBusyForCause;
-    const double cpu = st.cpu_cores;
-    // Utilisation counts wall time outside epoll, so on an oversubscribed
-    // machine a descheduled process looks busy (measured: ELU 0.65 at 0.24
-    // cores). CPU time is the honest measure of work; either being low
-    // shows a loop that waits.
-    const bool waiting = abnormal(fs, Signal::kHttp) && !delay_bad && cpu < kCpuNotBoundCores &&
-                         std::min(st.elu_mean, cpu) < kEluWaiting;
+    // Slow responses are waiting, not work, when the loop's own work and
+    // its queue explain a small part of them (RequestTime); no cut on CPU or
+    // utilisation, which moved the verdict of one server from run to run.
+    const RequestTime rt = request_time(st);
+    const bool waiting = abnormal(fs, Signal::kHttp) && !delay_bad && rt.known &&
+                         rt.loop_busy < kEluBusy && rt.wait_factor() >= kIoWaitFactor;
 
     // Time until the live heap reaches V8's limit at its current growth.
     const double headroom = tl.heap_limit - st.heap_used_max;
@@ -268,7 +274,7 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
     if (gc_bad && gc_first) dx.issues.push_back(gc_issue(st, fs, leak_urgent));
     if (delay_bad && !(gc_bad && gc_explains)) dx.issues.push_back(blocked_issue(tl, st, fs));
     if (gc_bad && !gc_first) dx.issues.push_back(gc_issue(st, fs, leak_urgent));
-    if (dx.issues.empty() && waiting) dx.issues.push_back(io_issue(st, fs));
+    if (dx.issues.empty() && waiting) dx.issues.push_back(io_issue(st, rt, fs));
     if (dx.issues.empty()) {
       const bool light = st.elu_mean < kLightLoadElu && st.http_rps < kMinLoadRps;
       dx.issues.push_back(healthy_issue(st, fs, light));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "analyzer/thresholds.h"
@@ -251,6 +252,28 @@ WindowStats compute_window_stats(const Timeline& tl, const Window& w) {
   add_proc_stats(st, tl, w);
   add_gc_stats(st, tl, w);
   return st;
+}
+
+}  // namespace loopdoctor
+
+namespace loopdoctor {
+
+double RequestTime::waiting_share() const {
+  if (response_ms <= 0) return 0;
+  return std::clamp(1.0 - loop_explained_ms / response_ms, 0.0, 1.0);
+}
+
+RequestTime request_time(const WindowStats& st) {
+  RequestTime r;
+  if (!st.http_present || st.http_rps <= 0 || !st.cpu_present || st.http_latency_mean_ms <= 0) return r;
+  r.known = true;
+  r.cpu_ms = st.cpu_cores * 1000.0 / st.http_rps;
+  r.loop_busy = std::clamp(std::min(st.elu_mean, st.cpu_cores), 0.0, 1.0);
+  r.response_ms = st.http_latency_mean_ms;
+  // A saturated loop explains any wait: its queue has no bound.
+  r.loop_explained_ms = r.loop_busy >= 1.0 ? std::numeric_limits<double>::infinity()
+                                           : r.cpu_ms / (1.0 - r.loop_busy);
+  return r;
 }
 
 }  // namespace loopdoctor

@@ -52,6 +52,23 @@ struct WindowStats {
 
 WindowStats compute_window_stats(const Timeline& tl, const Window& w);
 
+// Where a request's time went: its CPU cost, what the loop (its own work and
+// the queue for it) explains of the response time, and the rest, waited on
+// something outside the process. Little's law ties the figures: requests in
+// flight = rate x response time, and the loop's busy share = rate x CPU per
+// request (one thread); a loop that busy queues a request S / (1 - busy).
+struct RequestTime {
+  bool known = false;          // requests, a CPU figure and a response time to weigh
+  double cpu_ms = 0;           // CPU time per request (the whole process's, ms)
+  double loop_busy = 0;        // min(utilisation, CPU cores): busy, honestly measured
+  double loop_explained_ms = 0;  // cpu_ms / (1 - loop_busy); infinite at a saturated loop
+  double response_ms = 0;      // server-side mean
+  // response / explained; >= kIoWaitFactor: the request mostly waited.
+  double wait_factor() const { return loop_explained_ms > 0 ? response_ms / loop_explained_ms : 0; }
+  double waiting_share() const;  // 1 - explained / response, clamped to [0, 1]
+};
+RequestTime request_time(const WindowStats& st);
+
 // Whether the server-side request figures mean anything to show: the probe
 // counts requests in every Node process, and "0 req/s" only says something
 // for a server (it listened) or when requests did arrive.

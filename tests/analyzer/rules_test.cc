@@ -1,6 +1,8 @@
 // The combiner's truth table on seeded synthetic timelines.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "analyzer/analyze.h"
 #include "synthetic.h"
 
@@ -190,6 +192,50 @@ TEST_CASE("io-bound on a crowded machine: utilisation inflated, CPU low") {
   Scenario s = io_wait();
   s.elu = 0.65, s.cpu_cores = 0.24;  // measured on small-pool under other load
   CHECK(verdict_of(s) == Verdict::kIoBound);
+}
+
+// Issue 14's held-out server: 48 of 50 connections in flight, responses
+// 180 ms, 1.9 ms of CPU per request, loop 57 % busy, 0.52 core. The old rule
+// (CPU < 0.5-0.7 core and busy < 50 %) called it healthy in one run of four.
+Scenario waits_with_work(double cpu_cores, double elu) {
+  Scenario s;
+  s.inflight = 48, s.latency_ms = 180, s.rps = 48 / 0.18;
+  s.cpu_cores = cpu_cores, s.elu = elu;
+  return s;
+}
+
+TEST_CASE("io-bound: a request that takes 95x its CPU time waits at any CPU share") {
+  for (double cpu : {0.3, 0.45, 0.52, 0.6, 0.75}) {
+    INFO("cpu cores " << cpu);
+    CHECK(verdict_of(waits_with_work(cpu, std::min(0.85, cpu + 0.05))) == Verdict::kIoBound);
+  }
+}
+
+TEST_CASE("io-bound evidence: the wait factor and the CPU per request") {
+  Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(waits_with_work(0.52, 0.57))));
+  REQUIRE(dx.verdict == Verdict::kIoBound);
+  const Issue& i = dx.issues.front();
+  const Evidence* wf = nullptr;
+  for (const Evidence& e : i.evidence)
+    if (e.signal == "request_wait_factor") wf = &e;
+  REQUIRE(wf != nullptr);
+  // S = 0.52 core / 266.7 req/s = 1.95 ms; explained = S / (1 - 0.52) = 4.1 ms.
+  CHECK(wf->value == Approx(180.0 / 4.06).epsilon(0.05));
+  CHECK(i.summary.find("2.0 ms of CPU") != std::string::npos);
+}
+
+TEST_CASE("not io-bound: slow responses that the saturated loop explains") {
+  // Every response waits behind 49 others for a loop busy 95 % of the time:
+  // loop-bound work, not waiting on anything outside.
+  Scenario s;
+  s.inflight = 50, s.rps = 1000, s.latency_ms = 50, s.cpu_cores = 0.95, s.elu = 0.95;
+  CHECK(verdict_of(s) != Verdict::kIoBound);
+  // Busy 85 %: S = 0.85 ms, the queue explains 5.7 ms of 60: waiting.
+  s.cpu_cores = 0.85, s.elu = 0.85, s.latency_ms = 60;
+  CHECK(verdict_of(s) == Verdict::kIoBound);
+  // The same rate with 20 ms of CPU-bound queue per response is loop-bound.
+  s.latency_ms = 20;
+  CHECK(verdict_of(s) != Verdict::kIoBound);
 }
 
 TEST_CASE("heap growth with no full collection to confirm it is not called a leak") {
