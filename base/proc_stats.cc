@@ -1,4 +1,5 @@
 #include "base/proc_stats.h"
+#include "base/proc_text.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -32,6 +33,20 @@ bool to_number(std::string_view s, T* out) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
+std::int64_t count_fds(const std::string& dir_path) {
+  DIR* dir = ::opendir(dir_path.c_str());
+  if (!dir) return 0;
+  std::int64_t n = 0;
+  while (dirent* e = ::readdir(dir))
+    if (e->d_name[0] != '.') ++n;
+  ::closedir(dir);
+  return n;
+}
+
+}  // namespace
+
+namespace proc_text {
+
 std::vector<std::string_view> split_spaces(std::string_view s) {
   std::vector<std::string_view> out;
   std::size_t i = 0;
@@ -47,8 +62,7 @@ std::vector<std::string_view> split_spaces(std::string_view s) {
 
 // Finds "key<sep><spaces>number" at the start of a line of a "key: value"
 // file (status, io; /proc/stat separates with a space instead).
-bool find_keyed(std::string_view text, std::string_view key, std::uint64_t* out,
-                char sep = ':') {
+bool find_keyed(std::string_view text, std::string_view key, std::uint64_t* out, char sep) {
   std::size_t pos = 0;
   while (pos < text.size()) {
     std::size_t eol = text.find('\n', pos);
@@ -91,17 +105,12 @@ bool pread_whole(int fd, std::string* out) {
 
 int open_proc_file(const std::string& path) { return ::open(path.c_str(), O_RDONLY | O_CLOEXEC); }
 
-std::int64_t count_fds(const std::string& dir_path) {
-  DIR* dir = ::opendir(dir_path.c_str());
-  if (!dir) return 0;
-  std::int64_t n = 0;
-  while (dirent* e = ::readdir(dir))
-    if (e->d_name[0] != '.') ++n;
-  ::closedir(dir);
-  return n;
-}
+}  // namespace proc_text
 
-}  // namespace
+using proc_text::find_keyed;
+using proc_text::open_proc_file;
+using proc_text::pread_whole;
+using proc_text::split_spaces;
 
 std::optional<StatFields> parse_proc_stat(std::string_view text) {
   std::size_t open = text.find('(');
@@ -135,13 +144,20 @@ std::optional<IoFields> parse_proc_io(std::string_view text) {
   return io;
 }
 
+std::optional<SchedFields> parse_schedstat(std::string_view text) {
+  auto f = split_spaces(text);
+  SchedFields s;
+  if (f.size() < 2 || !to_number(f[0], &s.run_ns) || !to_number(f[1], &s.wait_ns)) return std::nullopt;
+  return s;
+}
+
 std::optional<double> parse_boot_time_s(std::string_view text) {
   std::uint64_t btime = 0;
   if (!find_keyed(text, "btime", &btime, ' ')) return std::nullopt;
   return static_cast<double>(btime);
 }
 
-ProcReader::ProcReader(int pid) {
+ProcReader::ProcReader(int pid) : cgroup_(pid) {
   const std::string base = "/proc/" + std::to_string(pid);
   fd_dir_ = base + "/fd";
   stat_fd_ = open_proc_file(base + "/stat");
@@ -149,10 +165,12 @@ ProcReader::ProcReader(int pid) {
   // /proc/<pid>/io needs ptrace-read access; under some sandboxes it is
   // EACCES even for our own child, so io stays absent rather than zero.
   io_fd_ = open_proc_file(base + "/io");
+  sched_fd_ = open_proc_file(base + "/schedstat");
+  slow_.quota_cores = cgroup_.quota_cores();
 }
 
 ProcReader::~ProcReader() {
-  for (int fd : {stat_fd_, status_fd_, io_fd_})
+  for (int fd : {stat_fd_, status_fd_, io_fd_, sched_fd_})
     if (fd >= 0) ::close(fd);
 }
 
@@ -177,6 +195,8 @@ std::optional<ProcSample> ProcReader::read(double now_ms) {
       }
     slow_.fds = count_fds(fd_dir_);
     if (pread_whole(io_fd_, &buf_)) slow_.io = parse_proc_io(buf_);
+    if (pread_whole(sched_fd_, &buf_)) slow_.sched = parse_schedstat(buf_);
+    slow_.throttle = cgroup_.read();
   }
   ProcSample s = slow_;
   s.cpu_ms = static_cast<double>(stat->utime_ticks + stat->stime_ticks) * kMsPerTick;

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/cgroup_cpu.h"
+
 namespace loopdoctor::base {
 
 // Fields of /proc/<pid>/stat we use (proc(5) numbering in comments).
@@ -28,6 +30,14 @@ struct StatusFields {
   std::uint64_t ctx_involuntary = 0;  // nonvoluntary_ctxt_switches
 };
 
+// /proc/<pid>/schedstat: the scheduler's view of the process's main thread
+// (the thread of Node's event loop): time it ran and time it sat runnable in
+// a run queue, waiting for a CPU.
+struct SchedFields {
+  std::uint64_t run_ns = 0;
+  std::uint64_t wait_ns = 0;
+};
+
 struct IoFields {
   std::uint64_t read_bytes = 0;   // bytes that reached the storage layer
   std::uint64_t write_bytes = 0;
@@ -39,6 +49,7 @@ struct IoFields {
 std::optional<StatFields> parse_proc_stat(std::string_view text);
 std::optional<StatusFields> parse_proc_status(std::string_view text);
 std::optional<IoFields> parse_proc_io(std::string_view text);
+std::optional<SchedFields> parse_schedstat(std::string_view text);
 // The boot time ("btime", Unix seconds) from the text of /proc/stat.
 std::optional<double> parse_boot_time_s(std::string_view proc_stat_text);
 
@@ -50,6 +61,9 @@ struct ProcSample {
   std::uint64_t ctx_voluntary = 0;
   std::uint64_t ctx_involuntary = 0;
   std::optional<IoFields> io;  // absent when /proc/<pid>/io is not readable (EACCES)
+  std::optional<SchedFields> sched;  // absent without schedstat (CONFIG_SCHED_INFO)
+  std::optional<CgroupThrottle> throttle;  // the cpu cgroup's counters, when found
+  std::optional<double> quota_cores;       // its CPU quota; absent when unlimited
 };
 
 // Reads /proc/<pid>/{stat,status,fd,io} once. Returns nullopt when the
@@ -61,7 +75,8 @@ std::optional<ProcSample> read_proc_sample(int pid);
 // target and the load generator already saturate, so every syscall it saves
 // is throughput the target keeps. The files stay open (a pread from offset 0
 // regenerates a /proc file) and the slowly-moving, costly fields -- status
-// (context switches), io and the fd count -- are re-read at most every
+// (context switches), io, the fd count, schedstat and the cgroup's CPU
+// counters -- are re-read at most every
 // kSlowRefreshMs; samples in between carry their last values.
 class ProcReader {
  public:
@@ -80,6 +95,8 @@ class ProcReader {
 
  private:
   std::string fd_dir_;  // /proc/<pid>/fd, counted with readdir (no fd to keep)
+  int sched_fd_ = -1;
+  CgroupCpu cgroup_;
   int stat_fd_ = -1;
   int status_fd_ = -1;
   int io_fd_ = -1;  // stays -1 where /proc/<pid>/io is EACCES

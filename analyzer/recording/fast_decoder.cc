@@ -70,6 +70,7 @@ enum Top : std::size_t {
   kType, kT, kRt, kIntervalMs, kDelay, kElu, kCpu, kMem, kHandles, kHttp,
   kKind, kDurationMs, kHeapAfter,
   kCpuMs, kRss, kThreads, kFds, kCtxVoluntary, kCtxInvoluntary, kIoRead, kIoWrite,
+  kSchedRun, kSchedWait, kCgPeriods, kCgThrottled, kCgThrottledMs, kCpuQuota,
   kRequests, kBytes, kErrors, kNon2xx, kLatencyMs, kSecond, kIntervalS,
   kTopCount
 };
@@ -78,6 +79,8 @@ constexpr std::array<std::string_view, kTopCount> kTopKeys = {
     "kind", "duration_ms", "heap_after",
     "cpu_ms", "rss", "threads", "fds", "ctx_voluntary", "ctx_involuntary", "io_read_bytes",
     "io_write_bytes",
+    "sched_run_ms", "sched_wait_ms", "cg_periods", "cg_throttled", "cg_throttled_ms",
+    "cpu_quota_cores",
     "requests", "bytes", "errors", "non_2xx", "latency_ms", "second", "interval_s"};
 
 // Fields of a nested object, or all defaults when it is absent / not an object.
@@ -162,6 +165,14 @@ void fill_proc(const Fields<kTopCount>& r, Proc& p) {
   p.io_read_bytes = r.num(kIoRead);
   p.io_write_bytes = r.num(kIoWrite);
   p.has_io = r.present[kIoRead] || r.present[kIoWrite];
+  p.has_sched = r.present[kSchedRun];
+  p.sched_run_ms = r.num(kSchedRun);
+  p.sched_wait_ms = r.num(kSchedWait);
+  p.has_throttle = r.present[kCgPeriods];
+  p.cg_periods = r.num(kCgPeriods);
+  p.cg_throttled = r.num(kCgThrottled);
+  p.cg_throttled_ms = r.num(kCgThrottledMs);
+  p.cpu_quota_cores = r.num(kCpuQuota);
 }
 
 void fill_load(const Fields<kTopCount>& r, LoadSecond& l) {

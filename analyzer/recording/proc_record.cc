@@ -16,6 +16,18 @@ Proc proc_record(const base::ProcSample& s, double t) {
     p.io_read_bytes = static_cast<double>(s.io->read_bytes);
     p.io_write_bytes = static_cast<double>(s.io->write_bytes);
   }
+  if (s.sched) {
+    p.has_sched = true;
+    p.sched_run_ms = static_cast<double>(s.sched->run_ns) / 1e6;
+    p.sched_wait_ms = static_cast<double>(s.sched->wait_ns) / 1e6;
+  }
+  if (s.throttle) {
+    p.has_throttle = true;
+    p.cg_periods = static_cast<double>(s.throttle->periods);
+    p.cg_throttled = static_cast<double>(s.throttle->throttled);
+    p.cg_throttled_ms = s.throttle->throttled_ms;
+  }
+  p.cpu_quota_cores = s.quota_cores.value_or(0);
   return p;
 }
 

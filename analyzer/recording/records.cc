@@ -87,6 +87,16 @@ json encode(const Proc& r) {
     j["io_read_bytes"] = count(r.io_read_bytes);
     j["io_write_bytes"] = count(r.io_write_bytes);
   }
+  if (r.has_sched) {
+    j["sched_run_ms"] = r.sched_run_ms;
+    j["sched_wait_ms"] = r.sched_wait_ms;
+  }
+  if (r.has_throttle) {
+    j["cg_periods"] = count(r.cg_periods);
+    j["cg_throttled"] = count(r.cg_throttled);
+    j["cg_throttled_ms"] = r.cg_throttled_ms;
+  }
+  if (r.cpu_quota_cores > 0) j["cpu_quota_cores"] = r.cpu_quota_cores;
   return j;
 }
 
@@ -102,6 +112,14 @@ Proc decode_proc(const json& r) {
   p.has_io = r.contains("io_read_bytes") || r.contains("io_write_bytes");
   p.io_read_bytes = num(r, "io_read_bytes");
   p.io_write_bytes = num(r, "io_write_bytes");
+  p.has_sched = r.contains("sched_run_ms");
+  p.sched_run_ms = num(r, "sched_run_ms");
+  p.sched_wait_ms = num(r, "sched_wait_ms");
+  p.has_throttle = r.contains("cg_periods");
+  p.cg_periods = num(r, "cg_periods");
+  p.cg_throttled = num(r, "cg_throttled");
+  p.cg_throttled_ms = num(r, "cg_throttled_ms");
+  p.cpu_quota_cores = num(r, "cpu_quota_cores");
   return p;
 }
 

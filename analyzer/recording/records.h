@@ -158,6 +158,14 @@ struct Proc {  // from /proc/<pid>, sampled outside the target
   double io_read_bytes = 0, io_write_bytes = 0;   // cumulative storage bytes
   // Whether the io fields are written: /proc/<pid>/io may be unreadable (EACCES).
   bool has_io = false;
+  // The main (event-loop) thread's time on a CPU and runnable in a run queue,
+  // cumulative ms (/proc/<pid>/schedstat); written when has_sched.
+  bool has_sched = false;
+  double sched_run_ms = 0, sched_wait_ms = 0;
+  // The cpu cgroup's throttling, cumulative (cpu.stat); written when has_throttle.
+  bool has_throttle = false;
+  double cg_periods = 0, cg_throttled = 0, cg_throttled_ms = 0;
+  double cpu_quota_cores = 0;  // the cgroup's CPU quota; 0: none (not written)
   bool operator==(const Proc&) const = default;
 };
 

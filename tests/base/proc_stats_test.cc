@@ -1,6 +1,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <ctime>
 
 #include <catch2/catch.hpp>
@@ -126,4 +127,58 @@ TEST_CASE("ProcReader keeps its files open and refreshes the slow fields every 1
 TEST_CASE("ProcReader of a process that is gone reads nothing") {
   ProcReader reader(0x3fffffff);
   CHECK_FALSE(reader.read(0));
+}
+
+TEST_CASE("parse_schedstat reads run and run-queue wait of the main thread") {
+  auto s = parse_schedstat("23949708591 119860618115 15906\n");
+  REQUIRE(s);
+  CHECK(s->run_ns == 23949708591ULL);
+  CHECK(s->wait_ns == 119860618115ULL);
+  CHECK_FALSE(parse_schedstat("12\n"));
+  CHECK_FALSE(parse_schedstat("x y z"));
+}
+
+TEST_CASE("ProcReader reads this process's schedstat") {
+  ProcReader r(static_cast<int>(::getpid()));
+  auto s = r.read(0);
+  REQUIRE(s);
+  // Every Linux kernel Debian ships has CONFIG_SCHED_INFO; this test has run.
+  REQUIRE(s->sched);
+  CHECK(s->sched->run_ns > 0);
+}
+
+TEST_CASE("cgroup cpu.stat: v2 in microseconds and v1 in nanoseconds") {
+  auto v2 = parse_cgroup_cpu_stat(
+      "usage_usec 100\nuser_usec 60\nsystem_usec 40\nnr_periods 50\nnr_throttled 31\n"
+      "throttled_usec 2210500\nnr_bursts 0\nburst_usec 0\n");
+  REQUIRE(v2);
+  CHECK(v2->periods == 50);
+  CHECK(v2->throttled == 31);
+  CHECK(v2->throttled_ms == Approx(2210.5));
+  auto v1 = parse_cgroup_cpu_stat("nr_periods 10\nnr_throttled 4\nthrottled_time 250000000\n");
+  REQUIRE(v1);
+  CHECK(v1->throttled_ms == Approx(250));
+  CHECK_FALSE(parse_cgroup_cpu_stat("nr_periods 10\n"));
+}
+
+TEST_CASE("cgroup CPU quota: v2 cpu.max and v1 cfs files") {
+  CHECK(parse_cpu_max("20000 100000\n") == Approx(0.2));
+  CHECK_FALSE(parse_cpu_max("max 100000\n"));
+  CHECK(quota_cores_v1("150000\n", "100000\n") == Approx(1.5));
+  CHECK_FALSE(quota_cores_v1("-1\n", "100000\n"));
+}
+
+TEST_CASE("cpu_cgroup_dir: the v1 cpu line wins and a missing mount gives none") {
+  const std::string text = "4:memory:/a\n1:cpu,cpuacct:/ld/test\n0::/user.slice\n";
+  CHECK(cpu_cgroup_dir(text, "/nonexistent").empty());
+  // This machine's own cgroup is found when cgroupfs is mounted at all.
+  std::string own;
+  FILE* f = std::fopen("/proc/self/cgroup", "r");
+  if (f != nullptr) {
+    char buf[4096];
+    own.assign(buf, std::fread(buf, 1, sizeof buf, f));
+    std::fclose(f);
+  }
+  if (::access("/sys/fs/cgroup/cpu/cpu.stat", F_OK) == 0 || ::access("/sys/fs/cgroup/cpu.stat", F_OK) == 0)
+    CHECK_FALSE(cpu_cgroup_dir(own, "/sys/fs/cgroup").empty());
 }

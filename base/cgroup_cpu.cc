@@ -1,0 +1,114 @@
+#include "base/cgroup_cpu.h"
+
+#include <unistd.h>
+
+#include <charconv>
+
+#include "base/file.h"
+#include "base/proc_text.h"
+
+namespace loopdoctor::base {
+namespace {
+
+using proc_text::find_keyed;
+
+std::optional<double> to_double(std::string_view s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.remove_suffix(1);
+  std::int64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return static_cast<double>(v);
+}
+
+// "N:controllers:/path" -> /path when `controllers` lists "cpu" (v1), or the
+// v2 line's path when want_v2.
+std::optional<std::string_view> cgroup_path(std::string_view text, bool want_v2) {
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    std::string_view line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    const std::size_t a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string_view::npos || b == std::string_view::npos) continue;
+    std::string_view ctrl = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+    if (want_v2 && line.substr(0, a) == "0" && ctrl.empty()) return path;
+    if (want_v2) continue;
+    for (std::size_t i = 0; i <= ctrl.size();) {  // comma-separated: "cpu,cpuacct"
+      std::size_t j = ctrl.find(',', i);
+      if (j == std::string_view::npos) j = ctrl.size();
+      if (ctrl.substr(i, j - i) == "cpu") return path;
+      i = j + 1;
+    }
+  }
+  return std::nullopt;
+}
+
+bool is_dir(const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }
+
+}  // namespace
+
+std::optional<CgroupThrottle> parse_cgroup_cpu_stat(std::string_view text) {
+  CgroupThrottle t;
+  std::uint64_t v = 0;
+  if (!find_keyed(text, "nr_periods", &t.periods, ' ') ||
+      !find_keyed(text, "nr_throttled", &t.throttled, ' '))
+    return std::nullopt;
+  if (find_keyed(text, "throttled_usec", &v, ' ')) t.throttled_ms = static_cast<double>(v) / 1e3;
+  else if (find_keyed(text, "throttled_time", &v, ' ')) t.throttled_ms = static_cast<double>(v) / 1e6;
+  else return std::nullopt;
+  return t;
+}
+
+std::optional<double> parse_cpu_max(std::string_view text) {
+  const std::size_t sp = text.find(' ');
+  if (sp == std::string_view::npos) return std::nullopt;
+  auto quota = to_double(text.substr(0, sp)), period = to_double(text.substr(sp + 1));
+  if (!quota || !period || *quota <= 0 || *period <= 0) return std::nullopt;  // "max": unlimited
+  return *quota / *period;
+}
+
+std::optional<double> quota_cores_v1(std::string_view quota_us, std::string_view period_us) {
+  auto quota = to_double(quota_us), period = to_double(period_us);
+  if (!quota || !period || *quota <= 0 || *period <= 0) return std::nullopt;  // -1: unlimited
+  return *quota / *period;
+}
+
+std::string cpu_cgroup_dir(std::string_view proc_cgroup_text, const std::string& root) {
+  if (auto p = cgroup_path(proc_cgroup_text, false)) {
+    // v1: the cpu controller's own hierarchy, mounted as cpu,cpuacct with a
+    // cpu symlink on Debian; either name is accepted.
+    for (const char* mount : {"/cpu,cpuacct", "/cpu"}) {
+      std::string dir = root + mount + std::string(*p);
+      if (is_dir(dir + "/cpu.stat")) return dir;
+    }
+  }
+  if (auto p = cgroup_path(proc_cgroup_text, true)) {
+    std::string dir = root + std::string(*p);
+    if (is_dir(dir + "/cpu.stat") && is_dir(root + "/cgroup.controllers")) return dir;
+  }
+  return {};
+}
+
+CgroupCpu::CgroupCpu(int pid, const std::string& root) {
+  std::string text;
+  if (!read_file("/proc/" + std::to_string(pid) + "/cgroup", &text)) return;
+  dir_ = cpu_cgroup_dir(text, root);
+  if (dir_.empty()) return;
+  stat_fd_ = proc_text::open_proc_file(dir_ + "/cpu.stat");
+  std::string max, quota, period;
+  if (read_file(dir_ + "/cpu.max", &max)) quota_cores_ = parse_cpu_max(max);
+  else if (read_file(dir_ + "/cpu.cfs_quota_us", &quota) && read_file(dir_ + "/cpu.cfs_period_us", &period))
+    quota_cores_ = quota_cores_v1(quota, period);
+}
+
+CgroupCpu::~CgroupCpu() {
+  if (stat_fd_ >= 0) ::close(stat_fd_);
+}
+
+std::optional<CgroupThrottle> CgroupCpu::read() {
+  if (!proc_text::pread_whole(stat_fd_, &buf_)) return std::nullopt;
+  return parse_cgroup_cpu_stat(buf_);
+}
+
+}  // namespace loopdoctor::base

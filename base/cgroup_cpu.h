@@ -1,0 +1,55 @@
+// The CPU a process's cgroup lets it have: its quota and how often the
+// kernel throttled it (cgroup v2 cpu.max / cpu.stat, v1 cpu.cfs_quota_us,
+// cpu.cfs_period_us / cpu.stat). A process under a quota that it reaches is
+// stopped for the rest of each period: its loop stalls while its code is
+// fine, which no Node tool reads. Parsers are pure functions of file text;
+// CgroupCpu finds the files of one process and reads them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace loopdoctor::base {
+
+struct CgroupThrottle {
+  std::uint64_t periods = 0;    // enforcement periods that elapsed with the group runnable
+  std::uint64_t throttled = 0;  // of them, periods where the quota ran out
+  double throttled_ms = 0;      // total time the group's threads were held back
+};
+
+// cpu.stat: v2 (nr_periods, nr_throttled, throttled_usec) or v1
+// (nr_periods, nr_throttled, throttled_time in ns). nullopt without them.
+std::optional<CgroupThrottle> parse_cgroup_cpu_stat(std::string_view text);
+// v2 cpu.max ("max 100000" or "50000 100000"): the quota in cores; nullopt
+// when unlimited or unreadable.
+std::optional<double> parse_cpu_max(std::string_view text);
+// v1: cpu.cfs_quota_us (-1: unlimited) over cpu.cfs_period_us.
+std::optional<double> quota_cores_v1(std::string_view quota_us, std::string_view period_us);
+
+// The directory of the process's cpu controller, from /proc/<pid>/cgroup
+// text: the v1 line naming "cpu" wins, else the v2 line ("0::/path").
+// `root` is where cgroupfs is mounted (/sys/fs/cgroup). "" when none.
+std::string cpu_cgroup_dir(std::string_view proc_cgroup_text, const std::string& root);
+
+class CgroupCpu {
+ public:
+  explicit CgroupCpu(int pid, const std::string& root = "/sys/fs/cgroup");
+  ~CgroupCpu();
+  CgroupCpu(const CgroupCpu&) = delete;
+  CgroupCpu& operator=(const CgroupCpu&) = delete;
+
+  bool found() const { return stat_fd_ >= 0; }
+  const std::string& dir() const { return dir_; }
+  std::optional<double> quota_cores() const { return quota_cores_; }  // read once
+  std::optional<CgroupThrottle> read();  // cumulative counters now
+
+ private:
+  std::string dir_;
+  int stat_fd_ = -1;
+  std::optional<double> quota_cores_;
+  std::string buf_;
+};
+
+}  // namespace loopdoctor::base

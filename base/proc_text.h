@@ -1,0 +1,22 @@
+// The few text and file helpers the /proc and cgroup readers share (defined
+// in proc_stats.cc): one pread of a kernel-generated file, and its
+// "key<sep> number" lines.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace loopdoctor::base::proc_text {
+
+std::vector<std::string_view> split_spaces(std::string_view s);
+// Finds "key<sep><spaces>number" at the start of a line ("key: value" files
+// like status and io; /proc/stat and cpu.stat separate with a space).
+bool find_keyed(std::string_view text, std::string_view key, std::uint64_t* out, char sep = ':');
+// One pread from offset 0: /proc and cgroup files are generated on each read
+// from the start, so an fd kept open re-reads fresh values without open/close.
+bool pread_whole(int fd, std::string* out);
+int open_proc_file(const std::string& path);
+
+}  // namespace loopdoctor::base::proc_text
