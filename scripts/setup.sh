@@ -1,22 +1,42 @@
 #!/usr/bin/env bash
-# Installs what loopdoctor needs to build and run, from Debian packages only.
+# Installs what loopdoctor needs to build and run, from Debian packages only;
+# with --test, also a second Node major from the npm registry.
 # Idempotent: a second run checks and returns in well under a second.
 #   scripts/setup.sh          build + run dependencies
-#   scripts/setup.sh --test   plus what the tests use (Chromium for the browser test)
+#   scripts/setup.sh --test   plus what the tests use (Chromium for the browser
+#                             test, Prometheus, Node 22 in .tools/node22)
 set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+testing=0
+[[ "${1:-}" == "--test" ]] && testing=1
 
 pkgs=(build-essential cmake ninja-build pkg-config
       libuv1-dev prometheus-cpp-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
       catch2 libcli11-dev libkainjow-mustache-dev zlib1g-dev libhttp-parser-dev libsimdjson-dev
       wrk)
-command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
-if [[ "${1:-}" == "--test" ]]; then
+# The native probe is built against the running Node's headers (node_api.h,
+# node_version.h, v8.h). NodeSource's nodejs ships them in /usr/include/node;
+# Debian's own nodejs keeps them in libnode-dev. A node that no package owns
+# (nvm, a tarball) brings its own <prefix>/include/node, which CMake finds.
+if ! command -v node >/dev/null 2>&1; then
+  pkgs+=(nodejs libnode-dev)
+elif [[ ! -f /usr/include/node/node_api.h ]] &&
+     dpkg-query -S "$(readlink -f "$(command -v node)")" 2>/dev/null | grep -q '^nodejs:'; then
+  pkgs+=(libnode-dev)
+fi
+if ((testing)); then
   pkgs+=(chromium prometheus libcivetweb-dev)
+  command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 fi
 
+# One dpkg-query for all: a second run stays well under a second on a busy machine.
+declare -A installed=()
+while read -r name status; do
+  [[ $status == 'install ok installed' ]] && installed[$name]=1
+done < <(dpkg-query -W -f='${Package} ${Status}\n' "${pkgs[@]}" 2>/dev/null || true)
 missing=()
 for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  [[ -n ${installed[$p]:-} ]] || missing+=("$p")
 done
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}" >&2
@@ -24,4 +44,11 @@ if ((${#missing[@]})); then
   [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The tests run the probe on a second Node major too (V8's API changes with
+# each major; the native probe is built once per ABI). Installed only here,
+# in the project: nothing on the system changes.
+if ((testing)); then
+  "$root/scripts/install_node.sh" 22
 fi

