@@ -191,7 +191,32 @@ function httpTotals(samples) {
   }), { req: 0, res: 0, timed: 0, max: 0 });
 }
 
+// Runs a fixture in fd mode (a socketpair on fd 3, as the collector passes)
+// until it exits; returns its exit and every message it sent.
+async function runFd(script, extraEnv) {
+  const env = probeEnv(Object.assign({ LOOPDOCTOR_FD: '3' }, extraEnv));
+  // Only what the test names: not the runner's own choice of probe.
+  for (const k of ['LOOPDOCTOR_NATIVE_DIR', 'LOOPDOCTOR_PROBE']) {
+    delete env[k];
+    if (extraEnv[k]) env[k] = extraEnv[k];
+  }
+  const target = startTarget(script, env, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  const sock = target.child.stdio[3];
+  let buf = '';
+  const msgs = [];
+  sock.setEncoding('utf8');
+  sock.on('data', (d) => {
+    buf += d;
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) { msgs.push(JSON.parse(buf.slice(0, nl))); buf = buf.slice(nl + 1); }
+  });
+  const closed = new Promise((resolve) => sock.on('close', resolve));
+  const r = await withTimeout(target.exited, 3 * WAIT_MS, `${script} exit`);
+  await withTimeout(closed, WAIT_MS, 'socket closed');
+  return { r, msgs, samples: msgs.filter((m) => m.type === 'sample') };
+}
+
 module.exports = {
-  PROBE, FIX, WAIT_MS, TEST_TIMEOUT_MS, GC_KINDS, tmpSocketPath, startSink, probeEnv, startTarget, startHttpTarget, httpTotals, runToExit,
+  PROBE, FIX, WAIT_MS, TEST_TIMEOUT_MS, GC_KINDS, tmpSocketPath, startSink, probeEnv, startTarget, startHttpTarget, httpTotals, runToExit, runFd,
   withTimeout, get, assertNumber, assertSample,
 };

@@ -9,37 +9,12 @@ const assert = require('node:assert/strict');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { TEST_TIMEOUT_MS, WAIT_MS, probeEnv, startTarget, withTimeout, assertSample } = require('./helpers.js');
+const { TEST_TIMEOUT_MS, runFd, assertSample } = require('./helpers.js');
 
 const NATIVE_DIR = process.env.LOOPDOCTOR_NATIVE_DIR;
 const ABI = process.versions.modules;
 const haveNative = !!NATIVE_DIR && fs.existsSync(path.join(NATIVE_DIR, `loopdoctor_probe-${ABI}.node`));
 const skipNative = haveNative ? false : `no addon for ABI ${ABI} in LOOPDOCTOR_NATIVE_DIR (${NATIVE_DIR})`;
-
-// Runs a fixture in fd mode (a socketpair on fd 3, as the collector passes)
-// until it exits; returns its exit and every message it sent.
-async function runFd(script, extraEnv) {
-  const env = probeEnv(Object.assign({ LOOPDOCTOR_FD: '3' }, extraEnv));
-  // Only what the test names: not the runner's own choice of probe.
-  for (const k of ['LOOPDOCTOR_NATIVE_DIR', 'LOOPDOCTOR_PROBE']) {
-    delete env[k];
-    if (extraEnv[k]) env[k] = extraEnv[k];
-  }
-  const target = startTarget(script, env, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
-  const sock = target.child.stdio[3];
-  let buf = '';
-  const msgs = [];
-  sock.setEncoding('utf8');
-  sock.on('data', (d) => {
-    buf += d;
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) { msgs.push(JSON.parse(buf.slice(0, nl))); buf = buf.slice(nl + 1); }
-  });
-  const closed = new Promise((resolve) => sock.on('close', resolve));
-  const r = await withTimeout(target.exited, 3 * WAIT_MS, `${script} exit`);
-  await withTimeout(closed, WAIT_MS, 'socket closed');
-  return { r, msgs, samples: msgs.filter((m) => m.type === 'sample') };
-}
 
 const native = () => ({ LOOPDOCTOR_NATIVE_DIR: NATIVE_DIR });
 
