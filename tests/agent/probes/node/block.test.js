@@ -15,7 +15,10 @@ const ABI = process.versions.modules;
 const haveNative = !!NATIVE_DIR && fs.existsSync(path.join(NATIVE_DIR, `loopdoctor_probe-${ABI}.node`));
 const skipNative = haveNative ? false : `no addon for ABI ${ABI} in LOOPDOCTOR_NATIVE_DIR (${NATIVE_DIR})`;
 const native = (extra) => Object.assign({ LOOPDOCTOR_NATIVE_DIR: NATIVE_DIR }, extra);
-const blocks = (msgs) => msgs.filter((m) => m.type === 'block');
+// The block lines after start-up: loading the main module is a block too
+// (over 50 ms on a loaded machine), the one whose start is the probe's
+// (before hello); the fixtures block later, after the loop turned.
+const blocks = (msgs) => msgs.filter((m) => m.type === 'block' && m.start > msgs[0].t);
 
 // DESIGN's `block` line, with the probe's caps.
 function assertBlockShape(b) {
@@ -48,29 +51,46 @@ test('a 300 ms spin: block lines name the function and its busy line, every ~20 
   bs.forEach(assertBlockShape);
   // (300 - 50) / 20 = ~12 captures; a loaded machine delays some.
   assert.ok(bs.length >= 6, `${bs.length} block lines`);
-  assert.ok(bs.every((b) => b.in === 'js'), 'JS code answers the interrupt at once');
   assert.equal(new Set(bs.map((b) => b.start)).size, 1, 'one block, one start');
-  const top = bs[0].frames[0];
+  // JS code answers the interrupt within microseconds; only a JS thread
+  // descheduled past the 10 ms timeout (a loaded machine) makes "native".
+  const js = bs.filter((b) => b.in === 'js');
+  assert.ok(js.length >= 0.7 * bs.length, `${js.length} of ${bs.length} in JS`);
+  const top = js[0].frames[0];
   assert.equal(top.function, 'spinInNamedFunction');
   assert.equal(top.url, path.join(FIX, 'spin-named.js'));
   assert.equal(top.line, lineOf('spin-named.js', 'while (Date.now() < end)'));
-  assert.ok(bs.every((b) => b.frames[0].function === 'spinInNamedFunction'));
+  // The last capture may come after the function returned (the timer's
+  // callback ends, the loop has not turned yet): still the same block.
+  const named = js.slice(0, -1).map((b) => b.frames[0].function);
+  assert.ok(named.every((f) => f === 'spinInNamedFunction'), `top frames ${named}`);
   assert.ok(bs[0].duration_ms >= 50 && bs[0].duration_ms < 150, `first at ${bs[0].duration_ms} ms, threshold 50`);
   const steps = bs.slice(1).map((b, i) => b.duration_ms - bs[i].duration_ms);
   assert.ok(steps.every((d) => d > 0), `durations grow: ${steps}`);
+  // ~20 ms; the watchdog thread itself waits for a CPU on a loaded machine
+  // (a median of 61 ms seen at a load average of 15 on 2 cores).
   const m = median(steps);
-  assert.ok(m >= 15 && m <= 40, `median step ${m} ms, interval 20`);
+  assert.ok(m >= 15 && m <= 100, `median step ${m} ms, interval 20`);
+  assertSchedule(bs, 50, 20);
 });
+
+// A capture is due at threshold + k * interval into the block: no answer
+// comes before its due time (a late one moves no later one earlier); each
+// capture gets at most one "js" line and one "native" line.
+function assertSchedule(bs, thresholdMs, intervalMs) {
+  for (const kind of ['js', 'native']) {
+    const d = bs.filter((b) => b.in === kind).map((b) => b.duration_ms);
+    assert.ok(d.every((x, k) => x >= thresholdMs + k * intervalMs - 0.01), `${kind} durations ${d}`);
+  }
+}
 
 test('the threshold and interval come from the environment', { timeout: TEST_TIMEOUT_MS, skip: skipNative }, async () => {
   const env = native({ LOOPDOCTOR_BLOCK_THRESHOLD_MS: '150', LOOPDOCTOR_BLOCK_INTERVAL_MS: '50' });
   const { r, msgs } = await runFd('spin-named.js', env);
   assert.equal(r.code, 0, r.stderr);
   const bs = blocks(msgs);
-  assert.ok(bs.length >= 2 && bs.length <= 4, `(300 - 150) / 50 + 1 = ~4 captures: ${bs.length}`);
-  assert.ok(bs[0].duration_ms >= 150, `first at ${bs[0].duration_ms} ms`);
-  const steps = bs.slice(1).map((b, i) => b.duration_ms - bs[i].duration_ms);
-  assert.ok(steps.every((d) => d >= 40), `steps ${steps} ms, interval 50`);
+  assert.ok(bs.length >= 2 && bs.length <= 5, `(300 - 150) / 50 + 1 = ~4 captures: ${bs.length}`);
+  assertSchedule(bs, 150, 50);
 });
 
 test('a long pbkdf2Sync: "native" lines while the C++ call runs then its JS frames', { timeout: TEST_TIMEOUT_MS, skip: skipNative }, async () => {
@@ -85,9 +105,10 @@ test('a long pbkdf2Sync: "native" lines while the C++ call runs then its JS fram
   // The first native line comes ~10 ms (the timeout) after the request.
   assert.ok(nat[0].duration_ms >= 55 && nat[0].duration_ms < 200, `first native at ${nat[0].duration_ms} ms`);
   // When the call returns into JS, still in the block, the interrupt runs.
+  // (A later capture may still find JS of the timer phase: same block.)
   const js = bs.filter((b) => b.in === 'js');
-  assert.ok(js.length <= 1, `${js.length} js lines`);
-  if (js.length === 1) {
+  assert.ok(js.length <= 2, `${js.length} js lines`);
+  if (js.length >= 1) {
     const names = js[0].frames.map((f) => f.function);
     assert.ok(names.includes('pbkdf2Sync') && names.includes('hashPassword'), `frames ${names}`);
     assert.ok(js[0].t >= nat[nat.length - 1].t, 'after the native lines');
