@@ -29,6 +29,7 @@ struct RunArgs {
   bool no_profile = false;
   bool no_record = false;  // the recording lives only until the outputs are written
   std::string profile_interval;  // empty: the probe's default (1ms)
+  std::string block_threshold, block_interval;  // empty: the probe's defaults (50ms, 20ms)
 };
 
 // The sampler and probe cost grows as the interval shrinks; under 1 ms the
@@ -44,6 +45,11 @@ constexpr double kMaxProfileIntervalMs = 100;
 // 10 minutes a server that has not listened is waiting on something else.
 constexpr double kMinListenTimeoutMs = 1000;
 constexpr double kMaxListenTimeoutMs = 600000;
+// Block stacks: each capture stops JS for a stack walk, so not finer than
+// 5 ms; past 10 s a block is not worth a stack. The probe clamps its
+// environment to the same range (agent/probes/node/lib/config.js).
+constexpr double kMinBlockMs = 5;
+constexpr double kMaxBlockMs = 10000;
 constexpr double kUsPerMs = 1000;
 
 int usage(const std::string& msg) {
@@ -62,10 +68,23 @@ std::string duration_in_range(const std::string& option, const std::string& text
   return {};
 }
 
+// --block-threshold and --block-interval; unset, the probe's defaults.
+std::string block_options(const RunArgs& a, collector::RunOptions* ro) {
+  std::string err;
+  if (!a.block_threshold.empty())
+    err = duration_in_range("--block-threshold", a.block_threshold, kMinBlockMs, kMaxBlockMs,
+                            "5ms and 10s", &ro->block_threshold_ms);
+  if (err.empty() && !a.block_interval.empty())
+    err = duration_in_range("--block-interval", a.block_interval, kMinBlockMs, kMaxBlockMs,
+                            "5ms and 10s", &ro->block_interval_ms);
+  return err;
+}
+
 std::string probe_options(const RunArgs& a, collector::RunOptions* ro) {
   std::string err = duration_in_range("--sample-interval", a.sample_interval, kMinSampleIntervalMs,
                                       kMaxSampleIntervalMs, "1ms and 10s", &ro->sample_interval_ms);
   if (!err.empty()) return err;
+  if (err = block_options(a, ro); !err.empty()) return err;
   ro->profile = !a.no_profile;
   if (a.profile_interval.empty()) return {};
   double ms = 0;
@@ -225,6 +244,12 @@ Command add_run(CLI::App& root) {
               "Do not record a CPU profile of the target during the load, or of the whole run without load (it names the functions that block the loop)");
   s->add_option("--profile-interval", a->profile_interval,
                 "CPU profile sampling interval (default 1ms)");
+  s->add_option("--block-threshold", a->block_threshold,
+                "Native probe: a loop that has not turned for this long is blocked, and its JS stack "
+                "is sent (default 50ms; 5ms to 10s)");
+  s->add_option("--block-interval", a->block_interval,
+                "Native probe: the blocked loop's stack again this often while the block lasts "
+                "(default 20ms; 5ms to 10s)");
   s->add_option("-o,--output", a->output, "HTML report (default ./loopdoctor-<pid>.html)");
   s->add_option("--json", a->json,
                 "Diagnosis as JSON ('-' for stdout; the target's own stdout then goes to stderr)");

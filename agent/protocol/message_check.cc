@@ -3,6 +3,8 @@
 #include <cmath>
 #include <initializer_list>
 
+#include "agent/protocol/block_limits.h"
+
 namespace loopdoctor::protocol {
 namespace {
 
@@ -120,6 +122,39 @@ std::string check_gc(const json& m, const LabelBounds& bounds) {
   return check_numbers(m, {"duration_ms", "heap_after"}, "gc field ");
 }
 
+// A field that must be there: "" when present (its type is checked apart).
+std::string check_present(const json& m, std::initializer_list<const char*> keys, const std::string& where) {
+  for (const char* k : keys)
+    if (auto it = m.find(k); it == m.end() || it->is_null()) return where + k + " is missing";
+  return "";
+}
+
+std::string check_frame(const json& f, std::size_t i) {
+  const std::string w = "block field frames[" + std::to_string(i) + "].";
+  if (!f.is_object()) return "block field frames[" + std::to_string(i) + "] is a " + f.type_name() + ", expected an object";
+  for (const char* k : {"function", "url"})
+    if (auto e = check_string(f, k, w, kMaxBlockStringBytes); !e.empty()) return e;
+  return check_numbers(f, {"line", "column"}, w);
+}
+
+// `block` (native probe): the stack of a loop blocked since `start`.
+std::string check_block(const json& m) {
+  const std::string w = "block field ";
+  if (auto e = check_present(m, {"start", "duration_ms", "frames", "in"}, w); !e.empty()) return e;
+  if (auto e = check_numbers(m, {"start", "duration_ms"}, w); !e.empty()) return e;
+  const json& in = m["in"];
+  if (!in.is_string() || (in != "js" && in != "native"))
+    return w + "in is " + in.dump() + ", expected \"js\" or \"native\"";
+  const json& frames = m["frames"];
+  if (!frames.is_array()) return w + "frames is a " + std::string(frames.type_name()) + ", expected an array";
+  if (frames.size() > kMaxBlockFrames)
+    return w + "frames has " + std::to_string(frames.size()) + " frames, over the limit of " +
+           std::to_string(kMaxBlockFrames);
+  for (std::size_t i = 0; i < frames.size(); ++i)
+    if (auto e = check_frame(frames[i], i); !e.empty()) return e;
+  return "";
+}
+
 }  // namespace
 
 std::string check_message(const json& m, const LabelBounds& bounds) {
@@ -131,6 +166,7 @@ std::string check_message(const json& m, const LabelBounds& bounds) {
   if (t == "hello") return check_hello(m, bounds);
   if (t == "sample") return check_sample(m, bounds);
   if (t == "gc") return check_gc(m, bounds);
+  if (t == "block") return check_block(m);
   return "";
 }
 

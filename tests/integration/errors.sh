@@ -132,6 +132,28 @@ bad-load-options)
     grep -q -- "${opt#* }" err.txt || fail "$opt: message does not name the value: $(cat err.txt)"
   done
   ;;
+bad-block-options)
+  for opt in "--block-threshold 4ms" "--block-threshold 11s" "--block-interval 0s" "--block-threshold soon"; do
+    rc=0; "$LD" run --duration 1s $opt -- true 2> err.txt || rc=$?
+    [[ $rc -eq 1 ]] || fail "$opt: exit $rc, want 1"
+    grep -q -- "${opt% *}" err.txt && grep -q -- "${opt#* }" err.txt || fail "$opt: message does not name the option and value: $(cat err.txt)"
+  done
+  grep -qx "loopdoctor run: --block-threshold: .*" err.txt || fail "an unparsable duration: $(cat err.txt)"
+  rc=0; "$LD" run --duration 1s --block-threshold 4ms -- true 2> err.txt || rc=$?
+  [[ $(cat err.txt) == "loopdoctor run: --block-threshold must be between 5ms and 10s, not '4ms'" ]] || fail "range message: $(cat err.txt)"
+  ;;
+block-options)
+  # The flags reach the native probe: a 600 ms spin seen from 200 ms, then at 300, 400, 500 ms.
+  timeout 60 "$LD" run --duration 3s --block-threshold 200ms --block-interval 100ms --record rec.ndjson -o r.html \
+    -- node -e 'setTimeout(() => { const e = Date.now() + 600; while (Date.now() < e) {} }, 300)' 2> err.txt || fail "run: $(cat err.txt)"
+  if grep -q '"probe":"native"' rec.ndjson; then
+    grep -q '"type":"block"' rec.ndjson || fail "no block line recorded"
+    # Start-up (loading the main module) can be a block of its own on a loaded machine: its start is before hello.
+    node -e 'const L=require("fs").readFileSync("rec.ndjson","utf8").trim().split("\n").map(JSON.parse); const h=L.find(m=>m.type==="hello");
+      const d=L.filter(m=>m.type==="block"&&m.start>h.t&&m.in==="js").map(b=>b.duration_ms);
+      if (d.length < 2 || d.length > 5 || d.some((x,i)=>x < 200 + 100*i)) { console.error(d); process.exit(1) }' || fail "block durations"
+  fi
+  ;;
 interrupt)
   for sig in INT TERM; do
     timeout 60 "$LD" run --load / -c 2 -d 30s --json out.json -o r.html -- node -e 'require("http").createServer((q, r) => r.end()).listen(0)' 2> err.txt & ld=$!

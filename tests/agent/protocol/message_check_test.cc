@@ -1,4 +1,5 @@
 #include "agent/protocol/message_check.h"
+#include "agent/protocol/block_limits.h"
 
 #include <catch2/catch.hpp>
 
@@ -44,4 +45,40 @@ TEST_CASE("a cardinality attack through handle types is refused when labels are 
   // Unbounded (a one-shot run records what the probe sent): both pass.
   CHECK(check_message(m) == "");
   CHECK(check_message(hello) == "");
+}
+
+TEST_CASE("block lines: the native probe's shape passes and a bad one is refused with the reason") {
+  const char* good = R"({"type":"block","t":160,"start":100,"duration_ms":60,"in":"js",
+      "frames":[{"function":"spin","url":"/app/busy.js","line":4,"column":10}]})";
+  CHECK(check_message(json::parse(good)) == "");
+  CHECK(check_message(json::parse(R"({"type":"block","t":70,"start":0,"duration_ms":70,"in":"native","frames":[]})")) == "");
+  auto with = [&](const char* key, json value) {
+    json m = json::parse(good);
+    if (value.is_null()) m.erase(key);
+    else m[key] = value;
+    return check_message(m);
+  };
+  CHECK(with("start", "100") == "block field start is a string, expected a number");
+  CHECK(with("duration_ms", nullptr) == "block field duration_ms is missing");
+  CHECK(with("in", "python") == R"(block field in is "python", expected "js" or "native")");
+  CHECK(with("in", 1) == R"(block field in is 1, expected "js" or "native")");
+  CHECK(with("frames", json::object()) == "block field frames is a object, expected an array");
+  CHECK(with("frames", json::array({"spin"})) == "block field frames[0] is a string, expected an object");
+  CHECK(with("frames", json::array({{{"function", 3}}})) == "block field frames[0].function is a number, expected a string");
+  CHECK(with("frames", json::array({{{"line", "4"}}})) == "block field frames[0].line is a string, expected a number");
+}
+
+TEST_CASE("block lines: frame count and string length are bounded as the probe caps them") {
+  using loopdoctor::protocol::kMaxBlockFrames;
+  using loopdoctor::protocol::kMaxBlockStringBytes;
+  json frame = {{"function", "f"}, {"url", "u"}, {"line", 1}, {"column", 1}};
+  json m = {{"type", "block"}, {"t", 1}, {"start", 0}, {"duration_ms", 1}, {"in", "js"},
+            {"frames", json::array()}};
+  for (std::size_t i = 0; i < kMaxBlockFrames; ++i) m["frames"].push_back(frame);
+  CHECK(check_message(m) == "");
+  m["frames"].push_back(frame);
+  CHECK(check_message(m) == "block field frames has 65 frames, over the limit of 64");
+  m["frames"] = json::array({frame});
+  m["frames"][0]["url"] = std::string(kMaxBlockStringBytes + 1, 'x');
+  CHECK(check_message(m) == "block field frames[0].url is longer than 512 bytes");
 }

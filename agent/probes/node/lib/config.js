@@ -64,11 +64,22 @@ const MAX_PROFILE_BYTES = 15 * 1024 * 1024;
 // bases differ and the probe-measured start time is used instead.
 const MAX_PROFILE_CLOCK_SKEW_MS = 1000;
 
+// Block stacks (native probe only): a loop that has not turned for the
+// threshold is blocked, and its stack is read again every interval while it
+// lasts. 50 ms is a stall users feel in a request; each capture stops JS for
+// a stack walk (~10-50 us), so no finer than 5 ms; past 10 s a block is not
+// worth a stack. The collector checks its flags against the same range.
+const DEFAULT_BLOCK_THRESHOLD_MS = 50;
+const DEFAULT_BLOCK_INTERVAL_MS = 20;
+const MIN_BLOCK_MS = 5;
+const MAX_BLOCK_MS = 10000;
+
 // Every variable the collector sets for the probe; none may reach a child.
 const PROBE_ENV_VARS = [
   'LOOPDOCTOR_FD', 'LOOPDOCTOR_ENDPOINT', 'LOOPDOCTOR_INTERVAL_MS',
   'LOOPDOCTOR_JOB', 'LOOPDOCTOR_PROFILE', 'LOOPDOCTOR_PROFILE_INTERVAL_US',
   'LOOPDOCTOR_PROBE', 'LOOPDOCTOR_NATIVE_DIR',
+  'LOOPDOCTOR_BLOCK_THRESHOLD_MS', 'LOOPDOCTOR_BLOCK_INTERVAL_MS',
 ];
 
 // Reads the probe's settings, then scrubs them (and the --require of
@@ -84,6 +95,8 @@ function readSettings(env, selfPath) {
   const profileIntervalText = env.LOOPDOCTOR_PROFILE_INTERVAL_US;
   const probeChoice = env.LOOPDOCTOR_PROBE;    // "js" forces the JS probe
   const nativeDir = env.LOOPDOCTOR_NATIVE_DIR;  // where the addon was built
+  const blockThresholdText = env.LOOPDOCTOR_BLOCK_THRESHOLD_MS;
+  const blockIntervalText = env.LOOPDOCTOR_BLOCK_INTERVAL_MS;
   try { scrubEnvironment(env, selfPath); } catch (_) { /* never break the target */ }
   if (!fdText && !endpoint) return null;
 
@@ -104,7 +117,16 @@ function readSettings(env, selfPath) {
     profileIntervalUs,
     probeChoice,
     nativeDir,
+    blockThresholdMs: blockMs(blockThresholdText, DEFAULT_BLOCK_THRESHOLD_MS),
+    blockIntervalMs: blockMs(blockIntervalText, DEFAULT_BLOCK_INTERVAL_MS),
   };
+}
+
+// A block setting from the environment, in [MIN_BLOCK_MS, MAX_BLOCK_MS].
+function blockMs(text, fallback) {
+  const ms = Number(text);
+  if (text === undefined || text === '' || !Number.isFinite(ms) || ms <= 0) return fallback;
+  return Math.min(Math.max(ms, MIN_BLOCK_MS), MAX_BLOCK_MS);
 }
 
 function scrubEnvironment(env, selfPath) {

@@ -137,6 +137,10 @@ function createTransport(state, hooks) {
       native = state.native = null;
       state.probeFallback = 'the native probe did not start on fd ' + fd;
     }
+    // Block stacks (`block` lines) come from the native probe only.
+    if (native !== null && typeof native.blocks === 'function') {
+      native.blocks(settings.blockThresholdMs, settings.blockIntervalMs);
+    }
     onConnected();
   }
 

@@ -84,6 +84,16 @@ napi_value Start(napi_env env, napi_callback_info info) {
   return js_bool(env, true);
 }
 
+// blocks(thresholdMs, intervalMs): block stacks on, after start(); true when on.
+napi_value Blocks(napi_env env, napi_callback_info info) {
+  Args a = get_args(env, info);
+  if (g_watchdog == nullptr || a.argc < 2) return js_bool(env, false);
+  BlockConfig cfg;
+  cfg.threshold_ns = static_cast<uint64_t>(get_number(env, a.argv[0], 50) * 1e6);
+  cfg.interval_ns = static_cast<uint64_t>(get_number(env, a.argv[1], 20) * 1e6);
+  return js_bool(env, g_watchdog->enable_blocks(cfg));
+}
+
 // send(lines, force): false when dropped.
 napi_value Send(napi_env env, napi_callback_info info) {
   Args a = get_args(env, info);
@@ -145,6 +155,7 @@ napi_value Dropped(napi_env env, napi_callback_info) {
 napi_value Init(napi_env env, napi_value exports) {
   const napi_property_descriptor props[] = {
       {"start", nullptr, Start, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"blocks", nullptr, Blocks, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"send", nullptr, Send, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"flush", nullptr, Flush, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"update", nullptr, Update, nullptr, nullptr, nullptr, napi_default, nullptr},

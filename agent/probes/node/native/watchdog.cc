@@ -59,6 +59,29 @@ void Watchdog::start_thread() {
   thread_ = std::thread([this] { run(); });
 }
 
+bool Watchdog::enable_blocks(BlockConfig cfg) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (blocks_ != nullptr || stopped_) return false;
+  blocks_ = g_block_sampler = new BlockSampler(writer_, cfg, cfg_.t0_ns, &last_turn_ns_);
+  return true;
+}
+
+void Watchdog::check_blocks(uint64_t now, uint64_t idle, bool waiting) {
+  if (blocks_ == nullptr) return;
+  BlockView b;
+  b.now_ns = now;
+  b.last_turn_ns = last_turn_ns_.load(std::memory_order_relaxed);
+  b.idle_ns = idle;
+  b.waiting = waiting;
+  blocks_->check(b);
+}
+
+// The next tick, or sooner when a block's capture or native timeout is due.
+uint64_t Watchdog::next_wake(uint64_t next_tick) {
+  const uint64_t due = blocks_ != nullptr && sampling_ ? blocks_->next_due_ns() : 0;
+  return due != 0 && due < next_tick ? due : next_tick;
+}
+
 // The idle time includes a wait in progress: two reads differ only while
 // the loop is waiting in epoll (it does not grow while JS runs).
 bool Watchdog::loop_waiting() {
@@ -141,8 +164,11 @@ void Watchdog::tick(uint64_t now) {
   v.first_turn_ns = first_turn_ns_.exchange(0, std::memory_order_relaxed);
   epoch_.fetch_add(1, std::memory_order_relaxed);
   v.last_turn_ns = last_turn_ns_.load(std::memory_order_relaxed);
-  v.waiting = loop_waiting();
+  const uint64_t idle = uv_metrics_idle_time(loop_);
+  const uint64_t idle2 = uv_metrics_idle_time(loop_);
+  v.waiting = idle2 > idle;  // as loop_waiting()
   delays_.add(tracker_.tick(v));
+  check_blocks(now, idle2, v.waiting);
   if (now - last_sample_ns_ + cfg_.resolution_ns / 2 >= cfg_.interval_ns) queue_sample(now);
 }
 
@@ -152,14 +178,18 @@ void Watchdog::run() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
     const uint64_t now0 = uv_hrtime();
-    if (now0 < next && !flush_wanted_)
-      cv_.wait_for(lock, std::chrono::nanoseconds(next - now0));
+    const uint64_t wake = next_wake(next);
+    if (now0 < wake && !flush_wanted_)
+      cv_.wait_for(lock, std::chrono::nanoseconds(wake - now0));
     if (stopping_) break;
     const uint64_t now = uv_hrtime();
     if (now >= next) {
       if (sampling_) tick(now);
       next += cfg_.resolution_ns;
       if (next <= now) next = now + cfg_.resolution_ns;  // this thread was descheduled: skip, no burst
+    } else if (sampling_ && now >= next_wake(next)) {
+      const uint64_t idle = uv_metrics_idle_time(loop_);
+      check_blocks(now, idle, uv_metrics_idle_time(loop_) > idle);
     }
     if (flush_wanted_ || now - last_flush >= kFlushNs) {
       flush_wanted_ = false;
@@ -176,6 +206,7 @@ void Watchdog::run() {
 void Watchdog::stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (blocks_ != nullptr) blocks_->stop();  // an interrupt still queued sends nothing
     if (stopped_) return;
     stopped_ = true;
     stopping_ = true;

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "block_sampler.h"
 #include "line_writer.h"
 #include "watchdog_core.h"
 
@@ -26,6 +27,8 @@ class Watchdog {
  public:
   Watchdog(uv_loop_t* loop, LineWriter* writer, WatchdogConfig cfg);
   void start_thread();              // JS thread
+  // JS thread, after start_thread(): block stacks on (block_sampler.h).
+  bool enable_blocks(BlockConfig cfg);
   void start_sampling();            // JS thread: from now, samples go out
   void stop_sampling();             // JS thread
   void sample_now();                // JS thread: the last sample, queued at once
@@ -42,6 +45,8 @@ class Watchdog {
   void queue_sample(uint64_t now);  // mu_ held
   Counters read_counters(uint64_t now);
   bool loop_waiting();
+  void check_blocks(uint64_t now, uint64_t idle, bool waiting);  // mu_ held
+  uint64_t next_wake(uint64_t next_tick);                        // mu_ held
   uint64_t rss_cached(uint64_t now);  // watchdog or JS thread, mu_ held
 
   uv_loop_t* const loop_;
@@ -62,6 +67,7 @@ class Watchdog {
   JsView js_;
   uint64_t last_sample_ns_ = 0;
   uint64_t rss_ = 0, rss_ns_ = 0;
+  BlockSampler* blocks_ = nullptr;  // mu_; never freed (see block_sampler.h)
   std::thread thread_;
 };
 

@@ -1,0 +1,84 @@
+// The stack of a blocked loop, its pure decisions: when a block starts,
+// when to ask V8 for the stack again, when an unanswered request means the
+// thread is in native code, when the block ends; and the `block` line.
+// No V8, no libuv, no clock: times are passed in (ns of one monotonic
+// clock), so tests drive it with a fake loop and clock.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace loopdoctor::probe {
+
+struct BlockConfig {
+  uint64_t threshold_ns = 50'000'000;  // no turn for this long: a block
+  uint64_t interval_ns = 20'000'000;   // a capture this often while it lasts
+  // V8 runs an interrupt at the next function call or loop back edge of JS,
+  // within microseconds; not run 10 ms after the request means the thread
+  // is in C++ (a long pbkdf2Sync, a blocking read) and will not run it
+  // before that call returns.
+  uint64_t native_timeout_ns = 10'000'000;
+};
+
+// What the watchdog sees of the loop when it checks.
+struct BlockView {
+  uint64_t now_ns = 0;
+  uint64_t last_turn_ns = 0;  // the loop's latest turn (its prepare phase)
+  uint64_t idle_ns = 0;       // uv_metrics_idle_time, a wait in progress included
+  bool waiting = false;       // waiting in epoll now
+};
+
+// What the watchdog must do after a check.
+struct BlockStep {
+  bool request = false;  // RequestInterrupt with generation() as its data
+  bool native = false;   // send an in:"native" line now
+};
+
+// Watchdog thread: check(); JS thread (the interrupt): answer(). The caller
+// serialises them (one mutex).
+class BlockTracker {
+ public:
+  explicit BlockTracker(BlockConfig cfg) : cfg_(cfg) {}
+  BlockStep check(const BlockView& v);
+  // The interrupt of generation `gen` runs on the JS thread at now_ns: true
+  // when its stack answers the capture the block in progress asked for (send
+  // an in:"js" line); false when it is stale (another block, or none asked).
+  bool answer(uint32_t gen, uint64_t now_ns, uint64_t last_turn_ns);
+  // When check() next has something to do (0: nothing until a block starts).
+  uint64_t next_due_ns() const;
+  bool in_block() const { return in_block_; }
+  uint64_t start_ns() const { return start_ns_; }
+  uint32_t generation() const { return gen_; }  // one per block
+
+ private:
+  void note_activity(const BlockView& v);
+  void begin(uint64_t now_ns);
+
+  const BlockConfig cfg_;
+  uint64_t prev_check_ns_ = 0, prev_idle_ns_ = 0;
+  uint64_t active_since_ns_ = 0;  // the loop's last turn or end of a wait
+  bool in_block_ = false;
+  uint64_t start_ns_ = 0;
+  uint32_t gen_ = 0;
+  uint64_t due_ns_ = 0;     // the next capture
+  uint64_t asked_ns_ = 0;   // the capture asked and not yet answered; 0: none
+  bool native_sent_ = false;
+  bool queued_ = false;     // an interrupt of generation queued_gen_ is in V8's queue
+  uint32_t queued_gen_ = 0;
+};
+
+struct StackFrame {
+  std::string function;  // "" for an anonymous function, as V8 gives it
+  std::string url;       // the script's name (a path for CommonJS, a URL for ESM)
+  int line = 0, column = 0;  // 1-based, as V8 gives them
+};
+
+// `s` cut to at most max_bytes without splitting a UTF-8 sequence.
+std::string cap_utf8(const std::string& s, std::size_t max_bytes);
+
+// One `block` line (with its newline); times in ms of the probe clock.
+// Frames past kMaxBlockFrames and strings past kMaxBlockStringBytes are cut.
+std::string block_line(double t_ms, double start_ms, const std::vector<StackFrame>& frames, bool in_js);
+
+}  // namespace loopdoctor::probe

@@ -1,0 +1,98 @@
+#include "block_sampler.h"
+
+#include <uv.h>
+#include <v8.h>
+
+#include <cstdint>
+
+#include "agent/protocol/block_limits.h"
+
+namespace loopdoctor::probe {
+
+BlockSampler* g_block_sampler = nullptr;
+
+namespace {
+std::string utf8(v8::Isolate* isolate, v8::Local<v8::String> s) {
+  if (s.IsEmpty()) return {};
+  v8::String::Utf8Value v(isolate, s);
+  return *v != nullptr ? cap_utf8(std::string(*v, static_cast<std::size_t>(v.length())),
+                                  protocol::kMaxBlockStringBytes)
+                       : std::string();
+}
+
+// The JS thread's stack now, innermost frame first.
+std::vector<StackFrame> current_stack(v8::Isolate* isolate) {
+  v8::HandleScope scope(isolate);
+  v8::Local<v8::StackTrace> st =
+      v8::StackTrace::CurrentStackTrace(isolate, static_cast<int>(protocol::kMaxBlockFrames));
+  std::vector<StackFrame> frames;
+  if (st.IsEmpty()) return frames;
+  const int n = st->GetFrameCount();
+  frames.reserve(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    v8::Local<v8::StackFrame> f = st->GetFrame(isolate, static_cast<uint32_t>(i));
+    frames.push_back({utf8(isolate, f->GetFunctionName()), utf8(isolate, f->GetScriptName()),
+                      f->GetLineNumber(), f->GetColumn()});
+  }
+  return frames;
+}
+}  // namespace
+
+BlockSampler::BlockSampler(LineWriter* writer, BlockConfig cfg, uint64_t t0_ns,
+                           const std::atomic<uint64_t>* last_turn_ns)
+    : isolate_(v8::Isolate::GetCurrent()), writer_(writer), t0_ns_(t0_ns), last_turn_ns_(last_turn_ns),
+      tracker_(cfg) {}
+
+double BlockSampler::ms(uint64_t ns) const { return static_cast<double>(ns - t0_ns_) / 1e6; }
+
+void BlockSampler::check(const BlockView& v) {
+  uint32_t gen = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopped_ || isolate_ == nullptr) return;
+    const BlockStep step = tracker_.check(v);
+    if (step.native) {
+      if (frames_gen_ != tracker_.generation()) last_frames_.clear();  // none of this block yet
+      writer_->append(block_line(ms(v.now_ns), ms(tracker_.start_ns()), last_frames_, false), false);
+    }
+    if (!step.request) return;
+    gen = tracker_.generation();
+  }
+  // Outside the lock: the interrupt takes it. The watchdog is joined before
+  // the isolate goes (stop() at exit and at env cleanup), so the isolate is
+  // alive for every request.
+  isolate_->RequestInterrupt(&BlockSampler::on_interrupt, reinterpret_cast<void*>(static_cast<uintptr_t>(gen)));
+}
+
+uint64_t BlockSampler::next_due_ns() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stopped_ ? 0 : tracker_.next_due_ns();
+}
+
+void BlockSampler::stop() {
+  std::lock_guard<std::mutex> lock(mu_);
+  stopped_ = true;
+}
+
+// JS thread, between two JS operations. Must not call into JS, nor block.
+void BlockSampler::on_interrupt(v8::Isolate*, void* data) {
+  if (g_block_sampler != nullptr)
+    g_block_sampler->answer(static_cast<uint32_t>(reinterpret_cast<uintptr_t>(data)));
+}
+
+void BlockSampler::answer(uint32_t gen) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopped_) return;
+  }
+  // The stack is read outside the lock (the watchdog's checks go on).
+  std::vector<StackFrame> frames = current_stack(isolate_);
+  std::lock_guard<std::mutex> lock(mu_);
+  const uint64_t now = uv_hrtime();
+  if (stopped_ || !tracker_.answer(gen, now, last_turn_ns_->load(std::memory_order_relaxed))) return;
+  writer_->append(block_line(ms(now), ms(tracker_.start_ns()), frames, true), false);
+  last_frames_ = std::move(frames);
+  frames_gen_ = gen;
+}
+
+}  // namespace loopdoctor::probe

@@ -1,0 +1,51 @@
+// The stack of a blocked loop, V8's side (issue 12). The watchdog thread
+// checks the loop (check()); on a block it asks V8 to interrupt the JS
+// thread (Isolate::RequestInterrupt), and the interrupt, on the JS thread,
+// reads the stack (StackTrace::CurrentStackTrace) and sends a `block` line.
+// The decisions are BlockTracker's (block_core.h).
+// Never freed (as the watchdog): an interrupt still queued in V8 when the
+// probe stops finds it intact, sees the stop flag and returns.
+#pragma once
+
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+#include "block_core.h"
+#include "line_writer.h"
+
+namespace v8 {
+class Isolate;
+}
+
+namespace loopdoctor::probe {
+
+class BlockSampler {
+ public:
+  // JS thread (takes its isolate). t0_ns: uv_hrtime() at probe time 0;
+  // last_turn_ns: the watchdog's stamp of the loop's turns.
+  BlockSampler(LineWriter* writer, BlockConfig cfg, uint64_t t0_ns, const std::atomic<uint64_t>* last_turn_ns);
+  void check(const BlockView& v);  // watchdog thread
+  uint64_t next_due_ns();          // watchdog thread; 0: none
+  void stop();                     // no line after this; idempotent
+
+ private:
+  static void on_interrupt(v8::Isolate* isolate, void* data);
+  void answer(uint32_t gen);       // JS thread
+  double ms(uint64_t ns) const;
+
+  v8::Isolate* const isolate_;
+  LineWriter* const writer_;
+  const uint64_t t0_ns_;
+  const std::atomic<uint64_t>* const last_turn_ns_;
+  std::mutex mu_;
+  BlockTracker tracker_;
+  bool stopped_ = false;
+  uint32_t frames_gen_ = 0;          // the block last_frames_ belong to
+  std::vector<StackFrame> last_frames_;  // its last JS capture, for native lines
+};
+
+// Set once by the addon when block stacks are on (the interrupt finds it here).
+extern BlockSampler* g_block_sampler;
+
+}  // namespace loopdoctor::probe

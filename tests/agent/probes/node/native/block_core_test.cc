@@ -1,0 +1,135 @@
+// The stack of a blocked loop: the tracker's decisions with a fake loop and
+// clock (ms), and the block line.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "agent/protocol/block_limits.h"
+#include "block_core.h"
+
+using namespace loopdoctor::probe;
+using nlohmann::json;
+
+namespace {
+constexpr uint64_t kMs = 1'000'000;
+
+// A loop that last turned at `turn` ms, has waited `idle` ms in all, now `now`.
+BlockView at(uint64_t now, uint64_t turn, uint64_t idle = 0, bool waiting = false) {
+  BlockView v;
+  v.now_ns = now * kMs;
+  v.last_turn_ns = turn * kMs;
+  v.idle_ns = idle * kMs;
+  v.waiting = waiting;
+  return v;
+}
+
+std::string steps(BlockTracker& b, uint64_t now, uint64_t turn, uint64_t idle = 0, bool waiting = false) {
+  BlockStep s = b.check(at(now, turn, idle, waiting));
+  return std::string(s.request ? "R" : "") + (s.native ? "N" : "");
+}
+}  // namespace
+
+TEST_CASE("block: none below the threshold then a capture at once and every interval") {
+  BlockTracker b(BlockConfig{});
+  CHECK(steps(b, 10, 5) == "");
+  CHECK(steps(b, 50, 5) == "");  // 45 ms without a turn
+  CHECK_FALSE(b.in_block());
+  CHECK(b.next_due_ns() == 0);
+  CHECK(steps(b, 60, 5) == "R");  // 55 ms: a block since 5 ms
+  CHECK(b.in_block());
+  CHECK(b.start_ns() == 5 * kMs);
+  CHECK(b.answer(b.generation(), 60 * kMs + 50'000, 5 * kMs));  // JS ran the interrupt
+  CHECK(b.next_due_ns() == 75 * kMs);  // start + threshold + interval
+  CHECK(steps(b, 70, 5) == "");
+  CHECK(steps(b, 75, 5) == "R");
+  CHECK(b.answer(b.generation(), 75 * kMs, 5 * kMs));
+  CHECK(steps(b, 95, 5) == "R");
+}
+
+TEST_CASE("block: an interrupt not run within the timeout is native; a late run still answers") {
+  BlockTracker b(BlockConfig{});
+  CHECK(steps(b, 55, 0) == "R");  // asked at 55
+  CHECK(b.next_due_ns() == 65 * kMs);  // the native timeout
+  CHECK(steps(b, 60, 0) == "");
+  CHECK(steps(b, 65, 0) == "N");  // 10 ms unanswered: in native code
+  CHECK(b.next_due_ns() == 70 * kMs);
+  CHECK(steps(b, 70, 0) == "");  // asked again, but V8 still holds our interrupt: no second one
+  CHECK(steps(b, 80, 0) == "N");
+  CHECK(steps(b, 90, 0) == "");
+  CHECK(steps(b, 100, 0) == "N");
+  // The C++ call returns into JS, still inside the block: the interrupt runs.
+  CHECK(b.answer(b.generation(), 103 * kMs, 0));
+  CHECK(steps(b, 110, 0) == "R");  // the next capture asks V8 again
+}
+
+TEST_CASE("block: the end of a block (a turn or a wait) and a stale interrupt") {
+  BlockTracker b(BlockConfig{});
+  CHECK(steps(b, 60, 0) == "R");
+  const uint32_t first = b.generation();
+  CHECK(steps(b, 70, 65) == "");  // the loop turned at 65: over
+  CHECK_FALSE(b.in_block());
+  CHECK_FALSE(b.answer(first, 71 * kMs, 65 * kMs));  // its interrupt ran after: stale, no line
+  CHECK(steps(b, 130, 65) == "R");  // a new block since 65, new generation
+  CHECK(b.generation() == first + 1);
+  CHECK(b.start_ns() == 65 * kMs);
+  CHECK_FALSE(b.answer(first, 131 * kMs, 65 * kMs));  // an old interrupt answers nothing
+  // The JS thread sees a turn the watchdog has not seen yet: stale too.
+  CHECK_FALSE(b.answer(b.generation(), 132 * kMs, 131 * kMs));
+}
+
+TEST_CASE("block: a loop waiting in epoll is never blocked however long it makes no turn") {
+  BlockTracker b(BlockConfig{});
+  for (uint64_t t = 10; t <= 300; t += 10) CHECK(steps(b, t, 0, t, true) == "");
+  CHECK_FALSE(b.in_block());
+}
+
+TEST_CASE("block: a wait that just ended starts the clock not the last turn") {
+  BlockTracker b(BlockConfig{});
+  CHECK(steps(b, 100, 0, 100, true) == "");  // waiting since the turn at 0
+  // At 104 the wait ended (idle grew by 4 ms after the last check), JS runs.
+  CHECK(steps(b, 110, 0, 104, false) == "");
+  CHECK(steps(b, 150, 0, 104, false) == "");  // 46 ms of JS: not yet
+  CHECK(steps(b, 160, 0, 104, false) == "R");
+  CHECK(b.start_ns() == 104 * kMs);
+}
+
+TEST_CASE("block: a watchdog descheduled for long sends one capture not a burst") {
+  BlockTracker b(BlockConfig{});
+  CHECK(steps(b, 55, 0) == "R");
+  CHECK(b.answer(b.generation(), 55 * kMs, 0));
+  CHECK(steps(b, 200, 0) == "R");
+  CHECK(b.next_due_ns() == 210 * kMs);  // the native timeout of the capture at 200
+  CHECK(b.answer(b.generation(), 200 * kMs, 0));
+  CHECK(b.next_due_ns() == 210 * kMs);  // 50 + k * 20 past 200
+}
+
+TEST_CASE("block line: DESIGN's shape with duration and in") {
+  std::vector<StackFrame> frames = {{"spin", "/app/busy.js", 4, 10}, {"", "node:internal/timers", 569, 17}};
+  json j = json::parse(block_line(160.25, 100, frames, true));
+  CHECK(j["type"] == "block");
+  CHECK(j["t"] == 160.25);
+  CHECK(j["start"] == 100);
+  CHECK(j["duration_ms"] == 60.25);
+  CHECK(j["in"] == "js");
+  REQUIRE(j["frames"].size() == 2);
+  CHECK(j["frames"][0] == json{{"function", "spin"}, {"url", "/app/busy.js"}, {"line", 4}, {"column", 10}});
+  CHECK(j["frames"][1]["function"] == "");
+  json n = json::parse(block_line(70, 0, {}, false));
+  CHECK(n["in"] == "native");
+  CHECK(n["frames"].empty());
+}
+
+TEST_CASE("block line: frames and strings capped and escaped into valid JSON") {
+  using loopdoctor::protocol::kMaxBlockFrames;
+  using loopdoctor::protocol::kMaxBlockStringBytes;
+  std::vector<StackFrame> frames(kMaxBlockFrames + 10, StackFrame{"f", "u", 1, 1});
+  // A name of 2-byte characters crossing the cap, a quote, a control byte, a stray byte.
+  std::string long_name;
+  for (std::size_t i = 0; i < kMaxBlockStringBytes; ++i) long_name += "\xc3\xa9";
+  frames[0] = StackFrame{long_name, "a\"b\\c\nd\xff", 2, 3};
+  json j = json::parse(block_line(1, 0, frames, true));
+  CHECK(j["frames"].size() == kMaxBlockFrames);
+  const std::string f = j["frames"][0]["function"];
+  CHECK(f.size() == kMaxBlockStringBytes);  // 256 whole characters of 2 bytes
+  CHECK(j["frames"][0]["url"] == "a\"b\\c\nd\xef\xbf\xbd");
+  CHECK(cap_utf8("ab\xc3\xa9", 3) == "ab");  // never half a character
+}
