@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "gc_hooks.h"
 #include "line_writer.h"
 #include "watchdog.h"
 
@@ -14,6 +15,7 @@ namespace {
 
 LineWriter* g_writer = nullptr;
 Watchdog* g_watchdog = nullptr;
+GcHooks* g_gc = nullptr;
 
 constexpr std::size_t kMaxArgs = 6;  // start() takes the most: 5
 
@@ -80,6 +82,7 @@ napi_value Start(napi_env env, napi_callback_info info) {
   g_writer = new LineWriter(fd, static_cast<std::size_t>(max_buffered));
   g_watchdog = new Watchdog(loop, g_writer, cfg);
   g_watchdog->start_thread();
+  g_gc = new GcHooks(g_writer, cfg.t0_ns);
   napi_add_env_cleanup_hook(env, on_env_cleanup, nullptr);
   return js_bool(env, true);
 }
@@ -91,6 +94,19 @@ napi_value Send(napi_env env, napi_callback_info info) {
   bool force = false;
   if (a.argc > 1) napi_get_value_bool(env, a.argv[1], &force);
   return js_bool(env, g_writer->append(get_string(env, a.argv[0]), force));
+}
+
+// gc(on): GC lines from V8's callbacks on or off; true when on.
+napi_value Gc(napi_env env, napi_callback_info info) {
+  Args a = get_args(env, info);
+  bool on = false;
+  if (g_gc == nullptr || a.argc < 1 || napi_get_value_bool(env, a.argv[0], &on) != napi_ok)
+    return js_bool(env, false);
+  if (!on) {
+    g_gc->disable();
+    return js_bool(env, false);
+  }
+  return js_bool(env, g_gc->enable());
 }
 
 napi_value Flush(napi_env env, napi_callback_info) {
@@ -146,6 +162,7 @@ napi_value Init(napi_env env, napi_value exports) {
   const napi_property_descriptor props[] = {
       {"start", nullptr, Start, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"send", nullptr, Send, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"gc", nullptr, Gc, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"flush", nullptr, Flush, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"update", nullptr, Update, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"httpPending", nullptr, HttpPending, nullptr, nullptr, nullptr, napi_default, nullptr},
