@@ -24,9 +24,6 @@ function addonDirs(settings, probeDir) {
 // JS probe runs.
 function loadNative(settings, probeDir) {
   if (settings.probeChoice === 'js') return { addon: null, fallback: 'LOOPDOCTOR_PROBE=js' };
-  if (!settings.fdText) {
-    return { addon: null, fallback: 'agent mode (LOOPDOCTOR_ENDPOINT) runs the JS probe in this version' };
-  }
   const abi = process.versions.modules;
   const name = addonFileName(abi);
   const dirs = addonDirs(settings, probeDir);
