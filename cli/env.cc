@@ -51,6 +51,10 @@ int env_command(const EnvArgs& a) {
   std::cout << "export NODE_OPTIONS=" << shell_quote(node_options) << "\n";
   std::cout << "export LOOPDOCTOR_ENDPOINT=" << shell_quote(socket) << "\n";
   if (!a.job.empty()) std::cout << "export LOOPDOCTOR_JOB=" << shell_quote(a.job) << "\n";
+  // A binary run from build/: its addon is in the build tree, not beside
+  // the source tree's probe.js (an installed one finds it there itself).
+  if (!paths.native_dir.empty())
+    std::cout << "export LOOPDOCTOR_NATIVE_DIR=" << shell_quote(paths.native_dir) << "\n";
   return kExitOk;
 }
 

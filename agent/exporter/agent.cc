@@ -155,6 +155,12 @@ class Agent {
       GcEvent g = recording::decode_gc(m);
       g.t = t;
       p->add_gc(g);
+    } else if (type == "block") {
+      BlockCapture b = recording::decode_block(m);
+      const double probe_start = b.start;
+      b.start += t - b.t;  // the same shift as t: onto the agent's clock
+      b.t = t;
+      p->add_block(std::move(b), probe_start);
     }
   }
 
@@ -172,6 +178,8 @@ class Agent {
     id.versions = std::move(h.versions);
     id.interval_ms = h.interval_ms.value_or(kDefaultProbeIntervalMs);
     id.heap_limit = h.heap_limit;
+    id.probe = std::move(h.probe);
+    id.probe_fallback = std::move(h.probe_fallback);
     const int peer = raw->peer_pid();
     id.start_time_s = base::process_start_time_s(peer > 0 ? peer : static_cast<int>(id.pid));
 

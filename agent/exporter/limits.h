@@ -29,6 +29,15 @@ inline constexpr std::size_t kMaxSamplesPerWindow = 600;
 // beyond this has new events merged into the previous one of the same kind:
 // the total pause time, which the verdict uses, is kept.
 inline constexpr std::size_t kMaxGcEventsPerWindow = 3'000;
+// Block captures kept per window, for the report's attribution. The native
+// probe captures a blocked loop every 20 ms: 1 500 is 30 s of a loop blocked
+// without pause, half a default window, and at most ~1 500 x 16 frames of
+// ~150 bytes (~3.6 MB) for a process blocked all the time. Older captures go
+// first; the counters (/metrics) count every line whatever is kept.
+inline constexpr std::size_t kMaxBlockCapturesPerWindow = 1'500;
+// Frames kept of each capture: the attribution reads the innermost frames
+// (the blocking function and its callers); the probe sends up to 64.
+inline constexpr std::size_t kMaxBlockFramesKept = 16;
 // /proc samples kept per window for attached processes (1 Hz sampling).
 inline constexpr std::size_t kMaxProcSamplesPerWindow = 600;
 

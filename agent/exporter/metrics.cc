@@ -89,6 +89,21 @@ void add_gc(Families& f, const Labels& l, const std::map<std::string, GcHistogra
   }
 }
 
+// Only a probe that can see blocks has the series (the native one, or one
+// that sent a block line): 0 from the JS probe would read as "never blocked".
+// No function label: a function name per series is unbounded cardinality;
+// /report/<pid> names the functions.
+void add_blocks(Families& f, const Labels& l, const ProcessState& p) {
+  const BlockCounter& b = p.block_counter;
+  if (p.id.probe != "native" && b.blocks_total == 0) return;
+  const auto c = MetricType::Counter;
+  f.value("loopdoctor_eventloop_blocks_total",
+          "Blocks of the event loop the native probe saw (no turn for its block threshold).", c, l,
+          b.blocks_total);
+  f.value("loopdoctor_eventloop_blocked_seconds_total",
+          "Time the event loop spent in those blocks, in seconds.", c, l, b.blocked_ms_total / kMsPerSecond);
+}
+
 void add_node_version(Families& f, const Labels& l, const ProcessIdentity& id) {
   auto it = id.versions.find("node");
   if (it == id.versions.end()) return;
@@ -148,6 +163,7 @@ void add_process(Families& f, ProcessState& p) {
   add_gc(f, l, p.gc_by_kind);
   add_node_version(f, l, p.id);
   if (p.has_probe) {
+    add_blocks(f, l, p);
     f.value("loopdoctor_probe_connected", "1 while the probe is connected to this agent.", g, l,
             p.connected ? 1 : 0);
     f.value("loopdoctor_probe_dropped_samples_total",

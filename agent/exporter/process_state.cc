@@ -73,6 +73,30 @@ void ProcessState::add_gc(const GcEvent& g) {
   gc.push_back(g);
 }
 
+void BlockCounter::add(double start, double duration_ms) {
+  duration_ms = std::max(0.0, duration_ms);
+  if (!any_ || start != start_) {
+    any_ = true;
+    start_ = start;
+    duration_ms_ = 0;
+    blocks_total += 1;
+  }
+  // Captures of one block arrive in order; a shorter one (reordered or
+  // rounded) adds nothing rather than taking seconds back from a counter.
+  if (duration_ms > duration_ms_) {
+    blocked_ms_total += duration_ms - duration_ms_;
+    duration_ms_ = duration_ms;
+  }
+}
+
+void ProcessState::add_block(BlockCapture b, double probe_start) {
+  ++messages_total;
+  block_counter.add(probe_start, b.duration_ms);
+  if (b.frames.size() > kMaxBlockFramesKept) b.frames.resize(kMaxBlockFramesKept);
+  blocks.push_back(std::move(b));
+  while (blocks.size() > kMaxBlockCapturesPerWindow) blocks.pop_front();
+}
+
 void ProcessState::add_proc(ProcSample p) {
   ++messages_total;
   if (!proc.empty() && p.t > proc.back().t)
@@ -88,6 +112,7 @@ void ProcessState::trim(double now_ms) {
   const double start = now_ms - window_ms;
   while (!samples.empty() && samples.front().t < start) samples.pop_front();
   while (!gc.empty() && gc.front().t < start) gc.pop_front();
+  while (!blocks.empty() && blocks.front().t < start) blocks.pop_front();
   while (!proc.empty() && proc.front().t < start) proc.pop_front();
 }
 
@@ -102,6 +127,9 @@ Timeline ProcessState::timeline(double now_ms) const {
   tl.heap_limit = id.heap_limit;
   tl.samples.assign(samples.begin(), samples.end());
   tl.gc.assign(gc.begin(), gc.end());
+  tl.blocks.assign(blocks.begin(), blocks.end());
+  tl.probe_kind = id.probe;
+  tl.probe_fallback = id.probe_fallback;
   tl.proc.assign(proc.begin(), proc.end());
   tl.end_t = now_ms;
   return tl;

@@ -26,6 +26,25 @@ struct ProcessIdentity {
   double interval_ms = 0;   // the probe's reporting period
   double heap_limit = 0;    // bytes
   double start_time_s = 0;  // Unix time the process started; 0 when unknown
+  std::string probe;           // hello.probe: "native", "js"; empty from older probes
+  std::string probe_fallback;  // hello.probe_fallback: why the native probe did not run
+};
+
+// Blocks of the loop counted from the native probe's `block` lines. A block
+// is sent again every capture while it lasts, each line with the same
+// `start` and the duration so far: the first line of a start counts the
+// block, every line adds the growth of its duration, so the seconds counter
+// moves while a block lasts and a block is never counted twice.
+struct BlockCounter {
+  double blocks_total = 0;
+  double blocked_ms_total = 0;  // ms, as the lines carry it (sums of whole ms stay exact)
+  // Add a capture; `start` is the probe's own (unshifted) clock, which is
+  // the same for every line of one block.
+  void add(double start, double duration_ms);
+
+ private:
+  bool any_ = false;
+  double start_ = 0, duration_ms_ = 0;  // the block seen last
 };
 
 // prom-client's nodejs_gc_duration_seconds buckets, so its dashboards'
@@ -63,6 +82,9 @@ struct ProcessState {
   // faster than the window's resolution) and updates the running figures.
   void add_sample(const ProbeSample& s, double dropped_total);
   void add_gc(const GcEvent& g);
+  // A block capture (t and start on the agent's clock); `probe_start` is the
+  // line's own start, which tells the captures of one block apart.
+  void add_block(BlockCapture b, double probe_start);
   // A /proc sample of an attached process (cumulative CPU in ms).
   void add_proc(ProcSample p);
   // Drops what fell out of the window ending at `now_ms`.
@@ -80,6 +102,7 @@ struct ProcessState {
   // Rolling window.
   std::deque<ProbeSample> samples;
   std::deque<GcEvent> gc;
+  std::deque<BlockCapture> blocks;  // for the report's attribution
   std::deque<ProcSample> proc;
 
   // Running figures for /metrics.
@@ -92,6 +115,7 @@ struct ProcessState {
   double dropped_total = 0;  // samples the probe dropped while we were slow or gone
   double messages_total = 0;
   std::map<std::string, GcHistogram> gc_by_kind;  // prom-client kind names
+  BlockCounter block_counter;
   VerdictState verdict;
 };
 

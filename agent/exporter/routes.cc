@@ -45,6 +45,8 @@ nlohmann::json process_json(const ProcessState& p) {
       {"elu", p.verdict.elu_mean},
       {"report", "/report/" + std::to_string(p.id.pid)},
   };
+  if (!p.id.probe.empty()) j["probe_kind"] = p.id.probe;
+  if (!p.id.probe_fallback.empty()) j["probe_fallback"] = p.id.probe_fallback;
   if (auto it = p.id.versions.find("node"); it != p.id.versions.end()) j["node"] = it->second;
   if (p.id.start_time_s > 0) j["start_time"] = iso_time(static_cast<std::time_t>(p.id.start_time_s));
   if (p.has_probe && p.have_latest) j["rss_bytes"] = p.latest.rss;

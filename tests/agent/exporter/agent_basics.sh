@@ -62,6 +62,10 @@ env)
   start_agent "$PORT"
   out=$(env -u NODE_OPTIONS "$LD" env --socket "$SOCK" --job "my app")
   echo "$out" | grep -q "^export LOOPDOCTOR_ENDPOINT='$SOCK'$" || fail "env output: $out"
+  # From a build tree, the native probe's addon is named for the probe to find.
+  if [ -d "$(dirname "$LD")/probes/node/native" ]; then
+    echo "$out" | grep -q "^export LOOPDOCTOR_NATIVE_DIR=.*/probes/node/native'\?$" || fail "env names no addon folder: $out"
+  fi
   ( eval "$out"
     # Evaluated twice, the probe is still required once.
     eval "$("$LD" env --socket "$SOCK" --job "my app")"
@@ -86,6 +90,54 @@ attach)
   wait_for 5 bash -c "! curl -sf http://127.0.0.1:$PORT/metrics | grep -q 'pid=\"$plain\"'" ||
     fail "the attached process's series outlived it"
   grep -q "attached process $plain exited" "$WORK/agent.log" || fail "no log line for the exit"
+  ;;
+native)
+  # The native probe in agent mode (issue 12): the addon connects to the
+  # agent itself, says hello again after the agent restarts and keeps
+  # serving meanwhile; block lines move the block counters.
+  abi=$(node -p process.versions.modules)
+  [ -f "${LOOPDOCTOR_NATIVE_DIR:-}/loopdoctor_probe-$abi.node" ] ||
+    { echo "no native probe built for Node ABI $abi in '${LOOPDOCTOR_NATIVE_DIR:-}'"; exit 77; }
+  export LOOPDOCTOR_NATIVE_DIR
+  start_agent "$PORT"
+  start_node nat hello-world nat
+  nat_up() {
+    curl -sf "http://127.0.0.1:$PORT/processes" >"$WORK/p.json" &&
+      [ "$(js "$WORK/p.json" "(j.processes.find(p=>p.pid===$NODE_PID&&p.connected)||{}).probe_kind")" = native ]
+  }
+  wait_for 10 nat_up || fail "no native probe of pid $NODE_PID in /processes: $(cat "$WORK/p.json")"
+  metric() {  # metric NAME JOB: the value for JOB, empty when absent
+    curl -sf "http://127.0.0.1:$PORT/metrics" | sed -n "s/^$1{pid=\"[0-9]*\",job=\"$2\"} \(.*\)/\1/p"
+  }
+  has_samples() { [ -n "$(metric nodejs_heap_size_used_bytes nat)" ]; }
+  wait_for 10 has_samples || fail "no samples from the native probe"
+  [ "$(metric loopdoctor_eventloop_blocks_total nat)" = 0 ] || fail "an idle server has blocks: $(metric loopdoctor_eventloop_blocks_total nat)"
+  [ "$(metric loopdoctor_eventloop_blocked_seconds_total nat)" = 0 ] || fail "an idle server was blocked"
+  # Block lines as the native probe sends them: two blocks, 90 + 60 ms.
+  node "$ROOT/tests/agent/exporter/fake_block_probe.js" "$SOCK" fakeblocks >"$WORK/fake.out" 2>&1 &
+  PIDS+=($!)
+  fake_counted() { [ "$(metric loopdoctor_eventloop_blocks_total fakeblocks)" = 2 ]; }
+  wait_for 10 fake_counted || fail "block lines not counted: '$(metric loopdoctor_eventloop_blocks_total fakeblocks)'"
+  node -e 'process.exit(Math.abs(process.argv[1] - 0.15) < 1e-9 ? 0 : 1)' "$(metric loopdoctor_eventloop_blocked_seconds_total fakeblocks)" ||
+    fail "blocked seconds $(metric loopdoctor_eventloop_blocked_seconds_total fakeblocks), expected 0.15"
+  curl -sf "http://127.0.0.1:$PORT/metrics" >"$WORK/m.txt"
+  grep -q 'loopdoctor_eventloop_block.*function=' "$WORK/m.txt" && fail "a function label on the block counters"
+  promtool_check "$WORK/m.txt" || fail "promtool check metrics failed"
+  # The agent goes away and comes back: the target serves meanwhile, the
+  # addon reconnects with a new hello, and its series continue.
+  kill -TERM "$AGENT_PID"
+  wait "$AGENT_PID" 2>/dev/null || true
+  for _ in 1 2 3; do
+    curl -sf -m 2 "http://127.0.0.1:$NODE_PORT/" >/dev/null || fail "the target stopped serving while the agent was away"
+    sleep 0.3
+  done
+  start_agent "$PORT"
+  wait_for 15 nat_up || fail "the native probe did not reconnect: $(cat "$WORK/p.json")"
+  wait_for 10 has_samples || fail "no samples after the reconnect"
+  dropped_counted() { [ "$(metric loopdoctor_probe_dropped_samples_total nat)" != 0 ]; }
+  wait_for 5 dropped_counted || fail "the lines of the agent's absence were not counted as dropped"
+  kill -0 "$NODE_PID" || fail "the target died"
+  ! grep -qi "error" "$WORK/nat.out" || fail "the target printed: $(cat "$WORK/nat.out")"
   ;;
 *) echo "unknown case $case_name" >&2; exit 2 ;;
 esac

@@ -3,8 +3,14 @@
 # with the probe in agent mode (one healthy, one blocked under load) and a
 # real Prometheus on loopback scraping the agent every second. Asserts on
 # values queried from Prometheus's HTTP API; then restarts the agent (series
-# come back) and kills a target (its series go).
+# come back) and kills a target (its series go). The targets run the native
+# probe when it is built (LOOPDOCTOR_NATIVE_DIR, set by ctest), so the
+# restart also checks the addon's own reconnects, and the block counters
+# are checked: moving for a blocked target, 0 for an idle one.
 source "$(dirname "$0")/lib.sh"
+ABI=$(node -p process.versions.modules)
+ADDON=${LOOPDOCTOR_NATIVE_DIR:-/nonexistent}/loopdoctor_probe-$ABI.node
+if [ -f "$ADDON" ]; then export LOOPDOCTOR_NATIVE_DIR; else ADDON=; echo "no native probe for ABI $ABI: the JS probe runs"; fi
 
 if ! command -v prometheus >/dev/null; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -67,6 +73,25 @@ echo "$got" | grep -q "^healthy $HEALTHY_PID " || fail "no lag series for the he
   fail "the healthy server is diagnosed blocked: $(query 'loopdoctor_diagnosis{job="healthy"} == 1')"
 p99=$(query "max_over_time(nodejs_eventloop_lag_p99_seconds{job=\"blocked\"}[10s])" | awk '{print $3}')
 node -e "process.exit(+process.argv[1] > 0.1 ? 0 : 1)" "$p99" || fail "blocked p99 $p99 s is not over 100 ms"
+
+# Block counters (native probe): 0 for the healthy server, moving for a
+# blocked one. Real block lines need an addon that captures stacks
+# (`blocks`); without one, a stand-in probe sends them.
+if [ -n "$ADDON" ]; then
+  [ "$(query 'loopdoctor_eventloop_blocks_total{job="healthy"}')" = "healthy $HEALTHY_PID 0" ] ||
+    fail "the healthy server has blocks: $(query 'loopdoctor_eventloop_blocks_total')"
+fi
+if [ -n "$ADDON" ] && [ "$(node -p "typeof require('$ADDON').blocks")" = function ]; then
+  moving() { [ -n "$(query 'increase(loopdoctor_eventloop_blocked_seconds_total{job="blocked"}[5s]) > 0')" ]; }
+  wait_for 15 moving || fail "the blocked server's blocked seconds do not move: $(query 'loopdoctor_eventloop_blocked_seconds_total')"
+  [ -n "$(query 'loopdoctor_eventloop_blocks_total{job="blocked"} > 0')" ] || fail "no blocks counted for the blocked server"
+else
+  node "$ROOT/tests/agent/exporter/fake_block_probe.js" "$SOCK" fakeblocks >"$WORK/fake.out" 2>&1 &
+  PIDS+=($!)
+  fake_seen() { query 'loopdoctor_eventloop_blocks_total{job="fakeblocks"}' | grep -q ' 2$'; }
+  wait_for 15 fake_seen || fail "Prometheus did not see the stand-in's 2 blocks: $(query 'loopdoctor_eventloop_blocks_total')"
+  kill "${PIDS[-1]}"
+fi
 
 # The exposition passes promtool's checks.
 curl -sf "http://127.0.0.1:$APORT/metrics" >"$WORK/metrics.txt" || fail "/metrics failed"

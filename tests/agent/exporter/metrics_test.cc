@@ -179,3 +179,58 @@ TEST_CASE("every family carries the type prom-client gives it") {
     CHECK(exposed.count(name) == 1);
   }
 }
+
+namespace {
+
+// A `block` line as the native probe sends it (captures of one block share `start`).
+BlockCapture block_at(double t, double start, double duration_ms, const std::string& function) {
+  BlockCapture b;
+  b.t = t;
+  b.start = start;
+  b.duration_ms = duration_ms;
+  b.frames = {{function, "file:///srv/app.js", 12, 3}};
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("block counters count each block once and its seconds while it lasts") {
+  ProcessTable table;
+  ProcessState* p = nullptr;
+  ProcessState* idle = nullptr;
+  {
+    std::lock_guard lock(table.mutex());
+    auto native = process(31, "blocked", 300, Verdict::kBlockedLoop);
+    native->id.probe = "native";
+    p = table.find(table.add(std::move(native)));
+    auto quiet = process(32, "idle", 1, Verdict::kHealthy);
+    quiet->id.probe = "native";
+    idle = table.find(table.add(std::move(quiet)));
+    table.add(process(33, "js-probe", 1, Verdict::kHealthy));  // hello.probe "js"/absent
+    // One block captured three times (50, 70, 90 ms so far): counted once.
+    p->add_block(block_at(1050, 1000, 50, "spin"), 1000);
+    p->add_block(block_at(1070, 1000, 70, "spin"), 1000);
+    p->add_block(block_at(1090, 1000, 90, "spin"), 1000);
+  }
+  auto m = parse_exposition(render_metrics(table));
+  CHECK(m.at(R"(loopdoctor_eventloop_blocks_total{pid="31",job="blocked"})") == 1);
+  CHECK(m.at(R"(loopdoctor_eventloop_blocked_seconds_total{pid="31",job="blocked"})") == Approx(0.09));
+  CHECK(m.at(R"(loopdoctor_eventloop_blocks_total{pid="32",job="idle"})") == 0);
+  CHECK(m.at(R"(loopdoctor_eventloop_blocked_seconds_total{pid="32",job="idle"})") == 0);
+  // The JS probe cannot see blocks: no series rather than a misleading 0.
+  CHECK(m.count(R"(loopdoctor_eventloop_blocks_total{pid="33",job="js-probe"})") == 0);
+  {
+    std::lock_guard lock(table.mutex());
+    // The same block goes on (the counter moves during it), then a second one.
+    p->add_block(block_at(1500, 1000, 500, "spin"), 1000);
+    p->add_block(block_at(2060, 2000, 60, "spin"), 2000);
+    p->add_block(block_at(2055, 2000, 55, "spin"), 2000);  // out of order: adds nothing
+  }
+  m = parse_exposition(render_metrics(table));
+  CHECK(m.at(R"(loopdoctor_eventloop_blocks_total{pid="31",job="blocked"})") == 2);
+  CHECK(m.at(R"(loopdoctor_eventloop_blocked_seconds_total{pid="31",job="blocked"})") == Approx(0.56));
+  // No function label: one series per process whatever blocked it.
+  const std::string text = render_metrics(table);
+  CHECK(text.find("spin") == std::string::npos);
+  CHECK(idle->block_counter.blocks_total == 0);
+}

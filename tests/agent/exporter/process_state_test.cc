@@ -102,3 +102,29 @@ TEST_CASE("the agent's window diagnoses like a one-shot timeline of the same rec
   REQUIRE(b.issues.size() == a.issues.size());
   CHECK(b.issues[0].summary == a.issues[0].summary);
 }
+
+TEST_CASE("block captures are kept for the window's timeline and bounded") {
+  ProcessIdentity id = ident();
+  id.probe = "native";
+  ProcessState p(id, kDefaultWindowMs);
+  BlockCapture b;
+  b.frames.assign(64, {"spin", "file:///srv/app.js", 3, 9});
+  // 40 s of one loop blocked all the time, a capture every 20 ms: 2 000 lines.
+  for (int i = 0; i < 2'000; ++i) {
+    b.t = 1000 + i * 20.0;
+    b.start = 1000;
+    b.duration_ms = i * 20.0;
+    p.add_block(b, 1000);
+  }
+  CHECK(p.blocks.size() == kMaxBlockCapturesPerWindow);
+  CHECK(p.blocks.back().frames.size() == kMaxBlockFramesKept);
+  CHECK(p.block_counter.blocks_total == 1);
+  CHECK(p.block_counter.blocked_ms_total == Approx(39'980));
+  Timeline tl = p.timeline(p.blocks.back().t);
+  CHECK(tl.blocks.size() == kMaxBlockCapturesPerWindow);
+  CHECK(tl.blocks.back().frames.front().function == "spin");
+  CHECK(tl.probe_kind == "native");
+  // Captures older than the window go with it.
+  p.trim(p.blocks.back().t + kDefaultWindowMs + 1);
+  CHECK(p.blocks.empty());
+}

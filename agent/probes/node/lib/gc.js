@@ -1,6 +1,8 @@
 'use strict';
-// GC pauses: one "gc" line per collection, from a PerformanceObserver that
-// runs only while sampling. A full (major) collection's line also carries
+// GC pauses: one "gc" line per collection, while sampling. With the native
+// probe they come from V8's GC callbacks in the addon (native/gc_hooks.h:
+// the exact pause and the heap after every collection, sent as it ends);
+// otherwise, and described below, from a PerformanceObserver. A full (major) collection's line also carries
 // `heap_after`, the heap used the moment it ended: the live heap is only
 // visible right after a full collection, and the next sample can come
 // hundreds of milliseconds later on a blocked loop, by which time the heap
@@ -108,6 +110,7 @@ function createHeapAfterMajor() {
 function createGcObserver(state, enqueue) {
   const t0 = state.t0;
   let observer = null;
+  let nativeOn = false;  // the addon's V8 callbacks send the gc lines
   const heapAfter = createHeapAfterMajor();
 
   function onEntries(list) {
@@ -141,8 +144,17 @@ function createGcObserver(state, enqueue) {
     } catch (_) { /* never throw */ }
   }
 
+  // The addon's callbacks when it has them (state.native is settled by the
+  // time sampling starts); the observer when they are not there or refuse.
+  function startNative() {
+    const native = state.native;
+    if (native === null || typeof native.gc !== 'function') return false;
+    try { nativeOn = native.gc(true) === true; } catch (_) { nativeOn = false; }
+    return nativeOn;
+  }
+
   function start() {
-    if (observer) return;
+    if (observer || nativeOn || startNative()) return;
     try {
       observer = new PerformanceObserver(onEntries);
       observer.observe({ entryTypes: ['gc'] });
@@ -155,6 +167,10 @@ function createGcObserver(state, enqueue) {
   // Collections whose entries Node itself has not made yet (its native
   // immediate, unref'd, does not run at exit either) are lost.
   function stop() {
+    if (nativeOn) {
+      try { state.native.gc(false); } catch (_) { /* gone */ }
+      nativeOn = false;
+    }
     if (observer) {
       try { emit(observer.takeRecords()); observer.disconnect(); } catch (_) { /* gone */ }
       observer = null;

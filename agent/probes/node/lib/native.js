@@ -53,9 +53,6 @@ function howToBuild() {
 // JS probe runs.
 function loadNative(settings, probeDir) {
   if (settings.probeChoice === 'js') return { addon: null, fallback: 'LOOPDOCTOR_PROBE=js' };
-  if (!settings.fdText) {
-    return { addon: null, fallback: 'agent mode (LOOPDOCTOR_ENDPOINT) runs the JS probe in this version' };
-  }
   const abi = process.versions.modules;
   const dirs = addonDirs(settings, probeDir);
   const file = dirs.map((d) => path.join(d, addonFileName(abi))).find((f) => fs.existsSync(f));

@@ -26,8 +26,13 @@ function createTransport(state, hooks) {
   // alone was a few per cent of a saturated server's CPU.
   // With the native probe every line goes to the addon's one writer (its
   // watchdog thread writes the socket, see native/line_writer.h), so JS
-  // lines and the thread's samples never interleave.
+  // lines and the thread's samples never interleave. In agent mode the
+  // addon also owns the connection (native/socket_writer.h): it connects,
+  // starts each connection with the preamble (hello, listens) and
+  // reconnects on this file's backoff; for JS the probe stays connected, and
+  // what the addon cannot send while the agent is away it drops and counts.
   let native = state.native;
+  let nativeLink = false;  // agent mode with the addon's own connection
 
   function enqueue(lines) {
     if (native !== null) {
@@ -62,7 +67,10 @@ function createTransport(state, hooks) {
   }
 
   // Control messages (hello, listen, bye) go out at once, after what is queued.
+  // With the addon's own connection, a new listen also joins the preamble
+  // that every later connection starts with.
   function send(line) {
+    if (nativeLink) native.preamble(preamble());
     enqueue(line);
     flush();
   }
@@ -101,11 +109,22 @@ function createTransport(state, hooks) {
     }) + '\n';
   }
 
+  function listenLines() {
+    let out = '';
+    for (const l of state.listens) out += JSON.stringify(Object.assign({}, l, { t: r3(now()) })) + '\n';
+    return out;
+  }
+
+  function preamble() {
+    return helloLine() + listenLines();
+  }
+
   function onConnected() {
     state.connected = true;
     reconnectDelay = RECONNECT_MIN_MS;
     send(helloLine());
-    for (const l of state.listens) send(JSON.stringify(Object.assign({}, l, { t: r3(now()) })) + '\n');
+    const listens = listenLines();
+    if (listens) send(listens);
     hooks.connected();
   }
 
@@ -142,6 +161,26 @@ function createTransport(state, hooks) {
       native.blocks(settings.blockThresholdMs, settings.blockIntervalMs);
     }
     onConnected();
+  }
+
+  // Agent mode with the native probe: the addon connects from its thread;
+  // the JS probe's own connection if it cannot.
+  function startNativeEndpoint() {
+    const ok = typeof native.startEndpoint === 'function' &&
+      native.startEndpoint(settings.endpoint, settings.intervalMs, settings.resolutionMs, now(),
+                           MAX_BUFFERED_BYTES, RECONNECT_MIN_MS, RECONNECT_MAX_MS);
+    if (!ok) {
+      native = state.native = null;
+      state.probeFallback = 'the native probe did not start on ' + settings.endpoint;
+      connectEndpoint();
+      return;
+    }
+    nativeLink = true;
+    // Block stacks, where the addon has them (as openFd does).
+    if (typeof native.blocks === 'function') native.blocks(settings.blockThresholdMs, settings.blockIntervalMs);
+    native.preamble(preamble());
+    state.connected = true;
+    hooks.connected();
   }
 
   function connectEndpoint() {
@@ -191,6 +230,7 @@ function createTransport(state, hooks) {
   // Connects (fd: at once, with hello; endpoint: when the socket connects).
   function start() {
     if (settings.fdText) openFd();
+    else if (native !== null) startNativeEndpoint();
     else connectEndpoint();
   }
 

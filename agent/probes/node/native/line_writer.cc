@@ -4,6 +4,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <uv.h>
+
 #include <algorithm>
 #include <cerrno>
 
@@ -21,7 +23,8 @@ uint64_t count_lines(const std::string& s) {
 
 bool LineWriter::append(const std::string& lines, bool force) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (broken_ || (!force && buf_.size() + lines.size() > max_buffered_)) {
+  const bool away = link_ != nullptr && !link_->connected();
+  if (broken_ || away || (!force && buf_.size() + lines.size() > max_buffered_)) {
     dropped_ += count_lines(lines);
     return false;
   }
@@ -35,6 +38,10 @@ uint64_t LineWriter::dropped() const {
 }
 
 void LineWriter::write_out() {
+  if (link_ != nullptr) {
+    write_out_link();
+    return;
+  }
   std::string out;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -46,6 +53,32 @@ void LineWriter::write_out() {
   broken_ = true;
   dropped_ += count_lines(out) + count_lines(buf_);
   buf_.clear();
+}
+
+// What the link does not take now goes back to the front of the queue; what
+// was queued when the connection broke is dropped, as the lines appended
+// while it is down. The connection is (re)made here, on the watchdog thread.
+void LineWriter::write_out_link() {
+  const uint64_t now = uv_hrtime();
+  std::string out;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    out.swap(buf_);
+  }
+  if (!link_->ensure_connected(now)) {
+    std::lock_guard<std::mutex> lock(mu_);
+    dropped_ += count_lines(out);
+    return;
+  }
+  if (out.empty()) return;
+  const long n = link_->write_some(out, now);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (n < 0) {
+    dropped_ += count_lines(out) + count_lines(buf_);
+    buf_.clear();
+  } else if (static_cast<std::size_t>(n) < out.size()) {
+    buf_.insert(0, out, static_cast<std::size_t>(n), std::string::npos);
+  }
 }
 
 // The fd is the socket Node's net.Socket also holds, in non-blocking mode:
