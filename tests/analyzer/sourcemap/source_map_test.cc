@@ -156,3 +156,34 @@ TEST_CASE("A map over the size cap is refused before parsing") {
   const std::string huge(kMaxMapBytes + 1, ' ');
   CHECK(parse_error(huge) == "the map is 64 MB, over the 64 MB limit");
 }
+
+TEST_CASE("Random mappings and truncated maps never crash: a map or an error") {
+  // Mostly base64 digits and separators (so many decode), some other bytes.
+  const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/;;,,,!";
+  std::uint32_t seed = 12345;
+  auto next = [&] { return seed = seed * 1664525u + 1013904223u; };
+  std::size_t decoded = 0;
+  for (int i = 0; i < 5000; ++i) {
+    std::string m;
+    for (std::uint32_t n = next() % 40; n > 0; --n) m.push_back(alphabet[next() % alphabet.size()]);
+    std::string error;
+    const auto map = decode_mappings(m, 3, 2, &error);
+    if (!map) {
+      CHECK_FALSE(error.empty());
+      continue;
+    }
+    ++decoded;
+    for (const auto& s : map->segments) {
+      CHECK(s.generated_column >= 0);
+      CHECK(s.source < 3);
+      CHECK(s.name < 2);
+    }
+  }
+  CHECK(decoded > 0);
+  const std::string whole = R"({"version":3,"sources":["a.ts"],"names":["x"],"mappings":"AAAA,SAASA;AACA"})";
+  for (std::size_t cut = 0; cut < whole.size(); ++cut) {
+    std::string error;
+    CHECK_FALSE(SourceMap::parse(whole.substr(0, cut), &error));
+    CHECK_FALSE(error.empty());
+  }
+}
