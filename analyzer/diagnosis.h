@@ -56,6 +56,13 @@ struct Hotspot {
   std::string function, location;
   double share = 0;
   std::string caller = {};  // the application frame that called it: "handler (server.js:14)"
+  // The line of the function most of its own samples were on (V8's
+  // positionTicks), "server.js:36"; "" when the profile has no line ticks.
+  std::string hot_line = {};
+  std::string hot_line_text = {};  // that line's code, trimmed; "" when unreadable
+  // Where the function ran ("dist/pricing.js:9") when `location` is the
+  // original source through a source map; "" when it is not mapped.
+  std::string generated_location = {};
 };
 
 struct Issue {

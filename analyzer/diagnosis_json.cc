@@ -37,6 +37,9 @@ json issue_json(const Issue& i) {
   for (const auto& h : i.hotspots) {
     json hj = {{"function", h.function}, {"location", h.location}, {"share", r3(h.share)}};
     if (!h.caller.empty()) hj["caller"] = h.caller;
+    if (!h.hot_line.empty()) hj["hot_line"] = h.hot_line;
+    if (!h.hot_line_text.empty()) hj["hot_line_text"] = h.hot_line_text;
+    if (!h.generated_location.empty()) hj["generated_location"] = h.generated_location;
     hs.push_back(std::move(hj));
   }
   return {{"kind", to_string(i.kind)},

@@ -79,6 +79,12 @@ std::optional<CpuProfile> parse_cpuprofile(const json& j, std::string* error) {
       node.frame.column = col >= 0 ? col + 1 : 0;
     }
     node.kind = kind_of(node.frame);
+    if (auto pt = n.find("positionTicks"); pt != n.end() && pt->is_array())
+      for (const json& t : *pt) {
+        if (!t.is_object()) continue;
+        const int line = int_field(t, "line", 0), ticks = int_field(t, "ticks", 0);
+        if (line > 0 && ticks > 0) node.line_ticks.emplace_back(line, ticks);
+      }
     index.emplace(n["id"].get<long long>(), static_cast<int>(p.nodes.size()));
     p.nodes.push_back(std::move(node));
   }

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -39,6 +40,9 @@ struct CpuProfile {
     Frame frame;
     FrameKind kind = FrameKind::kRoot;
     int parent = -1;  // index into nodes, -1 for the root
+    // V8's positionTicks: the node's own samples per source line
+    // (1-based, as V8 gives them), for the hot line of a function.
+    std::vector<std::pair<int, double>> line_ticks = {};
   };
   std::vector<Node> nodes;
   std::vector<int> sample_node;     // per sample: index into nodes

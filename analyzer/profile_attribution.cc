@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/profile_place.h"
 #include "analyzer/thresholds.h"
 
 namespace loopdoctor::profile {
@@ -147,7 +148,7 @@ std::vector<std::size_t> samples_in(const std::vector<double>& times,
 
 Attribution attribute(const CpuProfile& p, const std::vector<double>& times,
                       const std::vector<Window>& blocked, const Window& w,
-                      const PathNamer& names) {
+                      const PathNamer& names, sourcemap::Mapper* mapper) {
   Attribution a;
   std::vector<std::size_t> all;
   for (std::size_t i = 0; i < times.size() && i < p.sample_node.size(); ++i)
@@ -185,12 +186,19 @@ Attribution attribute(const CpuProfile& p, const std::vector<double>& times,
   a.selected_gc_share = static_cast<double>(gc) / static_cast<double>(a.samples);
 
   // The same function reached through different stacks is one hotspot.
-  struct Hot { double samples = 0; int node = -1; std::map<FrameKey, std::pair<double, int>> callers; };
+  struct Hot {
+    double samples = 0;
+    int node = -1;
+    std::map<FrameKey, std::pair<double, int>> callers;
+    std::vector<std::pair<int, double>> line_ticks;
+  };
   std::map<FrameKey, Hot> hot;
   for (const auto& [node, t] : tallies) {
-    Hot& h = hot[key_of(p.nodes[static_cast<std::size_t>(node)].frame)];
+    const auto& pn = p.nodes[static_cast<std::size_t>(node)];
+    Hot& h = hot[key_of(pn.frame)];
     h.samples += t.samples;
     h.node = node;
+    h.line_ticks.insert(h.line_ticks.end(), pn.line_ticks.begin(), pn.line_ticks.end());
     for (const auto& [c, n] : t.callers) {
       FrameKey ck = c >= 0 ? key_of(p.nodes[static_cast<std::size_t>(c)].frame) : FrameKey{};
       auto& slot = h.callers[ck];
@@ -202,14 +210,16 @@ Attribution attribute(const CpuProfile& p, const std::vector<double>& times,
     const double share = h.samples / static_cast<double>(a.samples);
     if (share < kMinHotspotShare) continue;
     const Frame& f = p.nodes[static_cast<std::size_t>(h.node)].frame;
-    Hotspot hs{function_name(f), location(f, names), share, ""};
+    Place where = place_of(f, hottest_line(h.line_ticks), names, mapper);
+    Hotspot hs{where.function, where.location, share, "", where.hot_line, where.hot_line_text,
+               where.generated_location};
     // The caller that accounts for most of this function's samples.
     double best = 0;
     for (const auto& [ck, slot] : h.callers)
       if (slot.first > best) {
         best = slot.first;
         hs.caller = slot.second >= 0
-                        ? caller_text(p.nodes[static_cast<std::size_t>(slot.second)].frame, names)
+                        ? caller_text(p.nodes[static_cast<std::size_t>(slot.second)].frame, names, mapper)
                         : "";
       }
     a.hotspots.push_back(std::move(hs));
@@ -226,12 +236,19 @@ Attribution attribute(const Timeline& tl, const Window& w) {
   if (tl.profile.is_null() || tl.profile_t < 0) return {};
   auto p = parse_cpuprofile(tl.profile, nullptr);
   if (!p) return {};
-  return attribute(*p, sample_run_times(*p, tl.profile_t), blocked_intervals(tl, w), w,
-                   PathNamer(tl.command));
+  // Scripts and their maps are read from disk now, after the run: the
+  // target paid nothing for them.
+  sourcemap::Mapper mapper;
+  Attribution a = attribute(*p, sample_run_times(*p, tl.profile_t), blocked_intervals(tl, w), w,
+                            PathNamer(tl.command), &mapper);
+  a.map_problems = mapper.problems();
+  return a;
 }
 
 void attach_profile(const Attribution& a, Diagnosis* dx) {
   if (!a.present) return;
+  for (const std::string& problem : a.map_problems)
+    dx->notes.push_back("source map not applied: " + problem);
   const std::string gc_text = fmt::format(
       "the CPU profile spent {:.1f} % of its samples in the garbage collector", a.gc_share * 100);
   for (Finding& f : dx->findings)
@@ -247,13 +264,18 @@ void attach_profile(const Attribution& a, Diagnosis* dx) {
     }
     if (a.hotspots.empty()) continue;
     const Hotspot& top = a.hotspots.front();
-    std::string text = top.function + " (" + top.location + ")";
+    std::string text = top.function + " (" + hotspot_place(top) + ")";
     if (!top.caller.empty()) text += " called from " + top.caller;
     text += a.blocked_only
                 ? fmt::format(" held the loop {:.0f} % of blocked time", top.share * 100)
                 : fmt::format(" took {:.0f} % of the CPU profile's samples", top.share * 100);
     is.evidence.push_back({"profile_top_hotspot_share", top.share, kMinHotspotShare, text});
   }
+}
+
+std::string hotspot_place(const Hotspot& h) {
+  if (h.hot_line.empty() || h.hot_line == h.location) return h.location;
+  return h.hot_line + " in the function at " + h.location;
 }
 
 }  // namespace loopdoctor::profile

@@ -18,6 +18,7 @@
 
 #include "analyzer/diagnosis.h"
 #include "analyzer/profile.h"
+#include "analyzer/sourcemap/mapper.h"
 #include "analyzer/timeline.h"
 
 namespace loopdoctor::profile {
@@ -58,20 +59,29 @@ struct Attribution {
   double selected_gc_share = 0;  // the same among the attributed samples
   std::vector<Hotspot> hotspots;  // by share, largest first
   FlameNode flame;             // stacks of the attributed samples; root = "(root)"
+  // Scripts whose source map could not be used (sourcemap::Mapper::problems).
+  std::vector<std::string> map_problems;
 };
 
 // The whole analysis: maps samples to run time, selects the blocked ones
 // (or, with too few, all in the window), and attributes them.
 Attribution attribute(const Timeline& tl, const Window& w);
 
-// The same on a parsed profile with its samples' run times (tests).
+// The same on a parsed profile with its samples' run times (tests). With a
+// mapper, hotspots and callers are placed through the scripts' source maps
+// and carry their hot line's code (profile_place.h).
 Attribution attribute(const CpuProfile& p, const std::vector<double>& times,
                       const std::vector<Window>& blocked, const Window& w,
-                      const PathNamer& names);
+                      const PathNamer& names, sourcemap::Mapper* mapper = nullptr);
 
 // Fills the diagnosis from the attribution: hotspots of the blocked-loop
 // issue (and of gc-pressure), an evidence line naming the top hotspot, and
 // the profile's GC share as evidence of the gc finding and issue.
 void attach_profile(const Attribution& a, Diagnosis* dx);
+
+// Where a hotspot's time went, as every output shows it: "server.js:36 in
+// the function at server.js:32" when its hot line is not its first line,
+// else its location.
+std::string hotspot_place(const Hotspot& h);
 
 }  // namespace loopdoctor::profile

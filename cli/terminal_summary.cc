@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/profile_attribution.h"
 #include "analyzer/recording/record_words.h"
 #include "analyzer/window_stats.h"
 
@@ -82,9 +83,10 @@ void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnos
     // acts on first.
     for (std::size_t i = 0; i < listed_hotspots(dx); ++i) {
       const Hotspot& h = top.hotspots[i];
-      out << "  " << (i == 0 ? "hotspot: " : "         ") << h.function << " (" << h.location
+      out << "  " << (i == 0 ? "hotspot: " : "         ") << h.function << " (" << profile::hotspot_place(h)
           << ")" << (h.caller.empty() ? "" : " called from " + h.caller)
           << fmt::format(", {:.0f} %", h.share * 100) << "\n";
+      if (!h.hot_line_text.empty()) out << "           " << dim << "| " << h.hot_line_text << off << "\n";
     }
     for (std::size_t i = 1; i < dx.issues.size(); ++i)
       out << "  " << also_line(dx.issues[i]) << "\n";
@@ -127,8 +129,10 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
   md += "\n";
   for (std::size_t i = 0; i < listed_hotspots(dx); ++i) {
     const Hotspot& h = dx.issues.front().hotspots[i];
-    md += fmt::format("- hotspot `{}` at `{}`{} ({:.0f} %)\n", h.function, h.location,
+    md += fmt::format("- hotspot `{}` at `{}`{} ({:.0f} %)\n", h.function, profile::hotspot_place(h),
                       h.caller.empty() ? "" : " called from `" + h.caller + "`", h.share * 100);
+    // Code may hold backticks: a double-backtick span with spaces keeps them.
+    if (!h.hot_line_text.empty()) md += "  `` " + h.hot_line_text + " ``\n";
   }
   for (std::size_t i = 1; i < dx.issues.size(); ++i) md += "- " + also_line(dx.issues[i]) + "\n";
   if (!dx.issues.empty() && !dx.issues.front().recommendations.empty())

@@ -14,6 +14,6 @@ scripts/build.sh -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 # loop's timing, which the sanitizers would only distort.
 BUILD_DIR=build-asan scripts/build.sh -DLOOPDOCTOR_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
-  --target base_tests protocol_tests analyzer_tests recording_tests profile_tests collector_tests load_unit_tests load_integration_tests render_tests agent_tests probe_native_tests
+  --target base_tests protocol_tests analyzer_tests recording_tests profile_tests collector_tests load_unit_tests load_integration_tests render_tests agent_tests probe_native_tests sourcemap_tests
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
    ctest --output-on-failure -j2 --timeout 300 -L unit)

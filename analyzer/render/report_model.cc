@@ -178,7 +178,11 @@ data issue_data(const Issue& is) {
   for (const Hotspot& h : is.hotspots) {
     data hd;
     hd.set("function", h.function.empty() ? "(anonymous)" : h.function);
-    hd.set("location", h.location);
+    hd.set("location", profile::hotspot_place(h));
+    hd.set("hot_line_text", h.hot_line_text);
+    hd.set("has_hot_line_text", !h.hot_line_text.empty());
+    hd.set("generated_location", h.generated_location);
+    hd.set("has_generated_location", !h.generated_location.empty());
     hd.set("caller", h.caller);
     hd.set("share", fmt_percent(h.share, 1));
     hd.set("bar", fmt_num(std::clamp(h.share, 0.0, 1.0) * 100, 1));

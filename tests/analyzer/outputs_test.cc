@@ -40,6 +40,29 @@ TEST_CASE("Markdown lists each hotspot once and the further issues, like the ter
   CHECK(count(term.str(), also) == 1);
 }
 
+TEST_CASE("A hotspot's hot line and its code read the same in the terminal the Markdown and the JSON") {
+  loopdoctor::testing::Scenario s;
+  s.stall_ms = 300, s.stall_every = 1, s.elu = 0.99, s.cpu_cores = 1.0;
+  s.inflight = 50, s.latency_ms = 600, s.rps = 150;
+  Timeline tl = build_timeline(loopdoctor::testing::make_recording(s));
+  Diagnosis dx = analyze(tl);
+  REQUIRE_FALSE(dx.issues.empty());
+  dx.issues[0].hotspots = {{"priceQuote", "src/pricing.ts:18", 0.76, "src/server.ts:10", "src/pricing.ts:23",
+                            "if (p.sku !== `x`) continue;", "dist/pricing.js:12"}};
+  const std::string md = cli::markdown_summary(tl, dx, "");
+  CHECK(count(md, "- hotspot `priceQuote` at `src/pricing.ts:23 in the function at src/pricing.ts:18` called from "
+                  "`src/server.ts:10` (76 %)\n  `` if (p.sku !== `x`) continue; ``\n") == 1);
+  std::ostringstream term;
+  cli::print_terminal_summary(term, tl, dx, "", "", false);
+  CHECK(count(term.str(), "hotspot: priceQuote (src/pricing.ts:23 in the function at src/pricing.ts:18) called from "
+                          "src/server.ts:10, 76 %\n           | if (p.sku !== `x`) continue;\n") == 1);
+  const auto j = diagnosis_json(tl, dx)["issues"][0]["hotspots"][0];
+  CHECK(j["location"] == "src/pricing.ts:18");
+  CHECK(j["hot_line"] == "src/pricing.ts:23");
+  CHECK(j["hot_line_text"] == "if (p.sku !== `x`) continue;");
+  CHECK(j["generated_location"] == "dist/pricing.js:12");
+}
+
 namespace {
 // A recording whose load-start says which built-in load ran (recording::LoadConfig).
 std::vector<nlohmann::json> with_load_config(std::vector<nlohmann::json> recs) {

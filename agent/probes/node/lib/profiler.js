@@ -101,6 +101,8 @@ function createProfiler(state, transport) {
     for (const n of nodes) {
       if (!keep.has(n.id)) continue;
       const out = { id: n.id, callFrame: n.callFrame, hitCount: n.hitCount };
+      // Per-line self samples: the analyzer names the hot line of a function.
+      if (Array.isArray(n.positionTicks) && n.positionTicks.length) out.positionTicks = n.positionTicks;
       if (Array.isArray(n.children)) {
         const ch = n.children.filter((c) => keep.has(c));
         if (ch.length) out.children = ch;

@@ -1,0 +1,74 @@
+// Maps positions in the scripts a run executed back to the sources the user
+// wrote, through each script's source map, and reads the text of a line.
+//
+// The one place both the CPU-profile and the block-stack attribution call:
+// give it a script URL as V8 reports it (file:///srv/app/dist/x.js, or a
+// path) and a 1-based line and column. Each script is read, and its map
+// found, read and decoded, once; later lookups are a binary search.
+//
+// Not thread-safe: one Mapper per analysis.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzer/sourcemap/source_map.h"
+
+namespace loopdoctor::sourcemap {
+
+struct Original {
+  // The original source: an absolute path when it resolves to one (whether
+  // or not it exists), else the map's source as written ("webpack://app/x.js").
+  std::string file;
+  int line = 0;    // 1-based
+  int column = 0;  // 1-based
+  std::string name;              // from the map's `names`; "" when it names none
+  std::string source_line_text;  // that line of the original, trimmed; "" when unknown
+};
+
+// Line text shown to people is cut here: a table cell, not a minified line.
+inline constexpr std::size_t kMaxLineTextChars = 120;
+
+// A line's text as shown: surrounding whitespace removed, cut to
+// kMaxLineTextChars with "…" (at a UTF-8 character boundary).
+std::string shown_line(std::string_view line);
+
+class Mapper {
+ public:
+  Mapper();
+  ~Mapper();
+  Mapper(Mapper&&) noexcept;
+  Mapper& operator=(Mapper&&) noexcept;
+
+  // The original position of (line, column) of the script at `url`.
+  // column 0 means "the line": its first non-blank character is looked up.
+  // std::nullopt when the script has no source map (then *why is ""), or
+  // with *why naming the problem: the map cannot be read or decoded, the
+  // position is past the script's line or the map's mappings, or it maps to
+  // generated code with no source.
+  std::optional<Original> map(const std::string& url, int line, int column, std::string* why = nullptr);
+
+  // True when the script at `url` names a source map that decodes.
+  bool has_map(const std::string& url);
+
+  // Line `line` (1-based) of the script itself, as shown_line() gives it;
+  // "" when the file cannot be read or is shorter.
+  std::string line_text(const std::string& url, int line);
+
+  // One sentence per script whose map could not be used, in the order met:
+  // "dist/x.js: its source map x.js.map cannot be read: No such file or directory".
+  const std::vector<std::string>& problems() const { return problems_; }
+
+ private:
+  struct Script;
+  Script& script(const std::string& url);
+  std::string original_text(Script& s, std::size_t source, int line);
+
+  std::map<std::string, std::unique_ptr<Script>> scripts_;
+  std::vector<std::string> problems_;
+};
+
+}  // namespace loopdoctor::sourcemap

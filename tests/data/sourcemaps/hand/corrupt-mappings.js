@@ -1,0 +1,2 @@
+function bad(){return 1}
+//# sourceMappingURL=corrupt-mappings.js.map

@@ -1,0 +1,3 @@
+function lost(){return 1}
+lost();
+//# sourceMappingURL=missing-source.js.map

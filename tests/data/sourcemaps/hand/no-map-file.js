@@ -1,0 +1,2 @@
+function gone(){return 1}
+//# sourceMappingURL=gone.js.map

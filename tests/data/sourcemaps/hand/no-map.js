@@ -1,0 +1,1 @@
+function plain(){return 1}

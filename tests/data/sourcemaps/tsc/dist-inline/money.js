@@ -1,0 +1,8 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.roundCents = roundCents;
+function roundCents(value) {
+    const cents = Math.round(value * 100);
+    return cents / 100;
+}
+//# sourceMappingURL=data:application/json;base64,eyJ2ZXJzaW9uIjozLCJmaWxlIjoibW9uZXkuanMiLCJzb3VyY2VSb290IjoiIiwic291cmNlcyI6WyIuLi9zcmMvbW9uZXkudHMiXSwibmFtZXMiOltdLCJtYXBwaW5ncyI6Ijs7O0FBQUEsb0JBQTJCLEtBQWE7SUFDdEMsTUFBTSxLQUFLLEdBQVcsSUFBSSxDQUFDLEtBQUssQ0FBQyxLQUFLLEdBQUcsR0FBRyxDQUFDLENBQUM7SUFDOUMsT0FBTyxLQUFLLEdBQUcsR0FBRyxDQUFDO0FBQ3JCLENBQUMiLCJzb3VyY2VzQ29udGVudCI6WyJleHBvcnQgZnVuY3Rpb24gcm91bmRDZW50cyh2YWx1ZTogbnVtYmVyKTogbnVtYmVyIHtcbiAgY29uc3QgY2VudHM6IG51bWJlciA9IE1hdGgucm91bmQodmFsdWUgKiAxMDApO1xuICByZXR1cm4gY2VudHMgLyAxMDA7XG59XG4iXX0=
