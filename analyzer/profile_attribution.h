@@ -26,11 +26,12 @@ namespace loopdoctor::profile {
 // At most this many hotspots are listed: beyond the first few the shares are
 // small and the table stops being read.
 inline constexpr std::size_t kMaxHotspots = 8;
-// A function under 2 % of blocked time is not what blocks the loop; at 1 ms
-// sampling over a 10 s run it is still ~100 samples, so the cut is not noise.
+// A function under 2 % of blocked time is not what blocks the loop; at the
+// default 10 ms sampling over a 10 s blocked run it is still ~20 samples.
 inline constexpr double kMinHotspotShare = 0.02;
 // Fewer profile samples than this inside blocked intervals cannot rank
-// functions (one 10 ms stall is ~10 samples); then the whole window is used.
+// functions (200 ms of stalls at the default 10 ms sampling, 20 ms at 1 ms);
+// then the whole window is used.
 inline constexpr std::size_t kMinBlockedSamples = 20;
 
 // Intervals where the loop was blocked: probe samples in `w` whose delay.max

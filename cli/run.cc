@@ -28,7 +28,7 @@ struct RunArgs {
   bool open = false;
   bool no_profile = false;
   bool no_record = false;  // the recording lives only until the outputs are written
-  std::string profile_interval;  // empty: the probe's default (1ms)
+  std::string profile_interval;  // empty: the probe's default (10ms)
   std::string block_threshold, block_interval;  // empty: the probe's defaults (50ms, 20ms)
 };
 
@@ -243,7 +243,7 @@ Command add_run(CLI::App& root) {
   s->add_flag("--no-profile", a->no_profile,
               "Do not record a CPU profile of the target during the load, or of the whole run without load (it names the functions that block the loop)");
   s->add_option("--profile-interval", a->profile_interval,
-                "CPU profile sampling interval (default 1ms)");
+                "CPU profile sampling interval (default 10ms)");
   s->add_option("--block-threshold", a->block_threshold,
                 "Native probe: a loop that has not turned for this long is blocked, and its JS stack "
                 "is sent (default 50ms; 5ms to 10s)");

@@ -27,7 +27,7 @@ struct RunOptions {
   std::string native_dir;               // the native addon's folder when not beside probe.js (a build tree)
   bool live_status = false;             // one status line on stderr (a tty)
   bool profile = true;                  // ask the probe for a CPU profile of the load
-  double profile_interval_us = 0;       // its sampling interval (0: the probe's default, 1 ms)
+  double profile_interval_us = 0;       // its sampling interval (0: the probe's default, 10 ms)
   double block_threshold_ms = 0;        // native probe: no turn this long is a block (0: its default, 50 ms)
   double block_interval_ms = 0;         // its stack again this often while it lasts (0: its default, 20 ms)
   std::string loopdoctor_version;
