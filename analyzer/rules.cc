@@ -287,6 +287,12 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
   }
 
   dx.verdict = dx.issues.front().kind;
+  if (st.sched_present && st.loop_thread_wait_share >= kCpuWaitNotable)
+    dx.notes.push_back(fmt::format(
+        "The loop's thread waited for a CPU {} of the time (it ran {}): the machine was "
+        "oversubscribed or the process throttled, and delays and utilisation include that wait. "
+        "Rerun with the target on a quieter machine or with more CPU to tell the code's share.",
+        pct(st.loop_thread_wait_share), pct(st.loop_thread_run_share)));
   if (!tl.load_window)
     dx.notes.push_back("No load ran during this recording: the analysis covers the whole run.");
   dx.exit = describe_exit(tl);

@@ -212,7 +212,12 @@ void add_proc_stats(WindowStats& st, const Timeline& tl, const Window& w) {
     st.cpu_cores_proc = (last->cpu_ms - first->cpu_ms) / (last->t - first->t);
   st.cpu_present = st.proc_samples > 1 || st.samples > 0;
   st.cpu_cores = st.proc_samples > 1 ? st.cpu_cores_proc : st.cpu_cores_probe;
-
+  if (first && last && last->t > first->t && first->has_sched && last->has_sched) {
+    const double span = last->t - first->t;
+    st.sched_present = true;
+    st.loop_thread_run_share = std::max(0.0, last->sched_run_ms - first->sched_run_ms) / span;
+    st.loop_thread_wait_share = std::max(0.0, last->sched_wait_ms - first->sched_wait_ms) / span;
+  }
 }
 
 void add_gc_stats(WindowStats& st, const Timeline& tl, const Window& w) {

@@ -30,6 +30,12 @@ struct WindowStats {
   // blocked and with no probe; else the probe's own. Unknown without either.
   bool cpu_present = false;
   double cpu_cores = 0;
+  // The loop's thread (the process's main thread) per the scheduler
+  // (/proc/<pid>/schedstat): the share of the window it ran on a CPU and
+  // the share it was runnable but waiting in a run queue -- time that
+  // utilisation and loop delay count as busy, though no code of the target ran.
+  bool sched_present = false;
+  double loop_thread_run_share = 0, loop_thread_wait_share = 0;
   double gc_ms = 0, gc_share = 0;  // pause time and share of the window
   double gc_profile_share = 0;     // "(garbage collector)" share of CPU-profile samples
   // The larger of the two: what the rules weigh and every output shows as

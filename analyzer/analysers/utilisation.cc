@@ -16,6 +16,12 @@ Finding utilisation(const WindowStats& st) {
   }
   f.evidence.push_back(evidence("elu_mean", st.elu_mean, kEluBusy,
                                 fmt::format("Event loop busy {} of the time", pct(st.elu_mean))));
+  if (st.sched_present && st.loop_thread_wait_share >= kCpuWaitNotable)
+    f.evidence.push_back(evidence(
+        "loop_thread_cpu_wait_share", st.loop_thread_wait_share, kCpuWaitNotable,
+        fmt::format("The loop's thread waited for a CPU {} of the time and ran {}: part of "
+                    "the busy time and of the delays was the machine's, not the code's",
+                    pct(st.loop_thread_wait_share), pct(st.loop_thread_run_share))));
   if (st.elu_mean >= kEluBusy) {
     f.outcome = Outcome::kAbnormal;
     f.severity = Severity::kMedium;

@@ -238,6 +238,22 @@ TEST_CASE("not io-bound: slow responses that the saturated loop explains") {
   CHECK(verdict_of(s) != Verdict::kIoBound);
 }
 
+TEST_CASE("time the loop's thread waited for a CPU is said, with its share") {
+  Scenario s = blocked();
+  s.sched_wait_share = 0.45;
+  Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
+  bool noted = false;
+  for (const std::string& n : dx.notes) noted = noted || n.find("waited for a CPU 45 %") != std::string::npos;
+  CHECK(noted);
+  bool evidence = false;
+  for (const Evidence& e : dx.issues.front().evidence) evidence = evidence || e.signal == "loop_thread_cpu_wait_share";
+  CHECK(evidence);
+  // A little wait is every machine's: nothing said.
+  s.sched_wait_share = 0.05;
+  dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
+  for (const std::string& n : dx.notes) CHECK(n.find("waited for a CPU") == std::string::npos);
+}
+
 TEST_CASE("heap growth with no full collection to confirm it is not called a leak") {
   Scenario s;
   s.heap_growth_per_s = 40e6, s.gc_minor_ms_per_s = 150, s.elu = 0.9, s.cpu_cores = 0.9;

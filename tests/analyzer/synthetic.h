@@ -30,6 +30,9 @@ struct Scenario {
   double heap_after_base = 30e6, heap_after_warmup = 0;
   double rps = 500, inflight = 2, latency_ms = 2;
   double heap_limit = 4e9;
+  // When >= 0, proc records carry the loop thread's schedstat: it ran
+  // cpu_cores of the time and waited this share in a run queue.
+  double sched_wait_share = -1;
   unsigned seed = 42;
 };
 
@@ -65,8 +68,13 @@ inline std::vector<nlohmann::json> make_recording(const Scenario& sc) {
     t += interval;  // a sample is stamped at the end of its (possibly stalled) interval
     const double pt = t - off;  // probe clock
     cpu_ms += sc.cpu_cores * k * interval;
-    out.push_back({{"type", "proc"}, {"t", t}, {"cpu_ms", cpu_ms}, {"rss", 80e6}, {"threads", 7},
-                   {"fds", 20}});
+    nlohmann::json proc = {{"type", "proc"}, {"t", t}, {"cpu_ms", cpu_ms}, {"rss", 80e6},
+                           {"threads", 7}, {"fds", 20}};
+    if (sc.sched_wait_share >= 0) {
+      proc["sched_run_ms"] = cpu_ms;
+      proc["sched_wait_ms"] = sc.sched_wait_share * t;
+    }
+    out.push_back(std::move(proc));
     if (!sc.probe) continue;
     const double secs = (t - load_start) / 1000.0;
     const double heap = sc.heap_start + std::max(0.0, secs) * sc.heap_growth_per_s +
