@@ -190,3 +190,27 @@ TEST_CASE("reports stay small", "[render][html][size]") {
   INFO("1 h report bytes: " << b.size());
   CHECK(b.size() < kOneHourBudgetBytes);
 }
+
+TEST_CASE("block stacks: the report captions each hotspot table with its source", "[render][html]") {
+  Timeline tl = synthetic_timeline({});
+  Diagnosis dx = synthetic_diagnosis(tl);
+  std::string plain = render_report(tl, dx);
+  CHECK_FALSE(contains(plain, "From the CPU profile"));  // a run without block stacks: as before
+  dx.blocks = {12, 3449, 412, "spin (server.js:5)"};
+  dx.issues[0].block_hotspots = {{"spin", "server.js:5", 0.91, "server.js:14"}};
+  std::string both = render_report(tl, dx);
+  const size_t profile = both.find("From the CPU profile");
+  const size_t blocks = both.find("From block stacks (12 blocks, 3.4 s)");
+  REQUIRE(profile != std::string::npos);
+  REQUIRE(blocks != std::string::npos);
+  CHECK(profile < both.find("<code>pbkdf2Sync</code>"));
+  CHECK(blocks < both.find("<code>spin</code>"));
+  dx.issues[0].hotspots_source = HotspotSource::kBlockStacks;
+  dx.issues[0].hotspots = dx.issues[0].block_hotspots;
+  dx.issues[0].block_hotspots.clear();
+  std::string only = render_report(tl, dx);
+  CHECK(contains(only, "From block stacks (12 blocks, 3.4 s)"));
+  CHECK_FALSE(contains(only, "From the CPU profile"));
+  CHECK(contains(only, "Share of blocked time"));
+}
+
