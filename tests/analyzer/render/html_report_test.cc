@@ -5,6 +5,7 @@
 #include <fstream>
 #include <regex>
 
+#include "analyzer/analyze.h"
 #include "analyzer/render/html_report.h"
 #include "analyzer/render/text.h"
 #include "analyzer/window_stats.h"
@@ -214,3 +215,16 @@ TEST_CASE("block stacks: the report captions each hotspot table with its source"
   CHECK(contains(only, "Share of blocked time"));
 }
 
+TEST_CASE("block stacks: the report of a recording without a profile shows them", "[render][html]") {
+  std::string err;
+  auto tl = load_timeline(LOOPDOCTOR_DATA_DIR "/pbkdf2-sync-blocks.ndjson.gz", &err);
+  INFO(err);
+  REQUIRE(tl);
+  std::string html = render_report(*tl, analyze(*tl));
+  CHECK(contains(html, "<h3 class=\"sub\">From block stacks (13 blocks, 1.8 s)</h3>"));
+  CHECK(contains(html, "<tr><td><code>pbkdf2Sync (in native code)</code></td><td class=\"loc\">"
+                       "node:internal/crypto/pbkdf2:64</td><td class=\"loc\">"
+                       "samples/node/pbkdf2-sync/server.js:16</td>"));
+  CHECK(contains(html, "the longest in pbkdf2Sync (in native code, node:internal/crypto/pbkdf2:64)"));
+  CHECK_FALSE(contains(html, "id=\"flame\""));  // no profile, no flame view
+}
