@@ -79,8 +79,9 @@ struct Issue {
   std::string summary;
   std::vector<Evidence> evidence;
   std::vector<Hotspot> hotspots;
-  // Shares are of the profile samples taken while the loop was blocked;
-  // false when too few fell there and they are of the whole window's.
+  // Shares are of the profile samples taken while the loop was blocked (or,
+  // from block stacks, of the blocked time they saw); false when too few
+  // profile samples fell there and they are of the whole window's.
   bool hotspots_blocked_time = true;
   HotspotSource hotspots_source = HotspotSource::kCpuProfile;
   // With both a profile and block stacks: the block stacks' view, shown
