@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "analyzer/analysers/analysers.h"
+#include "analyzer/block_attribution.h"
 #include "analyzer/profile_attribution.h"
 
 namespace loopdoctor {
@@ -26,6 +27,10 @@ Diagnosis analyze(const Timeline& tl) {
   // Beyond its GC share, the CPU profile does not change the verdict; it
   // names the code behind it.
   profile::attach_profile(*attribution, &dx);
+  // Block stacks name the code when no profile did; else they are shown
+  // beside the profile's hotspots.
+  blocks::attach_blocks(blocks::attribute(tl, w),
+                        attribution->present && !attribution->hotspots.empty(), &dx);
   dx.window = w;
   dx.window_samples = st.samples;
   dx.stats = st;
@@ -41,10 +46,17 @@ namespace {
 constexpr std::string_view kWithoutHotspotsTag = "[without-hotspots] ";
 
 std::string top_hotspot_advice(const Hotspot& h, bool blocked_time) {
-  std::string where = h.location.empty() ? "" : " (" + h.location + ")";
+  // Block stacks name a native call by its JavaScript function plus a note;
+  // only the function goes in backticks.
+  std::string code = h.function, note;
+  if (code.ends_with(blocks::kInNativeSuffix)) {
+    code.resize(code.size() - blocks::kInNativeSuffix.size());
+    note = "in native code, ";
+  }
+  std::string where = h.location.empty() ? "" : " (" + note + h.location + ")";
   std::string caller = h.caller.empty() ? "" : ", called from " + h.caller;
   const std::string pct = std::to_string(static_cast<int>(h.share * 100 + 0.5)) + " %";
-  return "Start with `" + h.function + "`" + where + caller +
+  return "Start with `" + code + "`" + where + caller +
          (blocked_time ? ": it was running during " + pct + " of the time the loop was blocked"
                        : ": it took " + pct + " of the CPU profile") +
          " (see the hotspots). Make that call asynchronous, move it to a worker thread or make it "

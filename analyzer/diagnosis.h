@@ -65,6 +65,20 @@ struct Hotspot {
   std::string generated_location = {};
 };
 
+// Where an issue's hotspots come from: the CPU profile's samples, or (without
+// a profile: agent mode, --no-profile) the native probe's block stacks.
+enum class HotspotSource { kCpuProfile, kBlockStacks };
+const char* to_string(HotspotSource s);  // "cpu-profile", "block-stacks"
+
+// What the native probe's block stacks saw in the analysis window
+// (block_attribution.h); blocks == 0 when the recording has none.
+struct BlockSummary {
+  std::size_t blocks = 0;   // distinct blocks (captures with the same start are one)
+  double blocked_ms = 0;    // the time their captures cover
+  double longest_ms = 0;    // the longest block's duration at its last capture
+  std::string longest_in;   // what the longest block ran: "spin (server.js:14)"
+};
+
 struct Issue {
   Verdict kind = Verdict::kHealthy;
   Severity severity = Severity::kLow;
@@ -72,9 +86,14 @@ struct Issue {
   std::string summary;
   std::vector<Evidence> evidence;
   std::vector<Hotspot> hotspots;
-  // Shares are of the profile samples taken while the loop was blocked;
-  // false when too few fell there and they are of the whole window's.
+  // Shares are of the profile samples taken while the loop was blocked (or,
+  // from block stacks, of the blocked time they saw); false when too few
+  // profile samples fell there and they are of the whole window's.
   bool hotspots_blocked_time = true;
+  HotspotSource hotspots_source = HotspotSource::kCpuProfile;
+  // With both a profile and block stacks: the block stacks' view, shown
+  // beside the profile's hotspots (which stay the issue's).
+  std::vector<Hotspot> block_hotspots;
   std::vector<std::string> recommendations;
   // Which recommendations file fits: report_templates/recommendations/<advice>.txt;
   // empty means the kind's name. Lets a leak and churn get different advice.
@@ -92,6 +111,7 @@ struct Diagnosis {
   // format it and compute nothing of their own.
   WindowStats stats;  // of `window`, with the profile's GC share
   std::shared_ptr<const profile::Attribution> attribution;  // null without a CPU profile
+  BlockSummary blocks;  // the native probe's block stacks in the window
   ExitDescription exit;
 };
 

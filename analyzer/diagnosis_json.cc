@@ -32,9 +32,9 @@ bool is_problem(Verdict v) {
   return v == Verdict::kBlockedLoop || v == Verdict::kGcPressure || v == Verdict::kIoBound;
 }
 
-json issue_json(const Issue& i) {
+json hotspots_json(const std::vector<Hotspot>& hotspots) {
   json hs = json::array();
-  for (const auto& h : i.hotspots) {
+  for (const auto& h : hotspots) {
     json hj = {{"function", h.function}, {"location", h.location}, {"share", r3(h.share)}};
     if (!h.caller.empty()) hj["caller"] = h.caller;
     if (!h.hot_line.empty()) hj["hot_line"] = h.hot_line;
@@ -42,14 +42,31 @@ json issue_json(const Issue& i) {
     if (!h.generated_location.empty()) hj["generated_location"] = h.generated_location;
     hs.push_back(std::move(hj));
   }
-  return {{"kind", to_string(i.kind)},
-          {"severity", to_string(i.severity)},
-          {"confidence", r3(i.confidence)},
-          {"summary", i.summary},
-          {"evidence", evidence_json(i.evidence)},
-          {"hotspots", hs},
-          {"hotspots_scope", i.hotspots_blocked_time ? "blocked-time" : "window"},
-          {"recommendations", i.recommendations}};
+  return hs;
+}
+
+// `blocks`: the window's block stacks. Recordings without them keep the
+// fields they always had; with them, each issue says where its hotspots
+// come from.
+json issue_json(const Issue& i, const BlockSummary& blocks) {
+  json j = {{"kind", to_string(i.kind)},
+            {"severity", to_string(i.severity)},
+            {"confidence", r3(i.confidence)},
+            {"summary", i.summary},
+            {"evidence", evidence_json(i.evidence)},
+            {"hotspots", hotspots_json(i.hotspots)},
+            {"hotspots_scope", i.hotspots_blocked_time ? "blocked-time" : "window"},
+            {"recommendations", i.recommendations}};
+  if (blocks.blocks > 0) j["hotspots_source"] = to_string(i.hotspots_source);
+  if (!i.block_hotspots.empty()) j["block_hotspots"] = hotspots_json(i.block_hotspots);
+  return j;
+}
+
+json block_stacks_json(const BlockSummary& b) {
+  return {{"blocks", b.blocks},
+          {"blocked_ms", r3(b.blocked_ms)},
+          {"longest_ms", r3(b.longest_ms)},
+          {"longest_in", b.longest_in}};
 }
 
 json findings_json(const std::vector<Finding>& fs) {
@@ -118,7 +135,7 @@ json diagnosis_json(const Timeline& tl, const Diagnosis& dx) {
   // and its sentence and advice are in `summary` and `recommendations`.
   json issues = json::array();
   for (const auto& i : dx.issues)
-    if (is_problem(i.kind)) issues.push_back(issue_json(i));
+    if (is_problem(i.kind)) issues.push_back(issue_json(i, dx.blocks));
   j["issues"] = issues;
   if (!dx.issues.empty()) {
     j["summary"] = dx.issues.front().summary;
@@ -132,6 +149,7 @@ json diagnosis_json(const Timeline& tl, const Diagnosis& dx) {
                  {"end_ms", r3(dx.window.end)},
                  {"samples", dx.window_samples}};
   j["figures"] = figures_json(figures_of(tl, dx));
+  if (dx.blocks.blocks > 0) j["block_stacks"] = block_stacks_json(dx.blocks);
   // The reader's warnings, then the collector's: all the recording says went wrong.
   json warnings = tl.warnings;
   for (const auto& w : tl.recorded_warnings) warnings.push_back(w);

@@ -7,44 +7,21 @@
 #include <fmt/format.h>
 
 #include "analyzer/profile_place.h"
+#include "analyzer/stack_charge.h"
 #include "analyzer/thresholds.h"
 
 namespace loopdoctor::profile {
 namespace {
 
-// Stack walks and the flame tree stop here: deeper is runaway recursion,
-// and a frame 200 levels down is not drawn anyway.
-constexpr int kMaxStackDepth = 200;
-
 using FrameKey = std::tuple<std::string, std::string, int, int>;
 FrameKey key_of(const Frame& f) { return {f.function, f.url, f.line, f.column}; }
 
-bool is_js(FrameKind k) {
-  return k == FrameKind::kApplication || k == FrameKind::kLibrary || k == FrameKind::kNode;
-}
-
 // The frame a sample is charged to and the application frame that called it
-// (-1: none), per the rules in the header.
+// (-1: none), per the rules in stack_charge.h.
 std::pair<int, int> charge(const CpuProfile& p, int leaf) {
-  auto parent = [&](int i) { return p.nodes[static_cast<std::size_t>(i)].parent; };
-  auto kind = [&](int i) { return p.nodes[static_cast<std::size_t>(i)].kind; };
-  int below = -1, cur = leaf, depth = 0;
-  while (cur >= 0 && kind(cur) != FrameKind::kApplication && kind(cur) != FrameKind::kRoot &&
-         depth++ < kMaxStackDepth) {
-    below = cur;
-    cur = parent(cur);
-  }
-  if (cur >= 0 && kind(cur) == FrameKind::kApplication) {
-    if (below >= 0) return {below, cur};  // the entry the application called
-    int up = parent(cur);
-    for (depth = 0; up >= 0 && kind(up) != FrameKind::kApplication && depth < kMaxStackDepth; ++depth)
-      up = parent(up);
-    return {cur, up};
-  }
-  // No application frame: name the first JavaScript frame, natives folded in.
-  int js = leaf;
-  for (depth = 0; js >= 0 && !is_js(kind(js)) && depth < kMaxStackDepth; ++depth) js = parent(js);
-  return {js >= 0 ? js : leaf, -1};
+  return profile::charge(
+      leaf, [&](int i) { return p.nodes[static_cast<std::size_t>(i)].parent; },
+      [&](int i) { return p.nodes[static_cast<std::size_t>(i)].kind; });
 }
 
 struct Tally {

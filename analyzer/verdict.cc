@@ -46,4 +46,12 @@ const char* to_string(Severity s) {
   return "low";
 }
 
+const char* to_string(HotspotSource s) {
+  switch (s) {
+    case HotspotSource::kCpuProfile: return "cpu-profile";
+    case HotspotSource::kBlockStacks: return "block-stacks";
+  }
+  return "cpu-profile";
+}
+
 }  // namespace loopdoctor

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/profile_attribution.h"
+#include "analyzer/block_attribution.h"
 #include "analyzer/recording/record_words.h"
 #include "analyzer/window_stats.h"
 
@@ -28,6 +29,21 @@ std::string probe_note(const Timeline& tl) {
   std::string note = " (" + recording::probe_short(tl.probe_kind);
   if (!tl.probe_fallback.empty()) note += ": " + tl.probe_fallback;
   return note + ")";
+}
+
+// Where the listed hotspots come from, said only when the run had block
+// stacks: "source: block stacks (12 blocks, 3.4 s)" when they are the
+// issue's own, else the block stacks' top function beside the profile's.
+std::string blocks_line(const Diagnosis& dx, bool markdown) {
+  if (dx.issues.empty() || dx.blocks.blocks == 0) return "";
+  const Issue& top = dx.issues.front();
+  const std::string phrase = blocks::source_phrase(dx.blocks);
+  if (top.hotspots_source == HotspotSource::kBlockStacks)
+    return top.hotspots.empty() ? "" : "source: " + phrase;
+  if (top.block_hotspots.empty()) return "";
+  const Hotspot& h = top.block_hotspots.front();
+  return markdown ? fmt::format("{}: `{}` at `{}` ({:.0f} %)", phrase, h.function, h.location, h.share * 100)
+                  : fmt::format("{}: {} ({}), {:.0f} %", phrase, h.function, h.location, h.share * 100);
 }
 
 std::string also_line(const Issue& issue) {
@@ -88,6 +104,7 @@ void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnos
           << fmt::format(", {:.0f} %", h.share * 100) << "\n";
       if (!h.hot_line_text.empty()) out << "           " << dim << "| " << h.hot_line_text << off << "\n";
     }
+    if (const std::string b = blocks_line(dx, false); !b.empty()) out << "  " << b << "\n";
     for (std::size_t i = 1; i < dx.issues.size(); ++i)
       out << "  " << also_line(dx.issues[i]) << "\n";
   }
@@ -134,6 +151,7 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
     // Code may hold backticks: a double-backtick span with spaces keeps them.
     if (!h.hot_line_text.empty()) md += "  `` " + h.hot_line_text + " ``\n";
   }
+  if (const std::string b = blocks_line(dx, true); !b.empty()) md += "- " + b + "\n";
   for (std::size_t i = 1; i < dx.issues.size(); ++i) md += "- " + also_line(dx.issues[i]) + "\n";
   if (!dx.issues.empty() && !dx.issues.front().recommendations.empty())
     md += "\n**First step:** " + dx.issues.front().recommendations.front() + "\n";

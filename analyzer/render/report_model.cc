@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analyzer/block_attribution.h"
 #include "analyzer/profile_attribution.h"
 #include "analyzer/recording/record_words.h"
 #include "analyzer/render/flame_svg.h"
@@ -164,18 +165,9 @@ data run_details(const Timeline& tl, const Diagnosis& dx, const ReportOptions& o
   return rows;
 }
 
-data issue_data(const Issue& is) {
-  data d;
-  d.set("kind", to_string(is.kind));
-  d.set("kind_title", verdict_title(is.kind));
-  d.set("severity", to_string(is.severity));
-  d.set("confidence", fmt_num(is.confidence * 100, 0) + " %");
-  d.set("summary", is.summary);
-  d.set("evidence", evidence_list(is.evidence));
-  d.set("has_evidence", !is.evidence.empty());
-  d.set("recommendations", recommendation_list(is.recommendations));
+data hotspot_rows(const std::vector<Hotspot>& hotspots) {
   data hs = list();
-  for (const Hotspot& h : is.hotspots) {
+  for (const Hotspot& h : hotspots) {
     data hd;
     hd.set("function", h.function.empty() ? "(anonymous)" : h.function);
     hd.set("location", profile::hotspot_place(h));
@@ -188,7 +180,36 @@ data issue_data(const Issue& is) {
     hd.set("bar", fmt_num(std::clamp(h.share, 0.0, 1.0) * 100, 1));
     hs.push_back(hd);
   }
-  d.set("hotspots", hs);
+  return hs;
+}
+
+// The hotspot tables of an issue: its own (the profile's, or the block
+// stacks' without a profile) and, when both exist, the block stacks' beside.
+// Captions appear only when the run had block stacks, to say which is which.
+void set_hotspots(data& d, const Issue& is, const BlockSummary& blocks) {
+  d.set("hotspots", hotspot_rows(is.hotspots));
+  d.set("has_hotspots", !is.hotspots.empty());
+  d.set("hotspot_share_of", is.hotspots_blocked_time ? "Share of blocked time" : "Share of CPU samples");
+  const std::string from_blocks = "From " + blocks::source_phrase(blocks);
+  d.set("has_hotspots_caption", blocks.blocks > 0);
+  d.set("hotspots_caption", is.hotspots_source == HotspotSource::kBlockStacks ? from_blocks
+                                                                              : "From the CPU profile");
+  d.set("has_block_hotspots", !is.block_hotspots.empty());
+  d.set("block_hotspots", hotspot_rows(is.block_hotspots));
+  d.set("block_hotspots_caption", from_blocks);
+}
+
+data issue_data(const Issue& is, const BlockSummary& blocks) {
+  data d;
+  d.set("kind", to_string(is.kind));
+  d.set("kind_title", verdict_title(is.kind));
+  d.set("severity", to_string(is.severity));
+  d.set("confidence", fmt_num(is.confidence * 100, 0) + " %");
+  d.set("summary", is.summary);
+  d.set("evidence", evidence_list(is.evidence));
+  d.set("has_evidence", !is.evidence.empty());
+  d.set("recommendations", recommendation_list(is.recommendations));
+  set_hotspots(d, is, blocks);
   return d;
 }
 
@@ -228,9 +249,9 @@ void set_issues_and_profile(data& m, const Diagnosis& dx) {
   data issues = list();
   data hotspot_issues = list();
   for (const Issue& is : dx.issues) {
-    data d = issue_data(is);
+    data d = issue_data(is, dx.blocks);
     issues.push_back(d);
-    if (!is.hotspots.empty()) hotspot_issues.push_back(d);
+    if (!is.hotspots.empty() || !is.block_hotspots.empty()) hotspot_issues.push_back(d);
   }
   m.set("issues", issues);
   m.set("hotspot_issues", hotspot_issues);
@@ -243,7 +264,6 @@ void set_issues_and_profile(data& m, const Diagnosis& dx) {
   m.set("flame_scope", pa.blocked_only ? "the intervals where the loop was blocked"
                                        : "the whole analysed window (too few samples fell in blocked intervals)");
   m.set("flame_samples", std::to_string(pa.samples));
-  m.set("hotspot_share_of", pa.blocked_only ? "Share of blocked time" : "Share of CPU samples");
   m.set("multi_issue", dx.issues.size() > 1);
 }
 

@@ -96,3 +96,24 @@ TEST_CASE("golden: the same blocked server gets the same verdict at 2 s and at 5
   for (const Golden* g : {&short_run, &long_run})
     for (const Issue& i : g->dx.issues) CHECK(i.kind != Verdict::kGcPressure);
 }
+
+TEST_CASE("golden: without a profile block stacks name pbkdf2Sync in native code") {
+  Golden g = load("pbkdf2-sync-blocks.ndjson.gz");
+  CHECK(g.dx.verdict == Verdict::kBlockedLoop);
+  CHECK(g.tl.probe_kind == "native");
+  CHECK(g.tl.profile.is_null());
+  REQUIRE(!g.dx.issues.empty());
+  const Issue& is = g.dx.issues.front();
+  CHECK(is.hotspots_source == HotspotSource::kBlockStacks);
+  REQUIRE(!is.hotspots.empty());
+  CHECK(is.hotspots[0].function == "pbkdf2Sync (in native code)");
+  CHECK(is.hotspots[0].caller == "samples/node/pbkdf2-sync/server.js:16");
+  CHECK(is.hotspots[0].share > 0.6);
+  CHECK(g.dx.blocks.blocks >= 10);
+  CHECK(g.dx.blocks.longest_ms > 200);
+  // The advice puts only the function in backticks.
+  REQUIRE(attach_recommendations(&g.dx, LOOPDOCTOR_SOURCE_DIR "/report_templates", nullptr));
+  CHECK(g.dx.issues.front().recommendations.front().starts_with(
+      "Start with `pbkdf2Sync` (in native code, node:internal/crypto/pbkdf2:64), called from "
+      "samples/node/pbkdf2-sync/server.js:16: it was running during"));
+}

@@ -162,3 +162,62 @@ TEST_CASE("the outputs say which probe watched the loop and why the native one d
   Timeline old = build_timeline(loopdoctor::testing::make_recording({}));
   CHECK_FALSE(diagnosis_json(old, analyze(old))["target"].contains("probe"));
 }
+
+TEST_CASE("Markdown and the terminal name block stacks as the hotspots' source") {
+  loopdoctor::testing::Scenario s;
+  s.stall_ms = 300, s.stall_every = 1, s.elu = 0.99, s.cpu_cores = 1.0;
+  s.inflight = 50, s.latency_ms = 600, s.rps = 150;
+  Timeline tl = build_timeline(loopdoctor::testing::make_recording(s));
+  Diagnosis dx = analyze(tl);
+  REQUIRE(dx.verdict == Verdict::kBlockedLoop);
+  auto outputs = [&] {
+    std::ostringstream term;
+    cli::print_terminal_summary(term, tl, dx, "", "", false);
+    return std::pair{cli::markdown_summary(tl, dx, ""), term.str()};
+  };
+  CHECK(count(outputs().first, "block stacks") == 0);
+  dx.blocks = {2, 390, 330, "spin (server.js:5)"};
+  Issue& is = dx.issues.front();
+  is.hotspots = {{"spin", "server.js:5", 0.85, "server.js:14"}};
+  is.hotspots_source = HotspotSource::kBlockStacks;
+  auto [md, term] = outputs();
+  CHECK(count(md, "- hotspot `spin` at `server.js:5` called from `server.js:14` (85 %)\n"
+                  "- source: block stacks (2 blocks, 0.4 s)\n") == 1);
+  CHECK(count(term, "  source: block stacks (2 blocks, 0.4 s)\n") == 1);
+  // With a profile its hotspots lead and the block stacks' top one follows.
+  is.hotspots_source = HotspotSource::kCpuProfile;
+  is.block_hotspots = is.hotspots;
+  is.hotspots = {{"pbkdf2Sync", "node:internal/crypto/pbkdf2:62", 0.89, "server.js:14"}};
+  std::tie(md, term) = outputs();
+  CHECK(count(md, "- block stacks (2 blocks, 0.4 s): `spin` at `server.js:5` (85 %)\n") == 1);
+  CHECK(count(term, "  block stacks (2 blocks, 0.4 s): spin (server.js:5), 85 %\n") == 1);
+}
+
+TEST_CASE("the JSON says where hotspots come from only when the run had block stacks") {
+  loopdoctor::testing::Scenario s;
+  s.stall_ms = 300, s.stall_every = 1, s.elu = 0.99, s.cpu_cores = 1.0;
+  s.inflight = 50, s.latency_ms = 600, s.rps = 150;
+  std::vector<nlohmann::json> recs = loopdoctor::testing::make_recording(s);
+  Timeline plain = build_timeline(recs);
+  nlohmann::json j = diagnosis_json(plain, analyze(plain));
+  REQUIRE(j["issues"].size() >= 1);
+  CHECK_FALSE(j["issues"][0].contains("hotspots_source"));
+  CHECK_FALSE(j.contains("block_stacks"));
+  // One block during load (probe clock; the run clock is 40 ms later).
+  for (double d : {50.0, 70.0, 90.0})
+    recs.push_back({{"type", "block"}, {"t", 1000 + d}, {"start", 1000}, {"duration_ms", d}, {"in", "js"},
+                    {"frames", {{{"function", "spin"}, {"url", "/app/server.js"}, {"line", 5}, {"column", 3}},
+                                {{"function", ""}, {"url", "/app/server.js"}, {"line", 14}, {"column", 5}}}}});
+  Timeline tl = build_timeline(recs);
+  Diagnosis dx = analyze(tl);
+  REQUIRE(attach_recommendations(&dx, LOOPDOCTOR_SOURCE_DIR "/report_templates", nullptr));
+  j = diagnosis_json(tl, dx);
+  REQUIRE(j["issues"][0]["kind"] == "blocked-loop");
+  CHECK(j["issues"][0]["hotspots_source"] == "block-stacks");
+  CHECK(j["issues"][0]["hotspots"][0]["function"] == "spin");
+  CHECK(j["issues"][0]["hotspots"][0]["share"] == 1.0);
+  CHECK_FALSE(j["issues"][0].contains("block_hotspots"));
+  CHECK(j["block_stacks"] == nlohmann::json{{"blocks", 1}, {"blocked_ms", 90.0}, {"longest_ms", 90.0},
+                                            {"longest_in", "spin (server.js:5)"}});
+  CHECK(j["issues"][0]["recommendations"].dump().find("Start with `spin` (server.js:5)") != std::string::npos);
+}

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <regex>
 
+#include "analyzer/analyze.h"
 #include "analyzer/render/html_report.h"
 #include "analyzer/render/text.h"
 #include "analyzer/window_stats.h"
@@ -189,4 +190,41 @@ TEST_CASE("reports stay small", "[render][html][size]") {
   std::string b = render_report(hour, synthetic_diagnosis(hour));
   INFO("1 h report bytes: " << b.size());
   CHECK(b.size() < kOneHourBudgetBytes);
+}
+
+TEST_CASE("block stacks: the report captions each hotspot table with its source", "[render][html]") {
+  Timeline tl = synthetic_timeline({});
+  Diagnosis dx = synthetic_diagnosis(tl);
+  std::string plain = render_report(tl, dx);
+  CHECK_FALSE(contains(plain, "From the CPU profile"));  // a run without block stacks: as before
+  dx.blocks = {12, 3449, 412, "spin (server.js:5)"};
+  dx.issues[0].block_hotspots = {{"spin", "server.js:5", 0.91, "server.js:14"}};
+  std::string both = render_report(tl, dx);
+  const size_t profile = both.find("From the CPU profile");
+  const size_t blocks = both.find("From block stacks (12 blocks, 3.4 s)");
+  REQUIRE(profile != std::string::npos);
+  REQUIRE(blocks != std::string::npos);
+  CHECK(profile < both.find("<code>pbkdf2Sync</code>"));
+  CHECK(blocks < both.find("<code>spin</code>"));
+  dx.issues[0].hotspots_source = HotspotSource::kBlockStacks;
+  dx.issues[0].hotspots = dx.issues[0].block_hotspots;
+  dx.issues[0].block_hotspots.clear();
+  std::string only = render_report(tl, dx);
+  CHECK(contains(only, "From block stacks (12 blocks, 3.4 s)"));
+  CHECK_FALSE(contains(only, "From the CPU profile"));
+  CHECK(contains(only, "Share of blocked time"));
+}
+
+TEST_CASE("block stacks: the report of a recording without a profile shows them", "[render][html]") {
+  std::string err;
+  auto tl = load_timeline(LOOPDOCTOR_DATA_DIR "/pbkdf2-sync-blocks.ndjson.gz", &err);
+  INFO(err);
+  REQUIRE(tl);
+  std::string html = render_report(*tl, analyze(*tl));
+  CHECK(contains(html, "<h3 class=\"sub\">From block stacks (13 blocks, 1.8 s)</h3>"));
+  CHECK(contains(html, "<tr><td><code>pbkdf2Sync (in native code)</code></td><td class=\"loc\">"
+                       "node:internal/crypto/pbkdf2:64</td><td class=\"loc\">"
+                       "samples/node/pbkdf2-sync/server.js:16</td>"));
+  CHECK(contains(html, "the longest in pbkdf2Sync (in native code, node:internal/crypto/pbkdf2:64)"));
+  CHECK_FALSE(contains(html, "id=\"flame\""));  // no profile, no flame view
 }

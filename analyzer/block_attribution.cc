@@ -1,0 +1,158 @@
+#include "analyzer/block_attribution.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "analyzer/profile_attribution.h"
+#include "analyzer/stack_charge.h"
+
+namespace loopdoctor::blocks {
+namespace {
+
+// What one capture is charged to.
+struct Target {
+  std::string function, url, location, caller;
+};
+
+Target target_of(const BlockCapture& c, const profile::PathNamer& names) {
+  if (c.frames.empty())
+    return {std::string(c.in_native ? kNativeCode : kNoStack), "", "(native)", ""};
+  std::vector<profile::Frame> frames;
+  std::vector<profile::FrameKind> kinds;
+  for (const recording::BlockFrame& f : c.frames) {
+    frames.push_back({f.function, f.url, f.line, f.column});
+    kinds.push_back(profile::kind_of(frames.back()));
+  }
+  const int n = static_cast<int>(frames.size());
+  auto [at, caller] = profile::charge(
+      0, [n](int i) { return i + 1 < n ? i + 1 : -1; },
+      [&](int i) { return kinds[static_cast<std::size_t>(i)]; });
+  const profile::Frame& f = frames[static_cast<std::size_t>(at)];
+  Target t{profile::function_name(f), f.url, profile::location(f, names), ""};
+  if (c.in_native) t.function += kInNativeSuffix;
+  if (caller >= 0) t.caller = profile::caller_text(frames[static_cast<std::size_t>(caller)], names);
+  return t;
+}
+
+// Time charged to one function (name and script), by line and by caller.
+struct Tally {
+  double ms = 0;
+  std::map<std::string, double> locations, callers;
+};
+
+std::string most(const std::map<std::string, double>& m) {
+  auto it = std::max_element(m.begin(), m.end(),
+                             [](const auto& a, const auto& b) { return a.second < b.second; });
+  return it == m.end() ? "" : it->first;
+}
+
+// Captures grouped by block (the same start), each group by growing duration.
+std::map<double, std::vector<const BlockCapture*>> by_block(const std::vector<BlockCapture>& cs) {
+  std::map<double, std::vector<const BlockCapture*>> out;
+  for (const BlockCapture& c : cs) out[c.start].push_back(&c);
+  for (auto& [start, group] : out)
+    std::stable_sort(group.begin(), group.end(), [](const BlockCapture* a, const BlockCapture* b) {
+      return a->duration_ms < b->duration_ms;
+    });
+  return out;
+}
+
+std::vector<Hotspot> hotspots_of(const std::map<std::pair<std::string, std::string>, Tally>& tallies,
+                                 double total_ms) {
+  std::vector<Hotspot> out;
+  if (total_ms <= 0) return out;
+  for (const auto& [key, t] : tallies) {
+    const double share = t.ms / total_ms;
+    if (share < profile::kMinHotspotShare) continue;
+    out.push_back({key.first, most(t.locations), share, most(t.callers)});
+  }
+  std::sort(out.begin(), out.end(), [](const Hotspot& x, const Hotspot& y) {
+    return x.share != y.share ? x.share > y.share : x.function < y.function;
+  });
+  if (out.size() > profile::kMaxHotspots) out.resize(profile::kMaxHotspots);
+  return out;
+}
+
+}  // namespace
+
+BlockAttribution attribute(const std::vector<BlockCapture>& captures, const Window& w,
+                           const profile::PathNamer& names) {
+  BlockAttribution b;
+  std::map<std::pair<std::string, std::string>, Tally> tallies;  // (function, url) -> time
+  for (const auto& [start, group] : by_block(captures)) {
+    double seen = 0, charged = 0;  // duration covered so far; charged in the window
+    std::map<std::string, double> in_block;  // what this block ran: "spin (server.js:14)" -> ms
+    for (const BlockCapture* c : group) {
+      const double ms = std::max(0.0, c->duration_ms - seen);
+      seen = std::max(seen, c->duration_ms);
+      if (!w.contains(c->t)) continue;
+      const Target t = target_of(*c, names);
+      Tally& tally = tallies[{t.function, t.url}];
+      tally.ms += ms;
+      tally.locations[t.location] += ms;
+      tally.callers[t.caller] += ms;
+      in_block[place(t.function, t.location)] += ms;
+      charged += ms;
+    }
+    if (in_block.empty()) continue;  // no capture in the window
+    ++b.summary.blocks;
+    b.summary.blocked_ms += charged;
+    if (seen > b.summary.longest_ms) {
+      b.summary.longest_ms = seen;
+      b.summary.longest_in = most(in_block);
+    }
+  }
+  b.hotspots = hotspots_of(tallies, b.summary.blocked_ms);
+  return b;
+}
+
+BlockAttribution attribute(const Timeline& tl, const Window& w) {
+  return attribute(tl.blocks, w, profile::PathNamer(tl.command));
+}
+
+std::string place(const std::string& function, const std::string& location) {
+  if (location.empty() || function == kNativeCode) return function;
+  if (function.ends_with(kInNativeSuffix))
+    return function.substr(0, function.size() - kInNativeSuffix.size()) + " (in native code, " +
+           location + ")";
+  return function + " (" + location + ")";
+}
+
+std::string source_phrase(const BlockSummary& s) {
+  return fmt::format("block stacks ({} {}, {:.1f} s)", s.blocks, s.blocks == 1 ? "block" : "blocks",
+                     s.blocked_ms / 1000.0);
+}
+
+void attach_blocks(const BlockAttribution& b, bool have_profile, Diagnosis* dx) {
+  dx->blocks = b.summary;
+  if (b.summary.blocks == 0) return;
+  const BlockSummary& s = b.summary;
+  const std::string longest =
+      s.blocks == 1 ? fmt::format("the loop was blocked once, for {:.0f} ms, in {}", s.longest_ms,
+                                  s.longest_in)
+                    : fmt::format("the loop was blocked {} times for up to {:.0f} ms; the longest in {}",
+                                  s.blocks, s.longest_ms, s.longest_in);
+  for (Issue& is : dx->issues) {
+    if (is.kind != Verdict::kBlockedLoop) continue;
+    is.evidence.push_back({"block_longest_ms", s.longest_ms, 0, longest});
+    if (have_profile) {
+      is.block_hotspots = b.hotspots;
+      continue;
+    }
+    is.hotspots = b.hotspots;
+    is.hotspots_source = HotspotSource::kBlockStacks;
+    is.hotspots_blocked_time = true;
+    if (b.hotspots.empty()) continue;
+    const Hotspot& top = b.hotspots.front();
+    is.evidence.push_back({"block_top_hotspot_share", top.share, profile::kMinHotspotShare,
+                           fmt::format("{}{} held the loop {:.0f} % of the blocked time seen by {}",
+                                       place(top.function, top.location),
+                                       top.caller.empty() ? "" : " called from " + top.caller,
+                                       top.share * 100, source_phrase(s))});
+  }
+}
+
+}  // namespace loopdoctor::blocks

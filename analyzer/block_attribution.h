@@ -1,0 +1,58 @@
+// Which code held the loop, from the native probe's block stacks: no CPU
+// profiler needed, so it works in agent mode and with --no-profile.
+//
+// The watchdog captures the blocked thread's JavaScript stack once the loop
+// has not turned for its threshold (~50 ms) and again every ~20 ms while the
+// same block lasts: captures of one block share `start` and carry a growing
+// `duration_ms`. A capture is charged the time since the block's previous
+// capture (the first one, the block's whole time up to it), so a block is
+// counted once however often, or how many times over, it was captured.
+// Frames are walked as the profile's are (stack_charge.h): the function the
+// application called into and its application caller. A capture taken while
+// the thread ran native code names its last JavaScript frames with
+// " (in native code)", or "(native code)" when there are none.
+//
+// Unlike a profile's frames, a capture's line is the line running, not the
+// function's first line: captures of one function (same name and script)
+// are one hotspot, located at the line most of its time was seen at.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyzer/diagnosis.h"
+#include "analyzer/profile.h"
+#include "analyzer/timeline.h"
+
+namespace loopdoctor::blocks {
+
+// The names block stacks give what they cannot see into (one owner).
+inline constexpr std::string_view kInNativeSuffix = " (in native code)";
+inline constexpr std::string_view kNativeCode = "(native code)";
+inline constexpr std::string_view kNoStack = "(no JavaScript stack)";
+
+struct BlockAttribution {
+  BlockSummary summary;
+  std::vector<Hotspot> hotspots;  // shares of summary.blocked_ms, largest first
+};
+
+// Captures whose time `t` lies in `w`; a block straddling w.start is charged
+// only the part captured inside.
+BlockAttribution attribute(const std::vector<BlockCapture>& captures, const Window& w,
+                           const profile::PathNamer& names);
+BlockAttribution attribute(const Timeline& tl, const Window& w);
+
+// The blocked-loop issue takes the block stacks' hotspots when there is no
+// CPU profile (`have_profile` false), else shows them beside the profile's
+// (Issue::block_hotspots); either way an evidence line names the longest block.
+void attach_blocks(const BlockAttribution& b, bool have_profile, Diagnosis* dx);
+
+// A function where it ran, as sentences say it: "spin (server.js:14)",
+// "pbkdf2Sync (in native code, node:internal/crypto/pbkdf2:64)", "(native code)".
+std::string place(const std::string& function, const std::string& location);
+
+// "block stacks (12 blocks, 3.4 s)": how every output names this source.
+std::string source_phrase(const BlockSummary& s);
+
+}  // namespace loopdoctor::blocks

@@ -1,0 +1,195 @@
+// Attribution from the native probe's block stacks: each capture charged the
+// time since its block's previous capture, frames walked as the profile's
+// are, native captures named, and the diagnosis fed when there is no profile.
+// All captures here are hand-made.
+#include <catch2/catch.hpp>
+
+#include "analyzer/block_attribution.h"
+#include "analyzer/profile_attribution.h"
+
+using namespace loopdoctor;
+using recording::BlockFrame;
+
+namespace {
+
+const BlockFrame kSpin{"spin", "/srv/app/server.js", 5, 3};
+const BlockFrame kHash{"hash", "/srv/app/server.js", 9, 7};
+const BlockFrame kHandler{"", "/srv/app/server.js", 14, 5};
+const BlockFrame kPbkdf2{"pbkdf2Sync", "node:internal/crypto/pbkdf2", 62, 9};
+const BlockFrame kEmit{"emit", "node:events", 517, 28};
+const BlockFrame kLodash{"cloneDeep", "/srv/app/node_modules/lodash/lodash.js", 11, 2};
+
+BlockCapture capture(double start, double duration, std::vector<BlockFrame> frames,
+                     bool in_native = false) {
+  return BlockCapture{start + duration, start, duration, in_native, std::move(frames)};
+}
+
+blocks::BlockAttribution run(const std::vector<BlockCapture>& cs, Window w = {0, 100000}) {
+  return blocks::attribute(cs, w, profile::PathNamer({"node", "/srv/app/server.js"}));
+}
+
+}  // namespace
+
+TEST_CASE("block stacks: each capture is charged the time since its block's previous one") {
+  // One block from 1000 ms: captured at 50 ms (spin), 70 ms (spin), 90 ms (hash).
+  auto b = run({capture(1000, 50, {kSpin, kHandler, kEmit}), capture(1000, 70, {kSpin, kHandler, kEmit}),
+                capture(1000, 90, {kHash, kHandler, kEmit})});
+  CHECK(b.summary.blocks == 1);
+  CHECK(b.summary.blocked_ms == Approx(90));
+  CHECK(b.summary.longest_ms == Approx(90));
+  CHECK(b.summary.longest_in == "spin (server.js:5)");
+  REQUIRE(b.hotspots.size() == 2);
+  CHECK(b.hotspots[0].function == "spin");
+  CHECK(b.hotspots[0].share == Approx(70.0 / 90));
+  CHECK(b.hotspots[0].location == "server.js:5");
+  CHECK(b.hotspots[0].caller == "server.js:14");  // the anonymous handler, by its line
+  CHECK(b.hotspots[1].function == "hash");
+  CHECK(b.hotspots[1].share == Approx(20.0 / 90));
+}
+
+TEST_CASE("block stacks: a repeated or out-of-order capture of one block is counted once") {
+  auto b = run({capture(1000, 90, {kHash, kHandler}), capture(1000, 50, {kSpin, kHandler}),
+                capture(1000, 50, {kSpin, kHandler}), capture(1000, 90, {kHash, kHandler}),
+                capture(1000, 70, {kSpin, kHandler})});
+  CHECK(b.summary.blocks == 1);
+  CHECK(b.summary.blocked_ms == Approx(90));
+  REQUIRE(b.hotspots.size() == 2);
+  CHECK(b.hotspots[0].share == Approx(70.0 / 90));
+  CHECK(b.hotspots[1].share == Approx(20.0 / 90));
+}
+
+TEST_CASE("block stacks: a block with one capture is charged its whole duration") {
+  auto b = run({capture(1000, 52, {kSpin, kHandler}), capture(3000, 140, {kHash, kHandler}),
+                capture(3000, 160, {kHash, kHandler})});
+  CHECK(b.summary.blocks == 2);
+  CHECK(b.summary.blocked_ms == Approx(212));
+  CHECK(b.summary.longest_ms == Approx(160));
+  CHECK(b.summary.longest_in == "hash (server.js:9)");
+  REQUIRE(b.hotspots.size() == 2);
+  CHECK(b.hotspots[1].function == "spin");
+  CHECK(b.hotspots[1].share == Approx(52.0 / 212));
+}
+
+TEST_CASE("block stacks: the entry into Node or a library is charged with its application caller") {
+  auto b = run({capture(0, 60, {kPbkdf2, kHandler, kEmit}), capture(500, 60, {kLodash, kSpin, kHandler})});
+  REQUIRE(b.hotspots.size() == 2);
+  CHECK(b.hotspots[0].function == "cloneDeep");
+  CHECK(b.hotspots[0].location == "node_modules/lodash/lodash.js:11");
+  CHECK(b.hotspots[0].caller == "spin (server.js:5)");
+  CHECK(b.hotspots[1].function == "pbkdf2Sync");
+  CHECK(b.hotspots[1].location == "node:internal/crypto/pbkdf2:62");
+  CHECK(b.hotspots[1].caller == "server.js:14");
+}
+
+TEST_CASE("block stacks: native captures name their last JavaScript frames or native code") {
+  auto b = run({capture(0, 50, {kPbkdf2, kHandler}, true), capture(0, 120, {kPbkdf2, kHandler}, true),
+                capture(900, 60, {}, true)});
+  REQUIRE(b.hotspots.size() == 2);
+  CHECK(b.hotspots[0].function == "pbkdf2Sync (in native code)");
+  CHECK(b.hotspots[0].location == "node:internal/crypto/pbkdf2:62");
+  CHECK(b.hotspots[0].caller == "server.js:14");
+  CHECK(b.hotspots[0].share == Approx(120.0 / 180));
+  CHECK(b.hotspots[1].function == "(native code)");
+  CHECK(b.hotspots[1].location == "(native)");
+  CHECK(b.hotspots[1].caller.empty());
+  CHECK(b.summary.longest_in == "pbkdf2Sync (in native code, node:internal/crypto/pbkdf2:62)");
+}
+
+TEST_CASE("block stacks: sentences place a function once, native or not") {
+  CHECK(blocks::place("spin", "server.js:5") == "spin (server.js:5)");
+  CHECK(blocks::place("pbkdf2Sync (in native code)", "node:internal/crypto/pbkdf2:62") ==
+        "pbkdf2Sync (in native code, node:internal/crypto/pbkdf2:62)");
+  CHECK(blocks::place("(native code)", "(native)") == "(native code)");
+}
+
+TEST_CASE("block stacks: the lines of one function are one hotspot at its busiest line") {
+  BlockFrame spin_later = kSpin;
+  spin_later.line = 7;
+  auto b = run({capture(0, 50, {kSpin, kHandler}), capture(0, 70, {spin_later, kHandler}),
+                capture(0, 90, {spin_later, kHandler})});
+  REQUIRE(b.hotspots.size() == 1);
+  CHECK(b.hotspots[0].share == Approx(1.0));
+  CHECK(b.hotspots[0].location == "server.js:5");  // 50 ms there, 40 at line 7
+}
+
+TEST_CASE("block stacks: only captures inside the window are charged") {
+  // A block from 900 ms captured at 950 and 970 ms: with the window from
+  // 960 ms only the second capture's 20 ms are inside.
+  auto b = run({capture(900, 50, {kSpin, kHandler}), capture(900, 70, {kHash, kHandler}),
+                capture(5000, 50, {kSpin, kHandler})},
+               Window{960, 2000});
+  CHECK(b.summary.blocks == 1);
+  CHECK(b.summary.blocked_ms == Approx(20));
+  REQUIRE(b.hotspots.size() == 1);
+  CHECK(b.hotspots[0].function == "hash");
+}
+
+TEST_CASE("block stacks: no captures give no blocks and no hotspots") {
+  auto b = run({});
+  CHECK(b.summary.blocks == 0);
+  CHECK(b.hotspots.empty());
+  Diagnosis dx;
+  Issue blocked;
+  blocked.kind = Verdict::kBlockedLoop;
+  dx.issues = {blocked};
+  blocks::attach_blocks(b, false, &dx);
+  CHECK(dx.issues[0].evidence.empty());
+  CHECK(dx.issues[0].hotspots_source == HotspotSource::kCpuProfile);
+}
+
+namespace {
+Diagnosis blocked_diagnosis() {
+  Diagnosis dx;
+  Issue blocked;
+  blocked.kind = Verdict::kBlockedLoop;
+  Issue gc;
+  gc.kind = Verdict::kGcPressure;
+  dx.issues = {blocked, gc};
+  return dx;
+}
+}  // namespace
+
+TEST_CASE("without a profile the blocked-loop issue's hotspots come from block stacks") {
+  auto b = run({capture(1000, 50, {kSpin, kHandler}), capture(1000, 330, {kSpin, kHandler}),
+                capture(3000, 60, {kPbkdf2, kHandler})});
+  Diagnosis dx = blocked_diagnosis();
+  blocks::attach_blocks(b, false, &dx);
+  const Issue& is = dx.issues[0];
+  CHECK(is.hotspots_source == HotspotSource::kBlockStacks);
+  REQUIRE(is.hotspots.size() == 2);
+  CHECK(is.hotspots[0].function == "spin");
+  CHECK(is.block_hotspots.empty());
+  REQUIRE(is.evidence.size() == 2);
+  CHECK(is.evidence[0].signal == "block_longest_ms");
+  CHECK(is.evidence[0].value == Approx(330));
+  CHECK(is.evidence[0].text ==
+        "the loop was blocked 2 times for up to 330 ms; the longest in spin (server.js:5)");
+  CHECK(is.evidence[1].signal == "block_top_hotspot_share");
+  CHECK(is.evidence[1].text ==
+        "spin (server.js:5) called from server.js:14 held the loop 85 % of the blocked time seen "
+        "by block stacks (2 blocks, 0.4 s)");
+  // Block stacks name what blocked the loop, not what the collector did.
+  CHECK(dx.issues[1].hotspots.empty());
+  CHECK(dx.issues[1].evidence.empty());
+  CHECK(dx.blocks.blocks == 2);
+}
+
+TEST_CASE("with a profile its hotspots stay the issue's and block stacks are shown beside") {
+  auto b = run({capture(1000, 50, {kSpin, kHandler}, false)});
+  Diagnosis dx = blocked_diagnosis();
+  dx.issues[0].hotspots = {{"pbkdf2Sync", "node:internal/crypto/pbkdf2:62", 0.9, "server.js:14"}};
+  blocks::attach_blocks(b, true, &dx);
+  const Issue& is = dx.issues[0];
+  CHECK(is.hotspots_source == HotspotSource::kCpuProfile);
+  REQUIRE(is.hotspots.size() == 1);
+  CHECK(is.hotspots[0].function == "pbkdf2Sync");
+  REQUIRE(is.block_hotspots.size() == 1);
+  CHECK(is.block_hotspots[0].function == "spin");
+  REQUIRE(is.evidence.size() == 1);
+  CHECK(is.evidence[0].text == "the loop was blocked once, for 50 ms, in spin (server.js:5)");
+}
+
+TEST_CASE("the block stacks' source is named with its blocks and seconds") {
+  CHECK(blocks::source_phrase({12, 3449, 400, "spin (server.js:5)"}) == "block stacks (12 blocks, 3.4 s)");
+  CHECK(blocks::source_phrase({1, 60, 60, ""}) == "block stacks (1 block, 0.1 s)");
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Block stacks agree with the CPU profile (issue 12): on a blocked-loop sample
+# under load, the top function from the native probe's block stacks is the
+# CPU profile's top hotspot.
+#   block_stacks.sh <sample name>
+# Exits 77 (ctest SKIP) when the run's probe is not the native one or no block
+# line arrived: the probe side ships separately, and without it there is
+# nothing to compare.
+source "$(dirname "$0")/lib.sh"
+sample=$1
+rc=0
+timeout 90 "$LD" run --load / -c 50 -d 5s --json - -- node "$ROOT/samples/node/$sample/server.js" \
+  > out.json 2> stderr.txt || rc=$?
+[[ $rc -eq 0 ]] || { tail -20 stderr.txt >&2; fail "loopdoctor exited $rc"; }
+probe=$(json_get out.json 'j.target.probe || ""')
+if [[ $probe != native ]]; then
+  echo "SKIP: the probe was '${probe:-unnamed}', not native: $(json_get out.json 'j.target.probe_fallback || ""')"
+  exit 77
+fi
+blocks=$(json_get out.json '(j.block_stacks || {}).blocks || 0')
+if [[ $blocks -eq 0 ]]; then
+  echo "SKIP: the native probe sent no block line"
+  exit 77
+fi
+verdict=$(json_get out.json 'j.verdict')
+[[ $verdict == blocked-loop ]] || fail "verdict $verdict, not blocked-loop"
+issue='j.issues.find(i => i.kind === "blocked-loop")'
+[[ $(json_get out.json "$issue.hotspots_source") == cpu-profile ]] || fail "the run has no CPU profile hotspots"
+profile_top=$(json_get out.json "$issue.hotspots[0].function")
+block_top=$(json_get out.json "($issue.block_hotspots || [{}])[0].function || ''")
+echo "sample $sample: $blocks blocks; profile top '$profile_top', block stacks top '$block_top'"
+# A block inside a native binding is named by its last JavaScript frame plus
+# block_attribution.h's kInNativeSuffix; the profile folds natives into it.
+[[ $block_top == "$profile_top" || $block_top == "$profile_top (in native code)" ]] ||
+  fail "block stacks name '$block_top', the CPU profile '$profile_top': $(json_get out.json "$issue.block_hotspots")"
