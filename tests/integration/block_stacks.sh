@@ -31,5 +31,19 @@ block_top=$(json_get out.json "($issue.block_hotspots || [{}])[0].function || ''
 echo "sample $sample: $blocks blocks; profile top '$profile_top', block stacks top '$block_top'"
 # A block inside a native binding is named by its last JavaScript frame plus
 # block_attribution.h's kInNativeSuffix; the profile folds natives into it.
-[[ $block_top == "$profile_top" || $block_top == "$profile_top (in native code)" ]] ||
-  fail "block stacks name '$block_top', the CPU profile '$profile_top': $(json_get out.json "$issue.block_hotspots")"
+[[ $block_top == "$profile_top" || $block_top == "$profile_top (in native code)" ]] && exit 0
+# V8 runs an interrupt only at a JavaScript stack check, never inside a C++
+# binding: a loop of short binding calls (json-hash: createHash().update()
+# 40 times per request) is caught on the application line that makes the
+# calls, just after one returns. That is still agreement on the code to fix
+# when it is the line the profile's top hotspot was called from (same file,
+# within a few lines: the loop's head or its body). Said, never silent.
+block_loc=$(json_get out.json "($issue.block_hotspots || [{}])[0].location || ''")
+profile_caller=$(json_get out.json "$issue.hotspots[0].caller || ''")
+profile_caller=${profile_caller##*(}; profile_caller=${profile_caller%)}
+if [[ ${block_loc%:*} == "${profile_caller%:*}" && -n ${block_loc%:*} ]] &&
+   (( ${block_loc##*:} - ${profile_caller##*:} <= 3 && ${profile_caller##*:} - ${block_loc##*:} <= 3 )); then
+  echo "agree on the application line: block stacks at $block_loc, the profile's '$profile_top' called from $profile_caller"
+  exit 0
+fi
+fail "block stacks name '$block_top' ($block_loc), the CPU profile '$profile_top' called from '$profile_caller': $(json_get out.json "$issue.block_hotspots")"
