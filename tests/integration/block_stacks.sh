@@ -36,8 +36,9 @@ echo "sample $sample: $blocks blocks; profile top '$profile_top', block stacks t
 # binding: a loop of short binding calls (json-hash: createHash().update()
 # 40 times per request) is caught on the application line that makes the
 # calls, just after one returns. That is still agreement on the code to fix
-# when it is the line the profile's top hotspot was called from (same file,
-# within a few lines: the loop's head or its body). Said, never silent.
+# when it is inside the function the profile's top hotspot was called from
+# (a profile names a caller by the line its function is defined on, having
+# no call lines: same file, within a few lines of it). Said, never silent.
 block_loc=$(json_get out.json "($issue.block_hotspots || [{}])[0].location || ''")
 profile_caller=$(json_get out.json "$issue.hotspots[0].caller || ''")
 profile_caller=${profile_caller##*(}; profile_caller=${profile_caller%)}
