@@ -2,7 +2,8 @@
 # Installs what loopdoctor needs to build and run, from Debian packages only.
 # Idempotent: a second run checks and returns in well under a second.
 #   scripts/setup.sh          build + run dependencies
-#   scripts/setup.sh --test   plus what the tests use (Chromium for the browser test)
+#   scripts/setup.sh --test   plus what the tests use (Chromium for the browser test,
+#                             clang-14 for the fuzz smoke)
 set -euo pipefail
 
 pkgs=(build-essential cmake ninja-build pkg-config
@@ -11,7 +12,7 @@ pkgs=(build-essential cmake ninja-build pkg-config
       wrk)
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
 if [[ "${1:-}" == "--test" ]]; then
-  pkgs+=(chromium prometheus libcivetweb-dev)
+  pkgs+=(chromium prometheus libcivetweb-dev clang-14)
 fi
 
 missing=()
