@@ -5,9 +5,10 @@ usage: make_corpus.py SOURCE_DIR OUT_DIR
 
 Writes OUT_DIR/<target>/<name> for each target, from the recordings in
 SOURCE_DIR/tests/data (cut into pieces of whole lines under the target's
-max_len, their CPU profiles shrunk to the nodes the samples hit most) and
-from hand-made probe lines, HTTP responses and profiles. Deterministic: the
-same tree gives the same seeds.
+max_len, their CPU profiles shrunk to the nodes the samples hit most), from
+hand-made probe lines, HTTP responses and profiles, and from the inputs in
+SOURCE_DIR/tests/data/fuzz-regressions named <target>-<what>. Deterministic:
+the same tree gives the same seeds.
 """
 import gzip
 import json
@@ -202,6 +203,12 @@ def main():
         write(out_dir, "load_response", f"hand-{i}", bytes([0x02 * (i + 1), 0x12, 0x34]) + s * 2)
     write(out_dir, "load_response", "head", bytes([0x03, 0, 7]) + HAND_HTTP[0][:-5] * 3)
     write(out_dir, "cpuprofile", "hand", HAND_PROFILE)
+    # Inputs that once broke a target (named <target>-<what>): every run
+    # starts from them, so a fix that regresses fails the smoke at once.
+    for path in sorted((source / "tests/data/fuzz-regressions").glob("*-*")):
+        target = path.name.split("-")[0]
+        if target in MAX_LEN:
+            write(out_dir, target, "regression-" + path.name, path.read_bytes())
     for target in MAX_LEN:
         print(f"{target}: {len(os.listdir(out_dir / target))} seeds")
 
