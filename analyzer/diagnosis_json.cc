@@ -8,6 +8,10 @@ namespace {
 
 using nlohmann::json;
 
+// Linux caps pids at 2^22 (pid_max); the probe protocol accepts up to 2^31
+// (protocol/message_check.cc). Past that a pid is damage, not a process.
+constexpr double kMaxPid = 2147483648.0;
+
 // Figures are rounded for people and diffs; 3 decimals keep sub-ms detail.
 double r3(double v) { return std::isfinite(v) ? std::round(v * 1000.0) / 1000.0 : 0.0; }
 
@@ -82,7 +86,9 @@ json findings_json(const std::vector<Finding>& fs) {
 json target_json(const Timeline& tl) {
   json target;
   target["command"] = tl.command;
-  target["pid"] = static_cast<long long>(tl.pid);
+  // A pid no process has (a damaged or hand-made recording's 1e300) is
+  // written as 0, as for a recording without a hello, not cast out of range.
+  target["pid"] = tl.pid >= 1 && tl.pid <= kMaxPid ? static_cast<long long>(tl.pid) : 0;
   target["runtime"] = tl.runtime.empty() ? json(nullptr) : json(tl.runtime);
   target["versions"] = tl.versions;
   if (!tl.probe_kind.empty()) target["probe"] = tl.probe_kind;

@@ -1,6 +1,7 @@
 #include "analyzer/profile.h"
 
 #include <cctype>
+#include <limits>
 #include <string_view>
 #include <unordered_map>
 
@@ -16,9 +17,23 @@ bool ends_with(const std::string& s, std::string_view p) {
   return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
 }
 
-// file:///a%20b/c.js -> /a b/c.js; other URLs unchanged.
+// Whether `s` is valid UTF-8, by the check that would otherwise throw when
+// the diagnosis JSON holding it is written.
+bool valid_utf8(const std::string& s) {
+  try {
+    (void)json(s).dump();
+    return true;
+  } catch (const json::type_error&) {
+    return false;
+  }
+}
+
+// file:///a%20b/c.js -> /a b/c.js; other URLs unchanged. A file name that is
+// not UTF-8 (a Latin-1 byte on disk: file:///caf%E9.js) keeps its escapes,
+// so every output can carry it.
 std::string url_path(const std::string& url) {
   if (!starts_with(url, "file://")) return url;
+  if (url.find('%') == std::string::npos) return url.substr(7);
   std::string out;
   for (std::size_t i = 7; i < url.size(); ++i) {
     if (url[i] == '%' && i + 2 < url.size() && std::isxdigit(static_cast<unsigned char>(url[i + 1])) &&
@@ -29,7 +44,7 @@ std::string url_path(const std::string& url) {
       out.push_back(url[i]);
     }
   }
-  return out;
+  return valid_utf8(out) ? out : url.substr(7);
 }
 
 std::string base_name(const std::string& p) {
@@ -37,9 +52,33 @@ std::string base_name(const std::string& p) {
   return slash == std::string::npos ? p : p.substr(slash + 1);
 }
 
+// A 0-based line or column as the 1-based number shown; 0 (unknown) for -1,
+// a non-integer, or a value past what a source file can have.
+int one_based(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_integer()) return 0;
+  const long long v = it->get<long long>();
+  return v >= 0 && v < std::numeric_limits<int>::max() ? static_cast<int>(v) + 1 : 0;
+}
+
+// An integer field in [0, INT_MAX), `fallback` when absent, of another type
+// or out of that range (positionTicks come from the probe, unchecked).
 int int_field(const json& j, const char* key, int fallback) {
   auto it = j.find(key);
-  return it != j.end() && it->is_number_integer() ? it->get<int>() : fallback;
+  if (it == j.end() || !it->is_number_integer()) return fallback;
+  const long long v = it->get<long long>();
+  return v >= 0 && v < std::numeric_limits<int>::max() ? static_cast<int>(v) : fallback;
+}
+
+// A string field, "" when absent or of another type (json::value throws then).
+std::string string_field(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+double number_field(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
 }  // namespace
@@ -72,11 +111,10 @@ std::optional<CpuProfile> parse_cpuprofile(const json& j, std::string* error) {
     if (!n.is_object() || !n.contains("id") || !n["id"].is_number_integer()) continue;
     CpuProfile::Node node;
     if (auto cf = n.find("callFrame"); cf != n.end() && cf->is_object()) {
-      node.frame.function = cf->value("functionName", "");
-      node.frame.url = cf->value("url", "");
-      int line = int_field(*cf, "lineNumber", -1), col = int_field(*cf, "columnNumber", -1);
-      node.frame.line = line >= 0 ? line + 1 : 0;
-      node.frame.column = col >= 0 ? col + 1 : 0;
+      node.frame.function = string_field(*cf, "functionName");
+      node.frame.url = string_field(*cf, "url");
+      node.frame.line = one_based(*cf, "lineNumber");
+      node.frame.column = one_based(*cf, "columnNumber");
     }
     node.kind = kind_of(node.frame);
     if (auto pt = n.find("positionTicks"); pt != n.end() && pt->is_array())
@@ -116,7 +154,7 @@ std::optional<CpuProfile> parse_cpuprofile(const json& j, std::string* error) {
       p.sample_ms.push_back(us / kUsPerMs);
     }
   }
-  double start = j.value("startTime", 0.0), end = j.value("endTime", 0.0);
+  const double start = number_field(j, "startTime"), end = number_field(j, "endTime");
   p.duration_ms = end > start ? (end - start) / kUsPerMs
                               : (p.sample_ms.empty() ? 0 : p.sample_ms.back());
   return p;

@@ -50,14 +50,16 @@ namespace {
 // with high peaks are churn. The trough of each second approximates the heap
 // right after a collection, without needing a GC event per second.
 double heap_trough_slope(const std::vector<const ProbeSample*>& s) {
-  std::map<long, double> trough;  // second -> min heap used
+  // Seconds as whole doubles: a time no long holds (a damaged recording's
+  // 1e300) must not overflow a cast.
+  std::map<double, double> trough;  // second -> min heap used
   for (const ProbeSample* p : s) {
-    long sec = static_cast<long>(std::floor(p->t / 1000.0));
+    const double sec = std::floor(p->t / 1000.0);
     auto [it, fresh] = trough.emplace(sec, p->heap_used);
     if (!fresh) it->second = std::min(it->second, p->heap_used);
   }
   std::vector<double> x, y;
-  for (const auto& [sec, v] : trough) x.push_back(static_cast<double>(sec)), y.push_back(v);
+  for (const auto& [sec, v] : trough) x.push_back(sec), y.push_back(v);
   return slope(x, y);
 }
 
@@ -234,9 +236,9 @@ void add_gc_stats(WindowStats& st, const Timeline& tl, const Window& w) {
   st.gc_major_per_s = st.window_ms > 0 ? st.gc_major_count / (st.window_ms / 1000.0) : 0;
   // Per second of the window: a GC storm of a few seconds shows here even
   // when the window's average hides it.
-  std::map<long, double> per_second;
+  std::map<double, double> per_second;  // whole seconds, as above
   for (const auto& g : tl.gc)
-    if (w.contains(g.t)) per_second[static_cast<long>((g.t - w.start) / 1000.0)] += g.duration_ms;
+    if (w.contains(g.t)) per_second[std::floor((g.t - w.start) / 1000.0)] += g.duration_ms;
   for (const auto& [sec, ms] : per_second)
     if ((sec + 1) * 1000.0 <= st.window_ms)  // whole seconds only
       st.gc_share_worst_second = std::max(st.gc_share_worst_second, ms / 1000.0);

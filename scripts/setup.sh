@@ -4,7 +4,8 @@
 # Idempotent: a second run checks and returns in well under a second.
 #   scripts/setup.sh          build + run dependencies
 #   scripts/setup.sh --test   plus what the tests use (Chromium for the browser
-#                             test, Prometheus, Node 22 in .tools/node22)
+#                             test, Prometheus, clang-14 for the fuzz smoke, Node 22
+#                             in .tools/node22)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 testing=0
@@ -25,7 +26,7 @@ elif [[ ! -f /usr/include/node/node_api.h ]] &&
   pkgs+=(libnode-dev)
 fi
 if ((testing)); then
-  pkgs+=(chromium prometheus libcivetweb-dev)
+  pkgs+=(chromium prometheus libcivetweb-dev clang-14)
   command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 fi
 

@@ -28,9 +28,6 @@ namespace {
 using nlohmann::json;
 using Id = ProcessTable::Id;
 
-// A probe in agent mode reports once a second unless told otherwise.
-constexpr double kDefaultProbeIntervalMs = 1000;
-
 struct Link {
   std::unique_ptr<ProbeLink> link;
   Id process = 0;  // 0 until hello
@@ -165,21 +162,7 @@ class Agent {
   }
 
   void on_hello(ProbeLink* raw, Link& l, const json& m) {
-    // protocol_check has vetted the fields' types; the agent's defaults
-    // fill in what a hello leaves out.
-    recording::Hello h = recording::decode_hello(m);
-    ProcessIdentity id;
-    id.pid = static_cast<long>(h.pid);
-    id.runtime = m.contains("runtime") ? h.runtime : "node";
-    h.argv.resize(std::min(h.argv.size(), kMaxArgvEntries));
-    id.argv = std::move(h.argv);
-    id.job = m.value("job", std::string());
-    if (id.job.empty()) id.job = job_from_argv(id.argv);
-    id.versions = std::move(h.versions);
-    id.interval_ms = h.interval_ms.value_or(kDefaultProbeIntervalMs);
-    id.heap_limit = h.heap_limit;
-    id.probe = std::move(h.probe);
-    id.probe_fallback = std::move(h.probe_fallback);
+    ProcessIdentity id = identity_from_hello(m);
     const int peer = raw->peer_pid();
     id.start_time_s = base::process_start_time_s(peer > 0 ? peer : static_cast<int>(id.pid));
 

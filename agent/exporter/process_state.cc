@@ -2,10 +2,36 @@
 
 #include <algorithm>
 
+#include "agent/exporter/job_name.h"
 #include "agent/exporter/limits.h"
 #include "agent/exporter/sample_convert.h"
 
 namespace loopdoctor::exporter {
+namespace {
+
+// A probe in agent mode reports once a second unless told otherwise.
+constexpr double kDefaultProbeIntervalMs = 1000;
+
+}  // namespace
+
+ProcessIdentity identity_from_hello(const nlohmann::json& m) {
+  recording::Hello h = recording::decode_hello(m);
+  ProcessIdentity id;
+  id.pid = static_cast<long>(h.pid);
+  id.runtime = m.contains("runtime") ? h.runtime : "node";
+  h.argv.resize(std::min(h.argv.size(), kMaxArgvEntries));
+  id.argv = std::move(h.argv);
+  // "job": null passes the protocol check (null reads as absent there), and
+  // json::value() throws on it: read it as a string or nothing.
+  if (auto job = m.find("job"); job != m.end() && job->is_string()) id.job = job->get<std::string>();
+  if (id.job.empty()) id.job = job_from_argv(id.argv);
+  id.versions = std::move(h.versions);
+  id.interval_ms = h.interval_ms.value_or(kDefaultProbeIntervalMs);
+  id.heap_limit = h.heap_limit;
+  id.probe = std::move(h.probe);
+  id.probe_fallback = std::move(h.probe_fallback);
+  return id;
+}
 
 void LagSinceScrape::add(const DelayStats& d) {
   if (!any) {

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "analyzer/diagnosis.h"
 #include "analyzer/timeline.h"
 
@@ -46,6 +48,13 @@ struct BlockCounter {
   bool any_ = false;
   double start_ = 0, duration_ms_ = 0;  // the block seen last
 };
+
+// The identity a checked `hello` message (protocol::check_message) announces,
+// with the agent's defaults for what it leaves out (runtime "node", a 1 s
+// interval, the job from argv) and argv capped at kMaxArgvEntries. Fields of
+// the wrong type or null read as absent; start_time_s is the caller's (it
+// comes from /proc, not from the probe).
+ProcessIdentity identity_from_hello(const nlohmann::json& hello);
 
 // prom-client's nodejs_gc_duration_seconds buckets, so its dashboards'
 // histogram_quantile() queries keep their meaning.

@@ -25,6 +25,7 @@ void ResponseParser::reset(bool head) {
   head_ = head;
   in_message_ = false;
   close_ = false;
+  upgraded_ = false;
 }
 
 int ResponseParser::on_message_begin(http_parser* p) {
@@ -52,19 +53,29 @@ int ResponseParser::on_message_complete(http_parser* p) {
 
 ResponseParser::Feed ResponseParser::feed(const char* data, std::size_t len) {
   if (close_) return Feed::kClose;
+  if (upgraded_) return Feed::kError;
   const std::size_t parsed = http_parser_execute(&parser_, &kSettings, data, len);
   if (close_) return Feed::kClose;
+  // http-parser stops after an upgrade's headers and leaves the rest to the
+  // new protocol. Decided here, not by whether more bytes came in this read:
+  // the outcome must not depend on where the socket cut the stream.
+  if (parser_.upgrade) {
+    upgraded_ = true;
+    in_message_ = false;
+    return Feed::kError;
+  }
   if (parser_.http_errno != HPE_OK || parsed != len) return Feed::kError;
   return Feed::kOk;
 }
 
 bool ResponseParser::eof() {
-  if (close_ || !in_message_) return false;
+  if (close_ || upgraded_ || !in_message_) return false;
   http_parser_execute(&parser_, &kSettings, nullptr, 0);
   return in_message_;
 }
 
 const char* ResponseParser::error_name() const {
+  if (upgraded_) return "upgrade";
   return http_errno_name(static_cast<http_errno>(parser_.http_errno));
 }
 

@@ -19,7 +19,8 @@ class ResponseParser {
     kOk,     // all bytes consumed; the connection stays usable
     kClose,  // a response asked to close (Connection: close / HTTP/1.0):
              // stop using the connection; later bytes were not parsed
-    kError,  // malformed response; see error_name()
+    kError,  // malformed response, or a 101 upgrade to another protocol
+             // (we never ask for one); see error_name()
   };
 
   ResponseParser(CompleteFn on_complete, void* ctx);
@@ -50,6 +51,7 @@ class ResponseParser {
   bool head_ = false;
   bool in_message_ = false;
   bool close_ = false;
+  bool upgraded_ = false;  // a 101 switched protocols: no more HTTP here
 };
 
 }  // namespace loopdoctor::load

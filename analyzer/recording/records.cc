@@ -1,5 +1,7 @@
 #include "analyzer/recording/records.h"
 
+#include <algorithm>
+#include <limits>
 #include <string_view>
 
 #include "analyzer/recording/json_fields.h"
@@ -65,7 +67,10 @@ json encode(const Meta& r) {
 
 Meta decode_meta(const json& r) {
   Meta m;
-  m.format = static_cast<int>(num(r, "format", 0));
+  // Clamped: a format past int's range still reads as newer than this
+  // reader (a warning), where the cast would overflow.
+  constexpr double kMaxFormat = std::numeric_limits<int>::max();
+  m.format = static_cast<int>(std::clamp(num(r, "format", 0), -kMaxFormat, kMaxFormat));
   m.loopdoctor_version = str(r, "loopdoctor_version");
   m.command = strings(r, "command");
   m.start_time = str(r, "start_time");

@@ -221,3 +221,21 @@ TEST_CASE("the JSON says where hotspots come from only when the run had block st
                                             {"longest_in", "spin (server.js:5)"}});
   CHECK(j["issues"][0]["recommendations"].dump().find("Start with `spin` (server.js:5)") != std::string::npos);
 }
+
+// Seen while writing fuzz/recording_fuzz.cc, which reproduces both (UBSan:
+// float-cast-overflow): a hello's pid and a sample's time far past what an
+// integer holds were cast to one, in the diagnosis JSON and in the per-second
+// heap and GC figures. A damaged recording must still give every output.
+TEST_CASE("a recording with a pid and times no integer holds still gives its JSON") {
+  using nlohmann::json;
+  Timeline tl = build_timeline({
+      {{"type", "meta"}, {"format", 1}, {"command", {"node", "a.js"}}},
+      {{"type", "hello"}, {"t", 0}, {"rt", 1}, {"pid", 1e300}, {"interval_ms", 10}},
+      {{"type", "sample"}, {"t", 1e22}, {"rt", 2}, {"mem", {{"heap_used", 1e6}}}},
+      {{"type", "sample"}, {"t", 3e22}, {"rt", 3}, {"mem", {{"heap_used", 2e6}}}},
+      {{"type", "gc"}, {"t", 2e22}, {"rt", 4}, {"kind", "major"}, {"duration_ms", 5}},
+  });
+  const json j = diagnosis_json(tl, analyze(tl));
+  CHECK(j["target"]["pid"] == 0);
+  CHECK(j["verdict"].is_string());
+}

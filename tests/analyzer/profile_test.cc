@@ -90,6 +90,39 @@ TEST_CASE("cpuprofile: malformed input is refused or skipped, never thrown") {
   CHECK(p->sample_ms[0] == Approx(2.0));
 }
 
+// Seen while writing fuzz/cpuprofile_fuzz.cc, which reproduces it:
+// json::value() threw type_error on a functionName, url or startTime of
+// another type, ending `analyze` in std::terminate.
+TEST_CASE("cpuprofile: fields of the wrong type read as absent instead of throwing") {
+  json prof = sample_profile({2, 3}, {1000, 1000});
+  prof["nodes"][1]["callFrame"]["functionName"] = 5;
+  prof["nodes"][2]["callFrame"]["url"] = json::array({"x"});
+  prof["startTime"] = "soon";
+  prof["endTime"] = json::object();
+  std::optional<CpuProfile> p;
+  REQUIRE_NOTHROW(p = parse_cpuprofile(prof, nullptr));
+  REQUIRE(p);
+  CHECK(p->nodes[1].frame.function.empty());
+  CHECK(p->nodes[1].frame.url == "node:_http_server");
+  CHECK(p->nodes[2].frame.url.empty());
+  CHECK(p->nodes[2].kind == FrameKind::kNative);
+  CHECK(p->duration_ms == Approx(2.0));  // no start/end: the last sample's offset
+}
+
+// Seen while writing fuzz/cpuprofile_fuzz.cc (UBSan reports it):
+// lineNumber + 1 overflowed int.
+TEST_CASE("cpuprofile: a line or column past what an int holds is unknown") {
+  json prof = sample_profile({2}, {1000});
+  prof["nodes"][1]["callFrame"]["lineNumber"] = 2147483647;
+  prof["nodes"][1]["callFrame"]["columnNumber"] = 1LL << 40;
+  prof["nodes"][2]["callFrame"]["lineNumber"] = 2147483646;
+  auto p = parse_cpuprofile(prof, nullptr);
+  REQUIRE(p);
+  CHECK(p->nodes[1].frame.line == 0);
+  CHECK(p->nodes[1].frame.column == 0);
+  CHECK(p->nodes[2].frame.line == 2147483647);
+}
+
 TEST_CASE("profile samples are placed on the run clock with the probe offset") {
   std::vector<int> s;
   std::vector<double> d;
@@ -231,6 +264,19 @@ TEST_CASE("paths are shown relative to the working directory or the script") {
   PathNamer abs({"node", "/srv/app/server.js"});
   CHECK(abs.path("file:///srv/app/lib/a%20b.js") == "lib/a b.js");
   CHECK(abs.path("file:///elsewhere/x.js") == "x.js");
+}
+
+// Seen while writing fuzz/cpuprofile_fuzz.cc, which reproduces it: a file
+// URL whose escapes decode to bytes that are not UTF-8 (a Latin-1 file name)
+// made the hotspot's location invalid UTF-8; writing the diagnosis JSON threw.
+TEST_CASE("a file name that is not UTF-8 keeps its escapes in locations") {
+  PathNamer names({"node", "/srv/app/server.js"});
+  CHECK(names.path("file:///srv/app/caf%E9.js") == "caf%E9.js");
+  CHECK(names.path("file:///srv/app/caf%C3%A9.js") == "caf\xC3\xA9.js");
+  Frame f{"spin", "file:///srv/app/lib/%FF%FE.js", 3, 1};
+  const std::string loc = location(f, names);
+  CHECK(loc == "lib/%FF%FE.js:3");
+  CHECK_NOTHROW(json(loc).dump());
 }
 
 TEST_CASE("the diagnosis gets hotspots, the top one as evidence, and the GC share") {

@@ -4,6 +4,7 @@
 
 #include "agent/exporter/limits.h"
 #include "agent/exporter/sample_convert.h"
+#include "agent/protocol/message_check.h"
 #include "analyzer/analyze.h"
 
 using namespace loopdoctor;
@@ -127,4 +128,35 @@ TEST_CASE("block captures are kept for the window's timeline and bounded") {
   // Captures older than the window go with it.
   p.trim(p.blocks.back().t + kDefaultWindowMs + 1);
   CHECK(p.blocks.empty());
+}
+
+// Seen while writing fuzz/probe_lines_fuzz.cc, which reproduces it: "job":
+// null passes the protocol check (null reads as absent), and the agent read
+// it with json::value(), which threw in the loop's read callback and ended
+// the agent: any local process could stop it with one line.
+TEST_CASE("a hello whose job is null or not a string takes the job from argv") {
+  const json base = {{"type", "hello"}, {"t", 0}, {"pid", 42}, {"argv", {"node", "dist/api.js"}}};
+  for (const json& job : {json(nullptr), json(7), json::array()}) {
+    json hello = base;
+    hello["job"] = job;
+    if (job.is_null()) CHECK(protocol::check_message(hello).empty());  // a valid hello
+    ProcessIdentity id;
+    REQUIRE_NOTHROW(id = identity_from_hello(hello));
+    CHECK(id.job == "api");
+    CHECK(id.pid == 42);
+  }
+  json named = base;
+  named["job"] = "checkout";
+  CHECK(identity_from_hello(named).job == "checkout");
+}
+
+TEST_CASE("a hello's identity gets the agent's defaults and a capped argv") {
+  json hello = {{"type", "hello"}, {"pid", 7}, {"argv", json::array()}};
+  for (std::size_t i = 0; i < kMaxArgvEntries + 5; ++i) hello["argv"].push_back("a");
+  const ProcessIdentity id = identity_from_hello(hello);
+  CHECK(id.runtime == "node");
+  CHECK(id.interval_ms == 1000);
+  CHECK(id.argv.size() == kMaxArgvEntries);
+  hello["probe"] = "native";
+  CHECK(identity_from_hello(hello).probe == "native");
 }

@@ -113,3 +113,27 @@ TEST_CASE("response: HEAD responses have no body; 1xx is not an answer") {
   CHECK(p.feed(data.data(), data.size()) == Feed::kOk);
   CHECK(c.statuses == std::vector<int>{200, 200});
 }
+
+// Found by fuzz/load_response_fuzz.cc (crash input in
+// tests/data/fuzz-regressions/load_response-upgrade): http-parser stops at the
+// end of a 101 upgrade's headers. Fed in one read, the bytes after them made
+// a parse error; cut right after the headers, the parser went on reading the
+// new protocol's bytes as HTTP responses. Now the switch itself ends HTTP on
+// the connection, however the bytes arrive.
+TEST_CASE("response: a 101 upgrade ends HTTP on the connection however the bytes are cut") {
+  const std::string head =
+      "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: upgrade\r\n\r\n";
+  const std::string after = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+  for (std::size_t cut : {head.size(), head.size() + 5, std::size_t{10}}) {
+    INFO("cut at " << cut);
+    const std::string data = head + after;
+    Collected c;
+    ResponseParser p(&Collected::on, &c);
+    Feed first = p.feed(data.data(), cut);
+    Feed second = first == Feed::kOk ? p.feed(data.data() + cut, data.size() - cut) : first;
+    CHECK(second == Feed::kError);
+    CHECK(std::string(p.error_name()) == "upgrade");
+    CHECK(c.statuses.empty());  // the 200 is in the new protocol, not an answer
+    CHECK_FALSE(p.eof());
+  }
+}

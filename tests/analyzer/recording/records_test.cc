@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -31,6 +32,16 @@ TEST_CASE("meta round-trips, with the one format version") {
          "2026-12-02T13:55:02.541Z", "vm", 10, 14305};
   CHECK(round_trip(m, Type::kMeta, decode_meta) == m);
   CHECK(encode(Meta{}).at("format") == kFormatVersion);
+}
+
+// Seen while writing fuzz/recording_fuzz.cc, which reproduces it (UBSan:
+// float-cast-overflow): a format past int's range was cast to int.
+TEST_CASE("a meta format past int's range reads as the newest format there is") {
+  CHECK(decode_meta(json{{"type", "meta"}, {"format", 1e10}}).format ==
+        std::numeric_limits<int>::max());
+  CHECK(decode_meta(json{{"type", "meta"}, {"format", -1e300}}).format ==
+        -std::numeric_limits<int>::max());
+  CHECK(decode_meta(json{{"type", "meta"}, {"format", 2}}).format == 2);
 }
 
 TEST_CASE("hello round-trips") {

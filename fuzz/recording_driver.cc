@@ -1,0 +1,78 @@
+#include "fuzz/recording_driver.h"
+
+#include <sstream>
+
+#include "analyzer/analyze.h"
+#include "analyzer/render/html_report.h"
+#include "analyzer/recording/fast_decoder.h"
+#include "analyzer/timeline.h"
+#include "cli/terminal_summary.h"
+#include "fuzz/fuzz_support.h"
+
+namespace loopdoctor::fuzz {
+
+using nlohmann::json;
+using recording::FastKind;
+
+void analyze_recording(const std::string& path, bool html) {
+  std::string error;
+  auto tl = load_timeline(path, &error);
+  if (!tl) {
+    check(!error.empty(), "load_timeline failed without saying why");
+    return;
+  }
+  Diagnosis dx = analyze(*tl);
+  attach_recommendations(&dx, LOOPDOCTOR_TEMPLATES_DIR, &error);
+  // dump() throws on invalid UTF-8: the CLI writes the JSON exactly so.
+  const std::string text = diagnosis_json(*tl, dx).dump(2);
+  check(json::parse(text, nullptr, false).is_object(), "the diagnosis JSON does not parse back");
+  (void)cli::markdown_summary(*tl, dx, "report.html");
+  std::ostringstream terminal;
+  cli::print_terminal_summary(terminal, *tl, dx, "report.html", path, true);
+  if (!html) return;
+  render::ReportOptions ro{LOOPDOCTOR_TEMPLATES_DIR, "2026-01-01T00:00:00Z", "fuzz"};
+  check(!render::html_report(*tl, dx, ro, &error).empty(), "the HTML report failed: " + error);
+}
+
+namespace {
+
+// The default sampling interval handed to both decoders of a sample.
+constexpr double kDefaultIntervalMs = 7;
+
+void check_line(recording::FastParser& fast, std::string_view line) {
+  recording::FastRecord rec;
+  const FastKind kind = fast.parse(line, rec);
+  if (kind == FastKind::kFallback) return;
+  const json j = json::parse(line, nullptr, false);
+  if (kind == FastKind::kNotObject) {
+    check(j.is_discarded() || !j.is_object(), "fast decoder: not an object, nlohmann: an object");
+    return;
+  }
+  check(j.is_object(), "fast decoder took a line nlohmann rejects: " + std::string(line));
+  bool same = true;
+  switch (kind) {
+    case FastKind::kSample:
+      rec.sample.interval = rec.interval_ms.value_or(kDefaultIntervalMs);
+      same = rec.sample == recording::decode_sample(j, kDefaultIntervalMs);
+      break;
+    case FastKind::kProc: same = rec.proc == recording::decode_proc(j); break;
+    case FastKind::kGc: same = rec.gc == recording::decode_gc(j); break;
+    case FastKind::kLoad: same = rec.load == recording::decode_load_second(j); break;
+    default: break;
+  }
+  check(same, "fast and JSON decoders disagree on: " + std::string(line));
+}
+
+}  // namespace
+
+void check_decoders_agree(std::string_view bytes) {
+  recording::FastParser fast;
+  while (!bytes.empty()) {
+    const std::size_t nl = bytes.find('\n');
+    check_line(fast, bytes.substr(0, nl));
+    if (nl == std::string_view::npos) break;
+    bytes.remove_prefix(nl + 1);
+  }
+}
+
+}  // namespace loopdoctor::fuzz

@@ -1,0 +1,19 @@
+// What `loopdoctor analyze` does with a recording, for the recording fuzz
+// targets: read it (reader -> fast decoder or JSON decoders -> Timeline),
+// analyze it, and format every output (HTML report, JSON, Markdown, terminal).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace loopdoctor::fuzz {
+
+// Reads and analyzes the recording at `path` as cli/report_outputs.cc does;
+// the HTML report only when `html` (it is a quarter of the time per input).
+void analyze_recording(const std::string& path, bool html);
+
+// Each line through both decoders (fast_decoder.h's promise): a hot record
+// must decode to the same struct through simdjson as through nlohmann.
+void check_decoders_agree(std::string_view bytes);
+
+}  // namespace loopdoctor::fuzz
