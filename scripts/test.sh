@@ -17,12 +17,3 @@ BUILD_DIR=build-asan scripts/build.sh -DLOOPDOCTOR_SANITIZE=ON -DCMAKE_BUILD_TYP
   --target base_tests protocol_tests analyzer_tests recording_tests profile_tests collector_tests load_unit_tests load_integration_tests render_tests agent_tests probe_native_tests sourcemap_tests
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
    ctest --output-on-failure -j2 --timeout 300 -L unit)
-
-# Fuzz smoke: each libFuzzer target (fuzz/) for 20 s on its seeds and the
-# corpus kept from earlier runs, in a clang build of its own (build-fuzz).
-# A crash fails the run and names the input that reproduces it.
-if command -v clang++-14 > /dev/null; then
-  bench/fuzz 20
-else
-  echo "test.sh: clang-14 not installed; fuzz smoke skipped" >&2
-fi
