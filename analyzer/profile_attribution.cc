@@ -90,6 +90,57 @@ FlameNode flame_of(const CpuProfile& p, const std::vector<int>& self, const Path
   return root;
 }
 
+// The hotspots of the charged samples: the same function reached through
+// different stacks is one hotspot, with the caller that accounts for most of
+// its samples; by share, the small ones cut, at most kMaxHotspots.
+std::vector<Hotspot> hotspots_of(const CpuProfile& p, const std::map<int, Tally>& tallies, double samples,
+                                 const PathNamer& names, sourcemap::Mapper* mapper) {
+  struct Hot {
+    double samples = 0;
+    int node = -1;
+    std::map<FrameKey, std::pair<double, int>> callers;
+    std::vector<std::pair<int, double>> line_ticks;
+  };
+  std::map<FrameKey, Hot> hot;
+  for (const auto& [node, t] : tallies) {
+    const auto& pn = p.nodes[static_cast<std::size_t>(node)];
+    Hot& h = hot[key_of(pn.frame)];
+    h.samples += t.samples;
+    h.node = node;
+    h.line_ticks.insert(h.line_ticks.end(), pn.line_ticks.begin(), pn.line_ticks.end());
+    for (const auto& [c, n] : t.callers) {
+      FrameKey ck = c >= 0 ? key_of(p.nodes[static_cast<std::size_t>(c)].frame) : FrameKey{};
+      auto& slot = h.callers[ck];
+      slot.first += n;
+      slot.second = c;
+    }
+  }
+  std::vector<Hotspot> out;
+  for (const auto& [k, h] : hot) {
+    const double share = h.samples / samples;
+    if (share < kMinHotspotShare) continue;
+    const Frame& f = p.nodes[static_cast<std::size_t>(h.node)].frame;
+    Place where = place_of(f, hottest_line(h.line_ticks), names, mapper);
+    Hotspot hs{where.function, where.location, share, "", where.hot_line, where.hot_line_text,
+               where.generated_location};
+    // The caller that accounts for most of this function's samples.
+    double best = 0;
+    for (const auto& [ck, slot] : h.callers)
+      if (slot.first > best) {
+        best = slot.first;
+        hs.caller = slot.second >= 0
+                        ? caller_text(p.nodes[static_cast<std::size_t>(slot.second)].frame, names, mapper)
+                        : "";
+      }
+    out.push_back(std::move(hs));
+  }
+  std::sort(out.begin(), out.end(), [](const Hotspot& x, const Hotspot& y) {
+    return x.share != y.share ? x.share > y.share : x.function < y.function;
+  });
+  if (out.size() > kMaxHotspots) out.resize(kMaxHotspots);
+  return out;
+}
+
 }  // namespace
 
 std::vector<Window> blocked_intervals(const Timeline& tl, const Window& w) {
@@ -162,49 +213,7 @@ Attribution attribute(const CpuProfile& p, const std::vector<double>& times,
   }
   a.selected_gc_share = static_cast<double>(gc) / static_cast<double>(a.samples);
 
-  // The same function reached through different stacks is one hotspot.
-  struct Hot {
-    double samples = 0;
-    int node = -1;
-    std::map<FrameKey, std::pair<double, int>> callers;
-    std::vector<std::pair<int, double>> line_ticks;
-  };
-  std::map<FrameKey, Hot> hot;
-  for (const auto& [node, t] : tallies) {
-    const auto& pn = p.nodes[static_cast<std::size_t>(node)];
-    Hot& h = hot[key_of(pn.frame)];
-    h.samples += t.samples;
-    h.node = node;
-    h.line_ticks.insert(h.line_ticks.end(), pn.line_ticks.begin(), pn.line_ticks.end());
-    for (const auto& [c, n] : t.callers) {
-      FrameKey ck = c >= 0 ? key_of(p.nodes[static_cast<std::size_t>(c)].frame) : FrameKey{};
-      auto& slot = h.callers[ck];
-      slot.first += n;
-      slot.second = c;
-    }
-  }
-  for (const auto& [k, h] : hot) {
-    const double share = h.samples / static_cast<double>(a.samples);
-    if (share < kMinHotspotShare) continue;
-    const Frame& f = p.nodes[static_cast<std::size_t>(h.node)].frame;
-    Place where = place_of(f, hottest_line(h.line_ticks), names, mapper);
-    Hotspot hs{where.function, where.location, share, "", where.hot_line, where.hot_line_text,
-               where.generated_location};
-    // The caller that accounts for most of this function's samples.
-    double best = 0;
-    for (const auto& [ck, slot] : h.callers)
-      if (slot.first > best) {
-        best = slot.first;
-        hs.caller = slot.second >= 0
-                        ? caller_text(p.nodes[static_cast<std::size_t>(slot.second)].frame, names, mapper)
-                        : "";
-      }
-    a.hotspots.push_back(std::move(hs));
-  }
-  std::sort(a.hotspots.begin(), a.hotspots.end(), [](const Hotspot& x, const Hotspot& y) {
-    return x.share != y.share ? x.share > y.share : x.function < y.function;
-  });
-  if (a.hotspots.size() > kMaxHotspots) a.hotspots.resize(kMaxHotspots);
+  a.hotspots = hotspots_of(p, tallies, static_cast<double>(a.samples), names, mapper);
   a.flame = flame_of(p, self, names);
   return a;
 }
