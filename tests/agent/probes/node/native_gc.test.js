@@ -7,7 +7,8 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
-const { TEST_TIMEOUT_MS, WAIT_MS, probeEnv, startTarget, withTimeout } = require('./helpers.js');
+const helpers = require('./helpers.js');
+const { TEST_TIMEOUT_MS } = helpers;
 
 const NATIVE_DIR = process.env.LOOPDOCTOR_NATIVE_DIR;
 const ABI = process.versions.modules;
@@ -18,24 +19,10 @@ const skipNative = haveNative ? false : `no addon for ABI ${ABI} in LOOPDOCTOR_N
 // minor mark-sweep of newer V8s ("Minor Mark-Sweep" / "Minor Mark-Compact").
 const TRACE_GC_LINE = /^\[\d+:0x[0-9a-f]+\]\s+\d+ ms: (Scavenge|Mark-Compact|Minor Mark-(Sweep|Compact))\b/;
 
-// Runs a fixture in fd mode until it exits: its exit and every message.
+// The shared fd-mode runner, with this build's addon; plus the gc lines.
 async function runFd(script, extraEnv) {
-  const env = probeEnv(Object.assign({ LOOPDOCTOR_FD: '3', LOOPDOCTOR_NATIVE_DIR: NATIVE_DIR }, extraEnv));
-  delete env.LOOPDOCTOR_PROBE;
-  const target = startTarget(script, env, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
-  const sock = target.child.stdio[3];
-  let buf = '';
-  const msgs = [];
-  sock.setEncoding('utf8');
-  sock.on('data', (d) => {
-    buf += d;
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) { msgs.push(JSON.parse(buf.slice(0, nl))); buf = buf.slice(nl + 1); }
-  });
-  const closed = new Promise((resolve) => sock.on('close', resolve));
-  const r = await withTimeout(target.exited, 3 * WAIT_MS, `${script} exit`);
-  await withTimeout(closed, WAIT_MS, 'socket closed');
-  return { r, msgs, gcs: msgs.filter((m) => m.type === 'gc') };
+  const run = await helpers.runFd(script, Object.assign({ LOOPDOCTOR_NATIVE_DIR: NATIVE_DIR }, extraEnv));
+  return Object.assign(run, { gcs: run.msgs.filter((m) => m.type === 'gc') });
 }
 
 test('gc lines come from V8\'s callbacks: exact pauses and the heap after each', { timeout: TEST_TIMEOUT_MS, skip: skipNative }, async () => {
