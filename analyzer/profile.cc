@@ -5,12 +5,14 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "base/units.h"
+
 namespace loopdoctor::profile {
 namespace {
 
 using nlohmann::json;
 
-constexpr double kUsPerMs = 1000;
+using base::kUsPerMs;
 
 bool starts_with(const std::string& s, std::string_view p) { return s.rfind(p, 0) == 0; }
 bool ends_with(const std::string& s, std::string_view p) {

@@ -5,11 +5,12 @@
 #include "base/duration.h"
 #include "base/file.h"
 #include "agent/load/validate.h"
+#include "base/units.h"
 
 namespace loopdoctor::cli {
 namespace {
 
-constexpr double kMsPerSecond = 1000.0;
+using base::kMsPerS;
 
 // CLI::NonNegativeNumber's message prints the range up to DBL_MAX in full.
 std::string check_rate(std::string& text) {
@@ -59,9 +60,9 @@ std::string apply_load_flags(const LoadFlags& f, double default_duration_ms, loa
   std::string error;
   double ms = 0;
   if (!load_duration_ms(f, &ms, &error)) return error;
-  cfg->duration_s = (f.duration.empty() ? default_duration_ms : ms) / kMsPerSecond;
+  cfg->duration_s = (f.duration.empty() ? default_duration_ms : ms) / kMsPerS;
   if (!base::parse_duration_ms(f.timeout, &ms, &error)) return "--timeout: " + error;
-  cfg->timeout_s = ms / kMsPerSecond;
+  cfg->timeout_s = ms / kMsPerS;
   cfg->connections = f.connections;
   cfg->threads = f.threads;
   cfg->rate = f.rate;

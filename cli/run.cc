@@ -14,6 +14,7 @@
 #include "cli/paths.h"
 #include "cli/private_recording.h"
 #include "cli/report_outputs.h"
+#include "base/units.h"
 
 namespace loopdoctor::cli {
 namespace {
@@ -50,7 +51,7 @@ constexpr double kMaxListenTimeoutMs = 600000;
 // environment to the same range (agent/probes/node/lib/config.js).
 constexpr double kMinBlockMs = 5;
 constexpr double kMaxBlockMs = 10000;
-constexpr double kUsPerMs = 1000;
+using base::kUsPerMs;
 
 int usage(const std::string& msg) {
   std::cerr << "loopdoctor run: " << msg << "\n";

@@ -5,6 +5,8 @@
 #include <limits>
 #include <sstream>
 
+#include "base/units.h"
+
 namespace loopdoctor::exporter {
 namespace {
 
@@ -13,7 +15,7 @@ using prometheus::MetricFamily;
 using prometheus::MetricType;
 using Labels = std::vector<ClientMetric::Label>;
 
-constexpr double kMsPerSecond = 1000.0;
+using base::kMsPerS;
 
 // The five verdicts, each exported as its own series (1 for the current
 // verdict, 0 for the others) so `loopdoctor_diagnosis{kind="blocked-loop"} == 1`
@@ -57,19 +59,19 @@ Labels with(Labels base, const char* name, std::string value) {
 void add_lag(Families& f, const Labels& l, const LagSinceScrape& lag) {
   const auto g = MetricType::Gauge;
   f.value("nodejs_eventloop_lag_seconds", "Lag of event loop in seconds (mean since the last scrape).",
-          g, l, lag.mean_ms / kMsPerSecond);
+          g, l, lag.mean_ms / kMsPerS);
   f.value("nodejs_eventloop_lag_min_seconds", "The minimum recorded event loop delay.", g, l,
-          lag.min_ms / kMsPerSecond);
+          lag.min_ms / kMsPerS);
   f.value("nodejs_eventloop_lag_max_seconds", "The maximum recorded event loop delay.", g, l,
-          lag.max_ms / kMsPerSecond);
+          lag.max_ms / kMsPerS);
   f.value("nodejs_eventloop_lag_mean_seconds", "The mean of the recorded event loop delays.", g, l,
-          lag.mean_ms / kMsPerSecond);
+          lag.mean_ms / kMsPerS);
   f.value("nodejs_eventloop_lag_p50_seconds", "The 50th percentile of the recorded event loop delays.",
-          g, l, lag.p50_ms / kMsPerSecond);
+          g, l, lag.p50_ms / kMsPerS);
   f.value("nodejs_eventloop_lag_p90_seconds", "The 90th percentile of the recorded event loop delays.",
-          g, l, lag.p90_ms / kMsPerSecond);
+          g, l, lag.p90_ms / kMsPerS);
   f.value("nodejs_eventloop_lag_p99_seconds", "The 99th percentile of the recorded event loop delays.",
-          g, l, lag.p99_ms / kMsPerSecond);
+          g, l, lag.p99_ms / kMsPerS);
 }
 
 void add_gc(Families& f, const Labels& l, const std::map<std::string, GcHistogram>& by_kind) {
@@ -101,7 +103,7 @@ void add_blocks(Families& f, const Labels& l, const ProcessState& p) {
           "Blocks of the event loop the native probe saw (no turn for its block threshold).", c, l,
           b.blocks_total);
   f.value("loopdoctor_eventloop_blocked_seconds_total",
-          "Time the event loop spent in those blocks, in seconds.", c, l, b.blocked_ms_total / kMsPerSecond);
+          "Time the event loop spent in those blocks, in seconds.", c, l, b.blocked_ms_total / kMsPerS);
 }
 
 void add_node_version(Families& f, const Labels& l, const ProcessIdentity& id) {

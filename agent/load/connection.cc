@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "agent/load/worker.h"
+#include "base/units.h"
 
 namespace loopdoctor::load {
 
@@ -12,8 +13,8 @@ namespace {
 // refusing port at once spins the loop, starves the healthy connections and
 // turns the error count into a measure of our own CPU speed.
 constexpr std::uint64_t kConnectBackoffMs = 10;
-constexpr std::uint64_t kNsPerMs = 1000000;
-constexpr std::uint64_t kNsPerUs = 1000;
+using base::kNsPerMsInt;
+using base::kNsPerUsInt;
 
 }  // namespace
 
@@ -85,8 +86,8 @@ void Connection::maybe_send() {
   // resolution, so a wait under 1 ms is not taken; the latency origin below
   // is the earlier of intended and actual send, so sending up to 1 ms early
   // never shortens a measured latency.
-  if (next_due_ns_ > now + kNsPerMs) {
-    uv_timer_start(&timer_, &Connection::on_timer, (next_due_ns_ - now) / kNsPerMs, 0);
+  if (next_due_ns_ > now + kNsPerMsInt) {
+    uv_timer_start(&timer_, &Connection::on_timer, (next_due_ns_ - now) / kNsPerMsInt, 0);
     return;
   }
   if (w->take_budget(1) == 0) return;
@@ -191,7 +192,7 @@ void Connection::on_response(void* ctx, int status) {
   if (self->outstanding_ <= 0) return;
   const std::uint64_t now = uv_hrtime();
   const std::uint64_t latency_ns = now > self->origin_ns_ ? now - self->origin_ns_ : 0;
-  self->worker_->current_->record_response(status, latency_ns / kNsPerUs);
+  self->worker_->current_->record_response(status, latency_ns / kNsPerUsInt);
   --self->outstanding_;
   self->worker_->settle(1);
 }

@@ -12,12 +12,13 @@
 #include "agent/load/request.h"
 #include "agent/load/validate.h"
 #include "agent/load/worker.h"
+#include "base/units.h"
 
 namespace loopdoctor::load {
 
 namespace {
 
-constexpr double kNsPerSecond = 1e9;
+using base::kNsPerS;
 // The target "kept up" when at least this share of the requests that were
 // due before the stop went out; below it, rate_not_met is true.
 constexpr double kRateMetFraction = 0.95;
@@ -228,14 +229,14 @@ std::unique_ptr<Runner> start(uv_loop_t* loop, const Config& cfg, RecordFn on_se
   plan.request_len = request.size();
   plan.batch = repeat_request(request, plan.pipelining);
   plan.head = cfg.method == "HEAD";
-  plan.timeout_ns = static_cast<std::uint64_t>(cfg.timeout_s * kNsPerSecond);
+  plan.timeout_ns = static_cast<std::uint64_t>(cfg.timeout_s * kNsPerS);
   if (cfg.rate > 0) {
-    plan.interval_ns = static_cast<std::uint64_t>(cfg.connections * kNsPerSecond / cfg.rate);
-    plan.rate_step_ns = static_cast<std::uint64_t>(kNsPerSecond / cfg.rate);
+    plan.interval_ns = static_cast<std::uint64_t>(cfg.connections * kNsPerS / cfg.rate);
+    plan.rate_step_ns = static_cast<std::uint64_t>(kNsPerS / cfg.rate);
   }
   plan.start_ns = uv_hrtime();
   if (cfg.duration_s > 0)
-    plan.end_ns = plan.start_ns + static_cast<std::uint64_t>(cfg.duration_s * kNsPerSecond);
+    plan.end_ns = plan.start_ns + static_cast<std::uint64_t>(cfg.duration_s * kNsPerS);
   auto runner = std::make_unique<LoadRunner>(loop, std::move(plan), cfg.rate,
                                              std::move(on_second), std::move(on_done));
   runner->begin(split(cfg));

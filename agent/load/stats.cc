@@ -3,11 +3,13 @@
 #include <cmath>
 #include <string>
 
+#include "base/units.h"
+
 namespace loopdoctor::load {
 
 namespace {
 
-constexpr double kUsPerMs = 1000.0;
+using base::kUsPerMs;
 
 double ms(std::uint64_t us) { return static_cast<double>(us) / kUsPerMs; }
 

@@ -3,23 +3,24 @@
 #include <algorithm>
 
 #include "agent/load/connection.h"
+#include "base/units.h"
 
 namespace loopdoctor::load {
 
 namespace {
 
-constexpr std::uint64_t kNsPerMs = 1000000;
-constexpr std::uint64_t kNsPerSecond = 1000000000;
-constexpr double kNsPerSecondF = 1e9;
+using base::kNsPerMsInt;
+using base::kNsPerS;
+using base::kNsPerSInt;
 // libuv timers count whole milliseconds of loop time, which lags the
 // nanosecond clock by up to 1 ms; a deadline this close counts as reached.
-constexpr std::uint64_t kClockSlackNs = kNsPerMs;
+constexpr std::uint64_t kClockSlackNs = kNsPerMsInt;
 // Timeouts are checked by one sweep per worker instead of a timer per
 // request (no per-request timer cost); they fire at most this late.
 constexpr std::uint64_t kMaxSweepMs = 100;
 // Requests due in the last 10 ms before the stop are not counted as owed:
 // a timer that fires 1-2 ms late is not a target that could not keep up.
-constexpr std::uint64_t kRateOwedSlackNs = 10 * kNsPerMs;
+constexpr std::uint64_t kRateOwedSlackNs = 10 * kNsPerMsInt;
 
 }  // namespace
 
@@ -48,16 +49,16 @@ void Worker::start() {
   for (auto& c : connections_) c->connect();
   schedule_clock();
   const std::uint64_t sweep_ms =
-      std::clamp<std::uint64_t>(plan_.timeout_ns / kNsPerMs / 4, 1, kMaxSweepMs);
+      std::clamp<std::uint64_t>(plan_.timeout_ns / kNsPerMsInt / 4, 1, kMaxSweepMs);
   uv_timer_start(&sweep_, &Worker::on_sweep, sweep_ms, sweep_ms);
 }
 
 void Worker::schedule_clock() {
   const std::uint64_t now = uv_hrtime();
   std::uint64_t target =
-      plan_.start_ns + static_cast<std::uint64_t>(seconds_done_ + 1) * kNsPerSecond;
+      plan_.start_ns + static_cast<std::uint64_t>(seconds_done_ + 1) * kNsPerSInt;
   if (plan_.end_ns) target = std::min(target, plan_.end_ns);
-  const std::uint64_t delay_ms = target > now ? (target - now + kNsPerMs - 1) / kNsPerMs : 0;
+  const std::uint64_t delay_ms = target > now ? (target - now + kNsPerMsInt - 1) / kNsPerMsInt : 0;
   uv_timer_start(&clock_, &Worker::on_clock, delay_ms, 0);
 }
 
@@ -69,7 +70,7 @@ void Worker::on_clock(uv_timer_t* t) {
     return;
   }
   const std::uint64_t next_second =
-      self->plan_.start_ns + static_cast<std::uint64_t>(self->seconds_done_ + 1) * kNsPerSecond;
+      self->plan_.start_ns + static_cast<std::uint64_t>(self->seconds_done_ + 1) * kNsPerSInt;
   if (now + kClockSlackNs >= next_second) self->tick(now);
   self->schedule_clock();
 }
@@ -78,7 +79,7 @@ void Worker::tick(std::uint64_t now_ns) {
   Report r;
   r.worker = id_;
   r.second = ++seconds_done_;
-  r.interval_s = static_cast<double>(now_ns - last_tick_ns_) / kNsPerSecondF;
+  r.interval_s = static_cast<double>(now_ns - last_tick_ns_) / kNsPerS;
   last_tick_ns_ = now_ns;
   total_.merge(*current_);
   r.stats = std::move(current_);
@@ -112,12 +113,12 @@ void Worker::handle_closed() {
   Report r;
   r.worker = id_;
   r.second = seconds_done_ + 1;
-  r.interval_s = static_cast<double>(stop_ns_ - last_tick_ns_) / kNsPerSecondF;
+  r.interval_s = static_cast<double>(stop_ns_ - last_tick_ns_) / kNsPerS;
   r.final = true;
   total_.merge(*current_);
   r.stats = std::move(current_);
   r.total = std::make_unique<Stats>(total_);
-  r.active_s = static_cast<double>(stop_ns_ - plan_.start_ns) / kNsPerSecondF;
+  r.active_s = static_cast<double>(stop_ns_ - plan_.start_ns) / kNsPerS;
   r.intended = intended_before(stop_ns_);
   // Last use of `this`: the receiver may free the worker once it has this.
   report_(std::move(r));

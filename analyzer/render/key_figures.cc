@@ -4,12 +4,13 @@
 
 #include "analyzer/render/text.h"
 #include "analyzer/window_stats.h"
+#include "base/units.h"
 
 namespace loopdoctor::render {
 
 namespace {
 
-constexpr double kUsPerMs = 1000.0;
+using base::kUsPerMs;
 
 bool finding_abnormal(const Diagnosis& dx, Signal signal) {
   for (const Finding& f : dx.findings) {

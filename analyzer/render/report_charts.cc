@@ -6,12 +6,13 @@
 #include "analyzer/render/key_figures.h"
 #include "analyzer/render/svg_chart.h"
 #include "analyzer/render/text.h"
+#include "base/units.h"
 
 namespace loopdoctor::render {
 
 namespace {
 
-constexpr double kMsPerS = 1000.0;
+using base::kMsPerS;
 constexpr double kPercent = 100.0;
 // Handle types drawn besides the total: more lines than this turn the chart
 // into noise; the rest are still counted in the total.

@@ -11,13 +11,14 @@
 #include "analyzer/render/report_charts.h"
 #include "analyzer/render/text.h"
 #include "base/file.h"
+#include "base/units.h"
 
 namespace loopdoctor::render {
 
 namespace {
 
 using kainjow::mustache::data;
-constexpr double kMsPerS = 1000.0;
+using base::kMsPerS;
 
 data list() { return data{data::type::list}; }
 

@@ -4,10 +4,12 @@
 #include <cmath>
 #include <cstdio>
 
+#include "base/units.h"
+
 namespace loopdoctor::probe {
 
 namespace {
-constexpr double kNsPerMs = 1e6;
+using base::kNsPerMs;
 
 double ms_between(uint64_t from_ns, uint64_t to_ns) {
   return to_ns > from_ns ? static_cast<double>(to_ns - from_ns) / kNsPerMs : 0.0;
