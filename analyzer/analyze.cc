@@ -20,7 +20,7 @@ Diagnosis analyze(const Timeline& tl) {
   std::vector<Finding> findings = {
       analysers::delay(st),           analysers::utilisation(st),
       analysers::cpu(st),             analysers::gc(st, tl.heap_limit),
-      analysers::memory(st, tl.heap_limit), analysers::handles(st),
+      analysers::memory(st, tl.heap_limit, tl.mem_limit), analysers::handles(st),
       analysers::http(st),
   };
   Diagnosis dx = combine(tl, st, std::move(findings));

@@ -4,7 +4,8 @@
 //  1. No probe data in the window, or too little         -> insufficient-data
 //  2. GC pauses over their limit, or a growing heap, and GC explains the
 //     loop's stalls (or there are none, or the heap would hit V8's limit
-//     within kLeakExhaustionS at its growth rate)         -> gc-pressure
+//     or the container's memory limit within kLeakExhaustionS at its
+//     growth rate)                                        -> gc-pressure
 //  3. The loop stalled (delay p99 or stalled share)       -> blocked-loop
 //     (queued connections and rising handles are its consequence, not a
 //     second cause; GC pressure that does not explain the stalls is listed
@@ -18,6 +19,8 @@
 // severity, then confidence, and the order above breaks the remaining ties
 // (rank_issues). A leak that would exhaust the heap soon is high severity.
 #include <algorithm>
+#include <cmath>
+#include <optional>
 
 #include "analyzer/analysers/analysers.h"
 #include "analyzer/analyze.h"
@@ -108,14 +111,45 @@ HeapTrend heap_trend(const WindowStats& st, const std::vector<Finding>& fs) {
   return st.heap_growth_after_major_gc ? HeapTrend::kLeak : HeapTrend::kGrowthUnproven;
 }
 
-std::string gc_summary(const WindowStats& st, HeapTrend trend) {
+// The first limit a growing heap meets: V8's heap limit, or the memory
+// cgroup's, which the whole process (heap plus code, stacks and buffers:
+// RSS) reaches first when a container is sized below what V8 assumes.
+struct MemoryLimit {
+  double limit = 0;     // bytes; 0: no limit known
+  double headroom = 0;  // bytes left before it
+  bool container = false;
+  // Seconds until a heap growing `rate` bytes/s meets it; nullopt when it
+  // never will, as far as the run showed.
+  std::optional<double> eta(double rate) const {
+    if (limit <= 0 || rate <= 0) return std::nullopt;
+    return std::max(0.0, headroom) / rate;
+  }
+};
+
+MemoryLimit first_limit(const Timeline& tl, const WindowStats& st) {
+  MemoryLimit m;
+  if (tl.heap_limit > 0) m = {tl.heap_limit, tl.heap_limit - st.heap_used_max, false};
+  if (tl.mem_limit > 0 && st.rss_max > 0) {
+    const double room = tl.mem_limit - st.rss_max;
+    if (m.limit == 0 || room < m.headroom) m = {tl.mem_limit, room, true};
+  }
+  return m;
+}
+
+std::string gc_summary(const WindowStats& st, HeapTrend trend, const MemoryLimit& lim) {
   const double growth_mb = st.heap_growth_bytes_per_s / 1048576.0;
   switch (trend) {
-    case HeapTrend::kLeak:
-      return fmt::format(
+    case HeapTrend::kLeak: {
+      std::string s = fmt::format(
           "Memory is retained and never released: the live heap grew {:.1f} MB/s (peak {} "
           "used) and the garbage collector took {} of the time.",
           growth_mb, mib(st.heap_used_max), pct(st.gc_effective_share()));
+      if (auto eta = lim.eta(st.heap_growth_bytes_per_s))
+        s += fmt::format(" At this rate the process reaches {} ({}) in about {}.",
+                         lim.container ? "its container's memory limit" : "V8's heap limit",
+                         mib(lim.limit), analysers::about(*eta));
+      return s;
+    }
     case HeapTrend::kGrowthUnproven:
       return fmt::format(
           "The heap grew {:.1f} MB/s (peak {} used) while the garbage collector took {} of the "
@@ -139,7 +173,8 @@ const char* gc_advice(HeapTrend trend) {
   return "";
 }
 
-Issue gc_issue(const WindowStats& st, const std::vector<Finding>& fs, bool leak_urgent) {
+Issue gc_issue(const WindowStats& st, const std::vector<Finding>& fs, const MemoryLimit& lim,
+               bool leak_urgent) {
   const HeapTrend trend = heap_trend(st, fs);
   Issue i = make_issue(Verdict::kGcPressure);
   i.severity = leak_urgent ? Severity::kHigh
@@ -149,7 +184,7 @@ Issue gc_issue(const WindowStats& st, const std::vector<Finding>& fs, bool leak_
                               ? confidence_over(st.heap_growth_bytes_per_s, kHeapGrowthLeakBytesPerS)
                               : 0.0);
   i.advice = gc_advice(trend);
-  i.summary = gc_summary(st, trend);
+  i.summary = gc_summary(st, trend, lim);
   append(&i.evidence, find(fs, Signal::kGc));
   append(&i.evidence, find(fs, Signal::kMemory));
   if (abnormal(fs, Signal::kDelay)) append(&i.evidence, find(fs, Signal::kDelay));
@@ -239,6 +274,21 @@ void rank_issues(std::vector<Issue>* issues) {
   });
 }
 
+// A heap V8 may grow past what the container allows ends in the kernel's
+// OOM kill instead of V8 collecting harder first: said whatever the verdict,
+// since the run that shows the leak is usually too late to reconfigure.
+std::optional<std::string> heap_limit_note(const Timeline& tl) {
+  if (tl.mem_limit <= 0 || tl.heap_limit <= tl.mem_limit * kHeapShareOfMemLimit) return std::nullopt;
+  const double suggested_mb = std::floor(tl.mem_limit * kHeapShareOfMemLimit / 1048576.0);
+  return fmt::format(
+      "V8 may grow this process's heap to {}, {} its container's memory limit of {}: memory "
+      "that runs out ends in the kernel's OOM kill (SIGKILL: no stack, no heap-out-of-memory "
+      "error) before V8 collects harder. Start node with --max-old-space-size={:.0f} ({} of the "
+      "limit, leaving room for code, stacks and buffers).",
+      mib(tl.heap_limit), tl.heap_limit > tl.mem_limit ? "above" : "close to", mib(tl.mem_limit),
+      suggested_mb, pct(kHeapShareOfMemLimit));
+}
+
 Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding> findings) {
   Diagnosis dx;
   const auto& fs = findings;
@@ -260,20 +310,20 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
     const bool waiting = abnormal(fs, Signal::kHttp) && !delay_bad && rt.known &&
                          rt.loop_busy < kEluBusy && rt.wait_factor() >= kIoWaitFactor;
 
-    // Time until the live heap reaches V8's limit at its current growth.
-    const double headroom = tl.heap_limit - st.heap_used_max;
+    // Time until the heap's growth meets V8's limit or the container's.
     // Only growth measured after full collections counts: a short run's
     // warm-up growth (8.5 MB/s on a 2 s blocked run) is not yet a leak.
-    const bool leak_urgent = heap_trend(st, fs) == HeapTrend::kLeak && tl.heap_limit > 0 &&
-                             st.heap_growth_bytes_per_s > 0 &&
-                             headroom / st.heap_growth_bytes_per_s < kLeakExhaustionS;
+    const MemoryLimit lim = first_limit(tl, st);
+    const auto eta = lim.eta(st.heap_growth_bytes_per_s);
+    const bool leak_urgent =
+        heap_trend(st, fs) == HeapTrend::kLeak && eta && *eta < kLeakExhaustionS;
 
     // Candidates in the documented precedence; rank_issues then puts the most
     // severe first. GC that explains the stalls is one issue, not two.
     const bool gc_first = !delay_bad || gc_explains || leak_urgent;
-    if (gc_bad && gc_first) dx.issues.push_back(gc_issue(st, fs, leak_urgent));
+    if (gc_bad && gc_first) dx.issues.push_back(gc_issue(st, fs, lim, leak_urgent));
     if (delay_bad && !(gc_bad && gc_explains)) dx.issues.push_back(blocked_issue(tl, st, fs));
-    if (gc_bad && !gc_first) dx.issues.push_back(gc_issue(st, fs, leak_urgent));
+    if (gc_bad && !gc_first) dx.issues.push_back(gc_issue(st, fs, lim, leak_urgent));
     if (dx.issues.empty() && waiting) dx.issues.push_back(io_issue(st, rt, fs));
     if (dx.issues.empty()) {
       const bool light = st.elu_mean < kLightLoadElu && st.http_rps < kMinLoadRps;
@@ -293,6 +343,7 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
         "oversubscribed or the process throttled, and delays and utilisation include that wait. "
         "Rerun with the target on a quieter machine or with more CPU to tell the code's share.",
         pct(st.loop_thread_wait_share), pct(st.loop_thread_run_share)));
+  if (auto note = heap_limit_note(tl)) dx.notes.push_back(*note);
   if (!tl.load_window)
     dx.notes.push_back("No load ran during this recording: the analysis covers the whole run.");
   dx.exit = describe_exit(tl);

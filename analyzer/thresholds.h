@@ -61,11 +61,17 @@ inline constexpr double kHeapNearLimit = 0.85;
 // Heap growth over the window that marks a leak-like trend, bytes per second.
 // Blocked and healthy samples grow 0.5-2 MB/s while warming up.
 inline constexpr double kHeapGrowthLeakBytesPerS = 5.0 * 1024 * 1024;
-// A leak that would exhaust V8's heap limit within this long is the first
+// A leak that would exhaust V8's heap limit, or the container's memory limit
+// (whichever it meets first), within this long is the first
 // problem to fix, whatever else stalls the loop: a growing Map rehashes and
 // old-space collections lengthen, so the stalls are the leak's doing too.
 // (unbounded-cache: 80 MB/s, limit ~4 GB -> under a minute.)
 inline constexpr double kLeakExhaustionS = 600;
+// The share of a container's memory limit V8's heap may take: the rest is
+// the process's code, thread stacks, Buffers and native allocations (RSS
+// runs 20-30 % above the heap on the samples). A heap limit above it is
+// flagged with the --max-old-space-size that fits.
+inline constexpr double kHeapShareOfMemLimit = 0.75;
 
 // --- I/O -------------------------------------------------------------------
 // Evidence of load: at least this many requests per second reached the server.

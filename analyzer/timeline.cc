@@ -156,6 +156,7 @@ class Builder {
       double dt = p.t - prev.t;
       if (dt > 0) p.cpu_share = std::max(0.0, (p.cpu_ms - prev.cpu_ms) / dt);
     }
+    if (p.mem_limit > 0) tl_.mem_limit = p.mem_limit;
     tl_.proc.push_back(p);
   }
   void on_load_start(recording::LoadStart l) {

@@ -61,6 +61,8 @@ struct Timeline {
   std::string probe_fallback;  // hello.probe_fallback: why the native probe did not run
   std::map<std::string, std::string> versions;
   double probe_interval_ms = 0, heap_limit = 0;
+  // The memory cgroup's limit from the proc records, bytes; 0: none known.
+  double mem_limit = 0;
   // listen
   std::optional<int> port;
   double listen_t = -1;

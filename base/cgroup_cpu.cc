@@ -20,30 +20,6 @@ std::optional<double> to_double(std::string_view s) {
   return static_cast<double>(v);
 }
 
-// "N:controllers:/path" -> /path when `controllers` lists "cpu" (v1), or the
-// v2 line's path when want_v2.
-std::optional<std::string_view> cgroup_path(std::string_view text, bool want_v2) {
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t eol = text.find('\n', pos);
-    if (eol == std::string_view::npos) eol = text.size();
-    std::string_view line = text.substr(pos, eol - pos);
-    pos = eol + 1;
-    const std::size_t a = line.find(':'), b = line.find(':', a + 1);
-    if (a == std::string_view::npos || b == std::string_view::npos) continue;
-    std::string_view ctrl = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
-    if (want_v2 && line.substr(0, a) == "0" && ctrl.empty()) return path;
-    if (want_v2) continue;
-    for (std::size_t i = 0; i <= ctrl.size();) {  // comma-separated: "cpu,cpuacct"
-      std::size_t j = ctrl.find(',', i);
-      if (j == std::string_view::npos) j = ctrl.size();
-      if (ctrl.substr(i, j - i) == "cpu") return path;
-      i = j + 1;
-    }
-  }
-  return std::nullopt;
-}
-
 bool is_dir(const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }
 
 }  // namespace
@@ -75,7 +51,7 @@ std::optional<double> quota_cores_v1(std::string_view quota_us, std::string_view
 }
 
 std::string cpu_cgroup_dir(std::string_view proc_cgroup_text, const std::string& root) {
-  if (auto p = cgroup_path(proc_cgroup_text, false)) {
+  if (auto p = proc_text::cgroup_path(proc_cgroup_text, "cpu")) {
     // v1: the cpu controller's own hierarchy, mounted as cpu,cpuacct with a
     // cpu symlink on Debian; either name is accepted.
     for (const char* mount : {"/cpu,cpuacct", "/cpu"}) {
@@ -83,7 +59,7 @@ std::string cpu_cgroup_dir(std::string_view proc_cgroup_text, const std::string&
       if (is_dir(dir + "/cpu.stat")) return dir;
     }
   }
-  if (auto p = cgroup_path(proc_cgroup_text, true)) {
+  if (auto p = proc_text::cgroup_path(proc_cgroup_text, "")) {
     std::string dir = root + std::string(*p);
     if (is_dir(dir + "/cpu.stat") && is_dir(root + "/cgroup.controllers")) return dir;
   }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "base/cgroup_memory.h"
 #include "base/file.h"
 
 namespace loopdoctor::base {
@@ -105,6 +106,30 @@ bool pread_whole(int fd, std::string* out) {
 
 int open_proc_file(const std::string& path) { return ::open(path.c_str(), O_RDONLY | O_CLOEXEC); }
 
+std::optional<std::string_view> cgroup_path(std::string_view text, std::string_view controller) {
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    std::string_view line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    const std::size_t a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string_view::npos || b == std::string_view::npos) continue;
+    std::string_view ctrl = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+    if (controller.empty()) {
+      if (line.substr(0, a) == "0" && ctrl.empty()) return path;
+      continue;
+    }
+    for (std::size_t i = 0; i <= ctrl.size();) {  // comma-separated: "cpu,cpuacct"
+      std::size_t j = ctrl.find(',', i);
+      if (j == std::string_view::npos) j = ctrl.size();
+      if (ctrl.substr(i, j - i) == controller) return path;
+      i = j + 1;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace proc_text
 
 using proc_text::find_keyed;
@@ -167,6 +192,7 @@ ProcReader::ProcReader(int pid) : cgroup_(pid) {
   io_fd_ = open_proc_file(base + "/io");
   sched_fd_ = open_proc_file(base + "/schedstat");
   slow_.quota_cores = cgroup_.quota_cores();
+  slow_.mem_limit_bytes = memory_limit_bytes(pid);
 }
 
 ProcReader::~ProcReader() {

@@ -64,6 +64,7 @@ struct ProcSample {
   std::optional<SchedFields> sched;  // absent without schedstat (CONFIG_SCHED_INFO)
   std::optional<CgroupThrottle> throttle;  // the cpu cgroup's counters, when found
   std::optional<double> quota_cores;       // its CPU quota; absent when unlimited
+  std::optional<double> mem_limit_bytes;   // its memory cgroup's limit; absent when none
 };
 
 // Reads /proc/<pid>/{stat,status,fd,io} once. Returns nullopt when the

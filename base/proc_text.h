@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,5 +19,10 @@ bool find_keyed(std::string_view text, std::string_view key, std::uint64_t* out,
 // from the start, so an fd kept open re-reads fresh values without open/close.
 bool pread_whole(int fd, std::string* out);
 int open_proc_file(const std::string& path);
+// A process's cgroup path for one controller, from /proc/<pid>/cgroup text
+// ("N:controllers:/path" lines): the v1 line whose comma-separated
+// controllers include `controller` ("cpu", "memory"); with an empty
+// `controller`, the v2 line ("0::/path"). nullopt when there is none.
+std::optional<std::string_view> cgroup_path(std::string_view text, std::string_view controller);
 
 }  // namespace loopdoctor::base::proc_text

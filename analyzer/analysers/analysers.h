@@ -15,7 +15,8 @@ Finding delay(const WindowStats& st);
 Finding utilisation(const WindowStats& st);
 Finding cpu(const WindowStats& st);
 Finding gc(const WindowStats& st, double heap_limit);
-Finding memory(const WindowStats& st, double heap_limit);
+// mem_limit: the memory cgroup's limit in bytes, 0 when none.
+Finding memory(const WindowStats& st, double heap_limit, double mem_limit);
 Finding handles(const WindowStats& st);
 Finding http(const WindowStats& st);
 
@@ -28,5 +29,12 @@ inline Evidence evidence(std::string signal, double value, double threshold, std
 
 inline std::string mib(double bytes) { return fmt::format("{:.0f} MB", bytes / 1048576.0); }
 inline std::string pct(double share) { return fmt::format("{:.0f} %", share * 100.0); }
+// A rough span for a forecast ("40 s", "12 min", "3.5 h"): more digits
+// would claim a precision a growth rate over a short run does not have.
+inline std::string about(double seconds) {
+  if (seconds < 120) return fmt::format("{:.0f} s", seconds);
+  if (seconds < 7200) return fmt::format("{:.0f} min", seconds / 60);
+  return fmt::format("{:.1f} h", seconds / 3600);
+}
 
 }  // namespace loopdoctor::analysers

@@ -7,7 +7,7 @@ using namespace thresholds;
 
 // Growth of the heap's troughs (live data after collections) tells a leak
 // from churn: churn has high peaks and flat troughs.
-Finding memory(const WindowStats& st, double heap_limit) {
+Finding memory(const WindowStats& st, double heap_limit, double mem_limit) {
   Finding f;
   f.signal = Signal::kMemory;
   if (!enough_probe_data(st)) {
@@ -19,6 +19,11 @@ Finding memory(const WindowStats& st, double heap_limit) {
       "heap_growth_bytes_per_s", st.heap_growth_bytes_per_s, kHeapGrowthLeakBytesPerS,
       fmt::format("Live heap grew {:.1f} MB/s (peak heap used {}, RSS {})",
                   st.heap_growth_bytes_per_s / 1048576.0, mib(st.heap_used_max), mib(st.rss_max))));
+  if (mem_limit > 0 && st.rss_max > 0)
+    f.evidence.push_back(evidence(
+        "rss_of_mem_limit", st.rss_max / mem_limit, kHeapShareOfMemLimit,
+        fmt::format("Peak RSS {} of the container's {} memory limit ({})", mib(st.rss_max),
+                    mib(mem_limit), pct(st.rss_max / mem_limit))));
   const bool growing = st.heap_growth_bytes_per_s >= kHeapGrowthLeakBytesPerS;
   const bool near = heap_limit > 0 && st.heap_used_max / heap_limit >= kHeapNearLimit;
   // Near the limit is the GC finding's (heap_used_ratio); here only growth decides.

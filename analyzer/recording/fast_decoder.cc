@@ -70,7 +70,7 @@ enum Top : std::size_t {
   kType, kT, kRt, kIntervalMs, kDelay, kElu, kCpu, kMem, kHandles, kHttp,
   kKind, kDurationMs, kHeapAfter,
   kCpuMs, kRss, kThreads, kFds, kCtxVoluntary, kCtxInvoluntary, kIoRead, kIoWrite,
-  kSchedRun, kSchedWait, kCgPeriods, kCgThrottled, kCgThrottledMs, kCpuQuota,
+  kSchedRun, kSchedWait, kCgPeriods, kCgThrottled, kCgThrottledMs, kCpuQuota, kMemLimit,
   kRequests, kBytes, kErrors, kNon2xx, kLatencyMs, kSecond, kIntervalS,
   kTopCount
 };
@@ -80,7 +80,7 @@ constexpr std::array<std::string_view, kTopCount> kTopKeys = {
     "cpu_ms", "rss", "threads", "fds", "ctx_voluntary", "ctx_involuntary", "io_read_bytes",
     "io_write_bytes",
     "sched_run_ms", "sched_wait_ms", "cg_periods", "cg_throttled", "cg_throttled_ms",
-    "cpu_quota_cores",
+    "cpu_quota_cores", "mem_limit",
     "requests", "bytes", "errors", "non_2xx", "latency_ms", "second", "interval_s"};
 
 // Fields of a nested object, or all defaults when it is absent / not an object.
@@ -173,6 +173,7 @@ void fill_proc(const Fields<kTopCount>& r, Proc& p) {
   p.cg_throttled = r.num(kCgThrottled);
   p.cg_throttled_ms = r.num(kCgThrottledMs);
   p.cpu_quota_cores = r.num(kCpuQuota);
+  p.mem_limit = r.num(kMemLimit);
 }
 
 void fill_load(const Fields<kTopCount>& r, LoadSecond& l) {

@@ -28,6 +28,7 @@ Proc proc_record(const base::ProcSample& s, double t) {
     p.cg_throttled_ms = s.throttle->throttled_ms;
   }
   p.cpu_quota_cores = s.quota_cores.value_or(0);
+  p.mem_limit = s.mem_limit_bytes.value_or(0);
   return p;
 }
 

@@ -102,6 +102,7 @@ json encode(const Proc& r) {
     j["cg_throttled_ms"] = r.cg_throttled_ms;
   }
   if (r.cpu_quota_cores > 0) j["cpu_quota_cores"] = r.cpu_quota_cores;
+  if (r.mem_limit > 0) j["mem_limit"] = r.mem_limit;
   return j;
 }
 
@@ -125,6 +126,7 @@ Proc decode_proc(const json& r) {
   p.cg_throttled = num(r, "cg_throttled");
   p.cg_throttled_ms = num(r, "cg_throttled_ms");
   p.cpu_quota_cores = num(r, "cpu_quota_cores");
+  p.mem_limit = num(r, "mem_limit");
   return p;
 }
 

@@ -166,6 +166,7 @@ struct Proc {  // from /proc/<pid>, sampled outside the target
   bool has_throttle = false;
   double cg_periods = 0, cg_throttled = 0, cg_throttled_ms = 0;
   double cpu_quota_cores = 0;  // the cgroup's CPU quota; 0: none (not written)
+  double mem_limit = 0;        // the memory cgroup's limit, bytes; 0: none (not written)
   bool operator==(const Proc&) const = default;
 };
 

@@ -148,6 +148,35 @@ TEST_CASE("a slow leak does not take the verdict from a blocked loop") {
   CHECK(dx.verdict == Verdict::kBlockedLoop);
 }
 
+TEST_CASE("a slow leak in a small container is urgent: the container's limit comes first") {
+  Scenario s = blocked();
+  s.heap_limit = 16e9, s.heap_growth_per_s = 20e6;  // ~13 minutes to V8's limit...
+  s.gc_minor_ms_per_s = 50, s.gc_major_ms_per_s = 30;
+  s.mem_limit = 512e6;  // ...but seconds to the container's
+  Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
+  CHECK(dx.verdict == Verdict::kGcPressure);
+  CHECK_THAT(dx.issues.front().summary, Catch::Contains("reaches its container's memory limit (488 MB) in about"));
+  // The heap limit above the container's is said whatever the verdict.
+  REQUIRE(dx.notes.size() >= 1);
+  CHECK_THAT(dx.notes.front(), Catch::Contains("--max-old-space-size=366"));
+  CHECK_THAT(dx.notes.front(), Catch::Contains("15259 MB, above its container's memory limit of 488 MB"));
+}
+
+TEST_CASE("a leak's forecast names V8's heap limit when no container limit is nearer") {
+  Scenario s = blocked();
+  s.heap_growth_per_s = 80e6, s.gc_minor_ms_per_s = 50, s.gc_major_ms_per_s = 30;
+  Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
+  CHECK_THAT(dx.issues.front().summary, Catch::Contains("reaches V8's heap limit (3815 MB) in about"));
+  for (const std::string& n : dx.notes) CHECK_THAT(n, !Catch::Contains("max-old-space-size"));
+}
+
+TEST_CASE("a heap limit that fits the container draws no note") {
+  Scenario s;
+  s.mem_limit = 8e9;  // heap limit 4 GB = 50 % of it
+  Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
+  for (const std::string& n : dx.notes) CHECK_THAT(n, !Catch::Contains("max-old-space-size"));
+}
+
 TEST_CASE("leak and churn get different advice from the shipped texts") {
   Scenario leak;
   leak.heap_growth_per_s = 40e6, leak.gc_major_ms_per_s = 100, leak.elu = 0.6, leak.cpu_cores = 0.7;

@@ -30,6 +30,7 @@ struct Scenario {
   double heap_after_base = 30e6, heap_after_warmup = 0;
   double rps = 500, inflight = 2, latency_ms = 2;
   double heap_limit = 4e9;
+  double mem_limit = 0;  // the memory cgroup's limit in proc records; 0: none
   // When >= 0, proc records carry the loop thread's schedstat: it ran
   // cpu_cores of the time and waited this share in a run queue.
   double sched_wait_share = -1;
@@ -70,6 +71,7 @@ inline std::vector<nlohmann::json> make_recording(const Scenario& sc) {
     cpu_ms += sc.cpu_cores * k * interval;
     nlohmann::json proc = {{"type", "proc"}, {"t", t}, {"cpu_ms", cpu_ms}, {"rss", 80e6},
                            {"threads", 7}, {"fds", 20}};
+    if (sc.mem_limit > 0) proc["mem_limit"] = sc.mem_limit;
     if (sc.sched_wait_share >= 0) {
       proc["sched_run_ms"] = cpu_ms;
       proc["sched_wait_ms"] = sc.sched_wait_share * t;

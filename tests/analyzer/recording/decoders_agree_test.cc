@@ -113,7 +113,7 @@ TEST_CASE("odd hot lines decode alike both ways") {
            R"({"type":"sample","t":5,"handles":{"total":2,"by_type":{"A":1,"B":"x","A":4,"C":2,"C":null}}})",
            R"({"type":"sample","t":5,"http":{"requests":3},"mem":[1,2]})",
            R"({"t":1,"type":"proc","cpu_ms":10,"rss":5,"io_write_bytes":9})",
-           R"({"t":1,"type":"proc","cpu_ms":10,"sched_run_ms":8.5,"sched_wait_ms":31.25,"cg_periods":40,"cg_throttled":12,"cg_throttled_ms":480.5,"cpu_quota_cores":0.2})",
+           R"({"t":1,"type":"proc","cpu_ms":10,"sched_run_ms":8.5,"sched_wait_ms":31.25,"cg_periods":40,"cg_throttled":12,"cg_throttled_ms":480.5,"cpu_quota_cores":0.2,"mem_limit":536870912})",
            R"({"t":1,"type":"proc","cpu_ms":10,"sched_wait_ms":3,"cg_throttled":1})",
            R"({"type":"proc","t":1,"cpu_ms":1,"cpu_ms":2,"threads":-3})",
            R"({"type":"gc","t":2,"kind":7,"duration_ms":1.5})",

@@ -133,6 +133,7 @@ TEST_CASE("proc round-trips, with and without io") {
   p.has_sched = true, p.sched_run_ms = 812.25, p.sched_wait_ms = 1903.5;
   p.has_throttle = true, p.cg_periods = 50, p.cg_throttled = 31, p.cg_throttled_ms = 2210.5;
   p.cpu_quota_cores = 0.2;
+  p.mem_limit = 536870912;
   CHECK(round_trip(p, Type::kProc, decode_proc) == p);
 }
 

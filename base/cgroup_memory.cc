@@ -1,0 +1,76 @@
+#include "base/cgroup_memory.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+
+#include "base/file.h"
+#include "base/proc_text.h"
+
+namespace loopdoctor::base {
+namespace {
+
+std::optional<double> limit_value(std::uint64_t bytes) {
+  const double v = static_cast<double>(bytes);
+  if (v <= 0 || v >= kUnlimitedMemoryBytes) return std::nullopt;
+  return v;
+}
+
+bool exists(const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }
+
+std::optional<double> v1_limit(const std::string& dir) {
+  std::string text;
+  if (read_file(dir + "/memory.stat", &text))
+    if (auto v = parse_hierarchical_memory_limit(text)) return v;
+  if (read_file(dir + "/memory.limit_in_bytes", &text)) return parse_memory_limit(text);
+  return std::nullopt;
+}
+
+// v2 limits nest without a hierarchical summary: the smallest memory.max
+// from the group up to (not including) the root, which has none.
+std::optional<double> v2_limit(const std::string& root, std::string path) {
+  std::optional<double> smallest;
+  std::string text;
+  while (!path.empty() && path != "/") {
+    if (read_file(root + path + "/memory.max", &text))
+      if (auto v = parse_memory_limit(text)) smallest = std::min(smallest.value_or(*v), *v);
+    path.erase(path.rfind('/'));
+  }
+  return smallest;
+}
+
+}  // namespace
+
+std::optional<double> parse_memory_limit(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size()) return std::nullopt;  // "max", junk
+  return limit_value(v);
+}
+
+std::optional<double> parse_hierarchical_memory_limit(std::string_view memory_stat) {
+  std::uint64_t v = 0;
+  if (!proc_text::find_keyed(memory_stat, "hierarchical_memory_limit", &v, ' ')) return std::nullopt;
+  return limit_value(v);
+}
+
+std::optional<double> memory_limit_bytes(int pid, const std::string& root) {
+  std::string text;
+  if (!read_file("/proc/" + std::to_string(pid) + "/cgroup", &text)) return std::nullopt;
+  return memory_limit_for(text, root);
+}
+
+std::optional<double> memory_limit_for(std::string_view text, const std::string& root) {
+  if (auto p = proc_text::cgroup_path(text, "memory")) {
+    const std::string dir = root + "/memory" + std::string(*p);
+    if (exists(dir)) return v1_limit(dir);
+  }
+  if (auto p = proc_text::cgroup_path(text, ""); p && exists(root + "/cgroup.controllers"))
+    return v2_limit(root, std::string(*p));
+  return std::nullopt;
+}
+
+}  // namespace loopdoctor::base
