@@ -69,9 +69,9 @@ const MAX_PROFILE_CLOCK_SKEW_MS = 1000;
 
 // Block stacks (native probe only): a loop that has not turned for the
 // threshold is blocked, and its stack is read again every interval while it
-// lasts. 50 ms is a stall users feel in a request; each capture stops JS for
-// a stack walk (~10-50 us), so no finer than 5 ms; past 10 s a block is not
-// worth a stack. The collector checks its flags against the same range.
+// lasts. agent/protocol/block_limits.h owns these four (and says why);
+// `loopdoctor run` always passes the two settings, so these are the
+// fallback for agent mode only. block_defaults.test.js fails if they drift.
 const DEFAULT_BLOCK_THRESHOLD_MS = 50;
 const DEFAULT_BLOCK_INTERVAL_MS = 20;
 const MIN_BLOCK_MS = 5;
@@ -209,4 +209,8 @@ module.exports = {
   MAX_PROFILE_MS,
   MAX_PROFILE_BYTES,
   MAX_PROFILE_CLOCK_SKEW_MS,
+  DEFAULT_BLOCK_THRESHOLD_MS,
+  DEFAULT_BLOCK_INTERVAL_MS,
+  MIN_BLOCK_MS,
+  MAX_BLOCK_MS,
 };
