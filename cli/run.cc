@@ -28,6 +28,7 @@ struct RunArgs {
   std::vector<std::string> fail_on;
   bool open = false;
   bool no_profile = false;
+  bool profile = false;  // from the start of the load, even with the native probe
   bool no_record = false;  // the recording lives only until the outputs are written
   std::string profile_interval;  // empty: the probe's default (10ms)
   std::string block_threshold, block_interval;  // empty: block_limits.h's defaults
@@ -101,6 +102,7 @@ std::string probe_options(const RunArgs& a, collector::RunOptions* ro) {
   if (!err.empty()) return err;
   if (err = block_options(a, ro); !err.empty()) return err;
   ro->profile = !a.no_profile;
+  ro->profile_on_block = !a.profile;
   if (a.profile_interval.empty()) return {};
   double ms = 0;
   err = duration_in_range("--profile-interval", a.profile_interval, kMinProfileIntervalMs,
@@ -255,8 +257,14 @@ Command add_run(CLI::App& root) {
                 "giving up (exit 2, no verdict)")
       ->capture_default_str();
   s->add_option("--sample-interval", a->sample_interval, "Probe and /proc sampling period")->capture_default_str();
-  s->add_flag("--no-profile", a->no_profile,
-              "Do not record a CPU profile of the target during the load, or of the whole run without load (it names the functions that block the loop)");
+  auto* no_profile = s->add_flag(
+      "--no-profile", a->no_profile,
+      "Do not record a CPU profile of the target (it names the functions and lines that block the loop)");
+  s->add_flag("--profile", a->profile,
+              "Record the CPU profile from the start of the load (or of the whole run without load). By "
+              "default, with the native probe, it starts at the first blocked loop: its block stacks name "
+              "what blocks, and a server that never blocks pays nothing for a profiler")
+      ->excludes(no_profile);
   s->add_option("--profile-interval", a->profile_interval,
                 "CPU profile sampling interval (default 10ms)");
   s->add_option("--block-threshold", a->block_threshold,

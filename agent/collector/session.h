@@ -28,6 +28,7 @@ struct RunOptions {
   std::string native_dir;               // the native addon's folder when not beside probe.js (a build tree)
   bool live_status = false;             // one status line on stderr (a tty)
   bool profile = true;                  // ask the probe for a CPU profile of the load
+  bool profile_on_block = true;         // with the native probe, from the first blocked loop on (else from the start)
   double profile_interval_us = 0;       // its sampling interval (0: the probe's default, 10 ms)
   // Native probe: no turn this long is a block; its stack again this often
   // while it lasts. Always passed to the probe (block_limits.h owns the defaults).

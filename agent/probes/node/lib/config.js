@@ -53,6 +53,16 @@ const GC_PROFILER_MAX_PENDING = 128;
 // the loop between samples, and a 5 s blocked run still gives ~500 samples.
 // --profile-interval 1ms for short work in a short run.
 const DEFAULT_PROFILE_INTERVAL_US = 10000;
+// LOOPDOCTOR_PROFILE=on-block (what `run` asks for unless --profile) with the
+// native probe: profile-start only arms the profiler, which starts once the
+// loop is seen blocked for the block threshold (the sample timer ran that
+// late). V8's profiler costs a server whatever its interval (README,
+// probe-overhead), so a server that never blocks should not pay for it;
+// block stacks name what blocks, and the profile then adds hot lines,
+// source maps and the flame graph. The default threshold, 50 ms, is the
+// delay from which the analyzer charges profile samples to a blocked loop
+// (kBlockedIntervalMs, analyzer/thresholds.h): the late start misses the
+// first such stall only.
 const MIN_PROFILE_INTERVAL_US = 50;      // V8's sampler thread cannot go much finer
 const MAX_PROFILE_INTERVAL_US = 1000000;
 // V8 keeps every sample in memory until Profiler.stop: a long soak would
@@ -117,6 +127,7 @@ function readSettings(env, selfPath) {
     resolutionMs: Math.max(1, Math.min(Math.round(intervalMs), MAX_DELAY_RESOLUTION_MS)),
     job: jobText || (process.argv[1] ? path.basename(process.argv[1]) : 'node'),
     profileEnabled: profileText !== '0' && profileText !== 'false',
+    profileOnBlock: profileText === 'on-block',
     profileIntervalUs,
     probeChoice,
     nativeDir,
