@@ -75,8 +75,12 @@ function start(name, set) {
       '--no-record', '--', 'node', '-e', SERVER];
   const out = fs.openSync(path.join(tmp, `${name}.out`), 'w');
   const err = fs.openSync(path.join(tmp, `${name}.err`), 'w');
+  // detached: a session of its own, as `run` gives its target. With the
+  // kernel's autogroup scheduling, each session gets an equal CPU share on a
+  // busy machine: plain servers sharing this script's session got a fraction
+  // of what each probed target got (and came out 2x slower).
   const child = spawn('taskset', ['-c', SERVER_CPU, ...cmd], {
-    env: { ...process.env, ...(v.env || {}) }, stdio: ['ignore', out, err],
+    env: { ...process.env, ...(v.env || {}) }, stdio: ['ignore', out, err], detached: true,
   });
   const s = { name, child, plain: !!v.plain, set };
   live.add(s);
@@ -157,6 +161,7 @@ async function oneSet(set) {
       const n = names[(k + r + set) % names.length];
       rps[n] = saturation(servers[n]);
       us[n] = perRequest(servers[n]);
+      await new Promise(setImmediate);  // lets a Ctrl-C's handler run and stop the servers
     }
     const base = (rps.none + rps.control) / 2;
     let line = `set ${set} round ${r + 1}: plain ${base.toFixed(0)} req/s ${us.none.total.toFixed(2)} us/req`;
