@@ -7,6 +7,7 @@
 
 #include "agent/collector/run_limits.h"
 #include "agent/collector/session.h"
+#include "agent/protocol/block_limits.h"
 #include "agent/load/validate.h"
 #include "base/duration.h"
 #include "cli/commands.h"
@@ -28,9 +29,10 @@ struct RunArgs {
   std::vector<std::string> fail_on;
   bool open = false;
   bool no_profile = false;
+  bool profile = false;  // from the start of the load, even with the native probe
   bool no_record = false;  // the recording lives only until the outputs are written
   std::string profile_interval;  // empty: the probe's default (10ms)
-  std::string block_threshold, block_interval;  // empty: the probe's defaults (50ms, 20ms)
+  std::string block_threshold, block_interval;  // empty: block_limits.h's defaults
 };
 
 // The sampler and probe cost grows as the interval shrinks; under 1 ms the
@@ -46,11 +48,11 @@ constexpr double kMaxProfileIntervalMs = 100;
 // 10 minutes a server that has not listened is waiting on something else.
 constexpr double kMinListenTimeoutMs = 1000;
 constexpr double kMaxListenTimeoutMs = 600000;
-// Block stacks: each capture stops JS for a stack walk, so not finer than
-// 5 ms; past 10 s a block is not worth a stack. The probe clamps its
-// environment to the same range (agent/probes/node/lib/config.js).
-constexpr double kMinBlockMs = 5;
-constexpr double kMaxBlockMs = 10000;
+// Block stacks' defaults and range: agent/protocol/block_limits.h.
+using protocol::kDefaultBlockIntervalMs;
+using protocol::kDefaultBlockThresholdMs;
+using protocol::kMaxBlockMs;
+using protocol::kMinBlockMs;
 using base::kUsPerMs;
 
 int usage(const std::string& msg) {
@@ -69,15 +71,29 @@ std::string duration_in_range(const std::string& option, const std::string& text
   return {};
 }
 
-// --block-threshold and --block-interval; unset, the probe's defaults.
+// A block setting as the help and the errors write it: whole ms or s.
+std::string block_ms_text(double ms) {
+  return ms >= 1000 && static_cast<long>(ms) % 1000 == 0 ? std::to_string(static_cast<long>(ms) / 1000) + "s"
+                                                        : std::to_string(static_cast<long>(ms)) + "ms";
+}
+
+std::string block_range_text() { return block_ms_text(kMinBlockMs) + " and " + block_ms_text(kMaxBlockMs); }
+
+std::string block_help(const std::string& what, double default_ms) {
+  return what + " (default " + block_ms_text(default_ms) + "; " + block_ms_text(kMinBlockMs) + " to " +
+         block_ms_text(kMaxBlockMs) + ")";
+}
+
+// --block-threshold and --block-interval; unset, block_limits.h's defaults
+// (RunOptions starts with them).
 std::string block_options(const RunArgs& a, collector::RunOptions* ro) {
   std::string err;
   if (!a.block_threshold.empty())
     err = duration_in_range("--block-threshold", a.block_threshold, kMinBlockMs, kMaxBlockMs,
-                            "5ms and 10s", &ro->block_threshold_ms);
+                            block_range_text(), &ro->block_threshold_ms);
   if (err.empty() && !a.block_interval.empty())
     err = duration_in_range("--block-interval", a.block_interval, kMinBlockMs, kMaxBlockMs,
-                            "5ms and 10s", &ro->block_interval_ms);
+                            block_range_text(), &ro->block_interval_ms);
   return err;
 }
 
@@ -87,6 +103,7 @@ std::string probe_options(const RunArgs& a, collector::RunOptions* ro) {
   if (!err.empty()) return err;
   if (err = block_options(a, ro); !err.empty()) return err;
   ro->profile = !a.no_profile;
+  ro->profile_on_block = !a.profile;
   if (a.profile_interval.empty()) return {};
   double ms = 0;
   err = duration_in_range("--profile-interval", a.profile_interval, kMinProfileIntervalMs,
@@ -241,16 +258,23 @@ Command add_run(CLI::App& root) {
                 "giving up (exit 2, no verdict)")
       ->capture_default_str();
   s->add_option("--sample-interval", a->sample_interval, "Probe and /proc sampling period")->capture_default_str();
-  s->add_flag("--no-profile", a->no_profile,
-              "Do not record a CPU profile of the target during the load, or of the whole run without load (it names the functions that block the loop)");
+  auto* no_profile = s->add_flag(
+      "--no-profile", a->no_profile,
+      "Do not record a CPU profile of the target (it names the functions and lines that block the loop)");
+  s->add_flag("--profile", a->profile,
+              "Record the CPU profile from the start of the load (or of the whole run without load). By "
+              "default, with the native probe, it starts at the first blocked loop: its block stacks name "
+              "what blocks, and a server that never blocks pays nothing for a profiler")
+      ->excludes(no_profile);
   s->add_option("--profile-interval", a->profile_interval,
                 "CPU profile sampling interval (default 10ms)");
   s->add_option("--block-threshold", a->block_threshold,
-                "Native probe: a loop that has not turned for this long is blocked, and its JS stack "
-                "is sent (default 50ms; 5ms to 10s)");
+                block_help("Native probe: a loop that has not turned for this long is blocked, and its "
+                           "JS stack is sent",
+                           kDefaultBlockThresholdMs));
   s->add_option("--block-interval", a->block_interval,
-                "Native probe: the blocked loop's stack again this often while the block lasts "
-                "(default 20ms; 5ms to 10s)");
+                block_help("Native probe: the blocked loop's stack again this often while the block lasts",
+                           kDefaultBlockIntervalMs));
   s->add_option("-o,--output", a->output, "HTML report (default ./loopdoctor-<pid>.html)");
   s->add_option("--json", a->json,
                 "Diagnosis as JSON ('-' for stdout; the target's own stdout then goes to stderr)");

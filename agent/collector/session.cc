@@ -112,11 +112,11 @@ void Session::init_handles() {
 bool Session::spawn_target(int child_fd) {
   std::map<std::string, std::string> env = {{"LOOPDOCTOR_FD", "3"},
                                             {"LOOPDOCTOR_INTERVAL_MS", interval_text(interval_ms())}};
-  if (!opts_.profile) env["LOOPDOCTOR_PROFILE"] = "0";
+  env["LOOPDOCTOR_PROFILE"] = !opts_.profile ? "0" : opts_.profile_on_block ? "on-block" : "1";
   if (opts_.profile_interval_us > 0)
     env["LOOPDOCTOR_PROFILE_INTERVAL_US"] = interval_text(opts_.profile_interval_us);
-  if (opts_.block_threshold_ms > 0) env["LOOPDOCTOR_BLOCK_THRESHOLD_MS"] = interval_text(opts_.block_threshold_ms);
-  if (opts_.block_interval_ms > 0) env["LOOPDOCTOR_BLOCK_INTERVAL_MS"] = interval_text(opts_.block_interval_ms);
+  env["LOOPDOCTOR_BLOCK_THRESHOLD_MS"] = interval_text(opts_.block_threshold_ms);
+  env["LOOPDOCTOR_BLOCK_INTERVAL_MS"] = interval_text(opts_.block_interval_ms);
   if (!opts_.native_dir.empty()) env["LOOPDOCTOR_NATIVE_DIR"] = opts_.native_dir;
   if (!opts_.probe_path.empty()) {
     const char* existing = std::getenv("NODE_OPTIONS");

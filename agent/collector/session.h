@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "agent/load/load.h"
+#include "agent/protocol/block_limits.h"
 
 namespace loopdoctor::collector {
 
@@ -27,9 +28,12 @@ struct RunOptions {
   std::string native_dir;               // the native addon's folder when not beside probe.js (a build tree)
   bool live_status = false;             // one status line on stderr (a tty)
   bool profile = true;                  // ask the probe for a CPU profile of the load
+  bool profile_on_block = true;         // with the native probe, from the first blocked loop on (else from the start)
   double profile_interval_us = 0;       // its sampling interval (0: the probe's default, 10 ms)
-  double block_threshold_ms = 0;        // native probe: no turn this long is a block (0: its default, 50 ms)
-  double block_interval_ms = 0;         // its stack again this often while it lasts (0: its default, 20 ms)
+  // Native probe: no turn this long is a block; its stack again this often
+  // while it lasts. Always passed to the probe (block_limits.h owns the defaults).
+  double block_threshold_ms = protocol::kDefaultBlockThresholdMs;
+  double block_interval_ms = protocol::kDefaultBlockIntervalMs;
   std::string loopdoctor_version;
   double listen_timeout_ms = kDefaultListenTimeoutMs;  // with load: wait this long for a port
   bool target_stdout_to_stderr = false;  // our stdout carries --json - / --markdown -

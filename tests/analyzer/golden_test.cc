@@ -117,3 +117,26 @@ TEST_CASE("golden: without a profile block stacks name pbkdf2Sync in native code
       "Start with `pbkdf2Sync` (in native code, node:internal/crypto/pbkdf2:64), called from "
       "samples/node/pbkdf2-sync/server.js:16: it was running during"));
 }
+
+TEST_CASE("golden: a real native-probe run names pbkdf2Sync from its profile and its block stacks") {
+  // Recorded with `run --load / -c 50 -d 2s` (the defaults: native probe,
+  // CPU profile from the first block) on samples/node/pbkdf2-sync, on a busy
+  // machine (the loop's thread waited for a CPU 73 % of the time).
+  Golden g = load("pbkdf2-sync-native.ndjson.gz");
+  CHECK(g.dx.verdict == Verdict::kBlockedLoop);
+  CHECK(g.tl.probe_kind == "native");
+  CHECK(!g.tl.profile.is_null());
+  CHECK(g.dx.blocks.blocks >= 3);
+  CHECK(g.dx.blocks.blocked_ms > 1500);
+  REQUIRE(!g.dx.issues.empty());
+  const Issue& is = g.dx.issues.front();
+  CHECK(is.hotspots_source == HotspotSource::kCpuProfile);
+  REQUIRE(!is.hotspots.empty());
+  CHECK(is.hotspots[0].function == "pbkdf2Sync");
+  REQUIRE(!is.block_hotspots.empty());
+  CHECK(is.block_hotspots[0].function == "pbkdf2Sync (in native code)");
+  // The profile names the handler by the line it is defined on, block
+  // stacks by the line running: the call itself.
+  CHECK(is.hotspots[0].caller == "samples/node/pbkdf2-sync/server.js:14");
+  CHECK(is.block_hotspots[0].caller == "samples/node/pbkdf2-sync/server.js:16");
+}

@@ -102,7 +102,7 @@
     });
     const gc = parts.createGcObserver(state, transport.enqueue);
     const httpView = parts.createHttpView(state, transport.send);
-    sampler = parts.createSampler(state, transport, gc, httpView);
+    sampler = parts.createSampler(state, transport, gc, httpView, () => profiler.blocked());
     profiler = parts.createProfiler(state, transport);
 
     httpView.install();

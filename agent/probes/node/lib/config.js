@@ -53,6 +53,16 @@ const GC_PROFILER_MAX_PENDING = 128;
 // the loop between samples, and a 5 s blocked run still gives ~500 samples.
 // --profile-interval 1ms for short work in a short run.
 const DEFAULT_PROFILE_INTERVAL_US = 10000;
+// LOOPDOCTOR_PROFILE=on-block (what `run` asks for unless --profile) with the
+// native probe: profile-start only arms the profiler, which starts once the
+// loop is seen blocked for the block threshold (the sample timer ran that
+// late). V8's profiler costs a server whatever its interval (README,
+// probe-overhead), so a server that never blocks should not pay for it;
+// block stacks name what blocks, and the profile then adds hot lines,
+// source maps and the flame graph. The default threshold, 50 ms, is the
+// delay from which the analyzer charges profile samples to a blocked loop
+// (kBlockedIntervalMs, analyzer/thresholds.h): the late start misses the
+// first such stall only.
 const MIN_PROFILE_INTERVAL_US = 50;      // V8's sampler thread cannot go much finer
 const MAX_PROFILE_INTERVAL_US = 1000000;
 // V8 keeps every sample in memory until Profiler.stop: a long soak would
@@ -69,9 +79,9 @@ const MAX_PROFILE_CLOCK_SKEW_MS = 1000;
 
 // Block stacks (native probe only): a loop that has not turned for the
 // threshold is blocked, and its stack is read again every interval while it
-// lasts. 50 ms is a stall users feel in a request; each capture stops JS for
-// a stack walk (~10-50 us), so no finer than 5 ms; past 10 s a block is not
-// worth a stack. The collector checks its flags against the same range.
+// lasts. agent/protocol/block_limits.h owns these four (and says why);
+// `loopdoctor run` always passes the two settings, so these are the
+// fallback for agent mode only. block_defaults.test.js fails if they drift.
 const DEFAULT_BLOCK_THRESHOLD_MS = 50;
 const DEFAULT_BLOCK_INTERVAL_MS = 20;
 const MIN_BLOCK_MS = 5;
@@ -117,6 +127,7 @@ function readSettings(env, selfPath) {
     resolutionMs: Math.max(1, Math.min(Math.round(intervalMs), MAX_DELAY_RESOLUTION_MS)),
     job: jobText || (process.argv[1] ? path.basename(process.argv[1]) : 'node'),
     profileEnabled: profileText !== '0' && profileText !== 'false',
+    profileOnBlock: profileText === 'on-block',
     profileIntervalUs,
     probeChoice,
     nativeDir,
@@ -209,4 +220,8 @@ module.exports = {
   MAX_PROFILE_MS,
   MAX_PROFILE_BYTES,
   MAX_PROFILE_CLOCK_SKEW_MS,
+  DEFAULT_BLOCK_THRESHOLD_MS,
+  DEFAULT_BLOCK_INTERVAL_MS,
+  MIN_BLOCK_MS,
+  MAX_BLOCK_MS,
 };

@@ -1,22 +1,38 @@
 'use strict';
 // The CPU profile: V8's sampling profiler through an inspector session,
-// started by the collector's "profile-start", stopped at "end" (or after
-// MAX_PROFILE_MS), trimmed, placed on the probe clock and sent as one line
-// just before bye.
+// started by the collector's "profile-start" (or, in on-block mode with the
+// native probe, by the first blocked loop after it: see config.js),
+// stopped at "end" (or after MAX_PROFILE_MS), trimmed, placed on the probe
+// clock and sent as one line just before bye.
 const { r3 } = require('./state.js');
 const { MAX_PROFILE_MS, MAX_PROFILE_BYTES, MAX_PROFILE_CLOCK_SKEW_MS } = require('./config.js');
 
 function createProfiler(state, transport) {
   const { now } = state;
-  const { profileEnabled, profileIntervalUs } = state.settings;
+  const { profileEnabled, profileOnBlock, profileIntervalUs } = state.settings;
   // The inspector session while profiling, the measured start, and the
   // result once stopped (early, at MAX_PROFILE_MS, or at end).
   let session = null;
   let startT = 0;
   let capTimer = null;
   let result = null;   // {profile, t, t_end}
+  let armed = false;   // on-block mode: profile-start came, no block yet
 
+  // profile-start. On-block mode needs block stacks to name what blocks
+  // until the profile runs, so the JS probe profiles at once.
   function start() {
+    if (profileOnBlock && state.native !== null) armed = true;
+    else begin();
+  }
+
+  // The loop was blocked (sampler.js): an armed profiler starts now.
+  function blocked() {
+    if (!armed) return;
+    armed = false;
+    begin();
+  }
+
+  function begin() {
     if (!profileEnabled || session || result || state.finished || !state.connected) return;
     let inspector;
     try { inspector = require('inspector'); } catch (_) { return; }  // node built without it
@@ -48,11 +64,13 @@ function createProfiler(state, transport) {
   // (disconnecting the session ends V8's profiling too).
   function discard() {
     result = null;
+    armed = false;
     closeSession();
   }
 
   // Stops the profiler (if running) and calls done once the result is kept.
   function stop(done) {
+    armed = false;
     const s = session;
     if (!s) { if (done) done(); return; }
     if (capTimer) { clearTimeout(capTimer); capTimer = null; }
@@ -131,7 +149,7 @@ function createProfiler(state, transport) {
     transport.writeNow(line);
   }
 
-  return { start, stop, send, discard };
+  return { start, blocked, stop, send, discard };
 }
 
 module.exports = { createProfiler };

@@ -11,9 +11,11 @@ const { performance } = require('perf_hooks');
 const { r3 } = require('./state.js');
 const { MAX_DELAYS_PER_SAMPLE, SLOW_REFRESH_MS } = require('./config.js');
 
-function createSampler(state, transport, gc, httpView) {
+// onBlocked(): called when, with the native probe, the timer ran at least
+// the block threshold late (the profiler's on-block start, see config.js).
+function createSampler(state, transport, gc, httpView, onBlocked) {
   const { now } = state;
-  const { intervalMs, resolutionMs } = state.settings;
+  const { intervalMs, resolutionMs, blockThresholdMs } = state.settings;
   const { enqueue, flushIfDue } = transport;
   let timer = null;
   // Loop delay: our own timer measures how late each tick runs. Not
@@ -64,7 +66,12 @@ function createSampler(state, transport, gc, httpView) {
   // period minus the configured one), and a sample is due every intervalMs.
   function tick() {
     const t = now();
-    if (state.native !== null) { handOver(t); return; }
+    if (state.native !== null) {
+      if (onBlocked && t - lastTick - intervalMs >= blockThresholdMs) onBlocked();
+      lastTick = t;
+      handOver(t);
+      return;
+    }
     const late = t - lastTick - resolutionMs;
     lastTick = t;
     recordDelay(late > 0 ? late : 0);

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "agent/protocol/block_limits.h"
 #include "gc_hooks.h"
 #include "line_writer.h"
 #include "socket_writer.h"
@@ -128,13 +129,14 @@ napi_value Connects(napi_env env, napi_callback_info) {
   return r;
 }
 
-// blocks(thresholdMs, intervalMs): block stacks on, after start(); true when on.
+// blocks(thresholdMs, intervalMs): block stacks on, after start(); true when
+// on. probe.js always passes both; a non-number falls back to block_limits.h.
 napi_value Blocks(napi_env env, napi_callback_info info) {
   Args a = get_args(env, info);
   if (g_watchdog == nullptr || a.argc < 2) return js_bool(env, false);
   BlockConfig cfg;
-  cfg.threshold_ns = static_cast<uint64_t>(get_number(env, a.argv[0], 50) * 1e6);
-  cfg.interval_ns = static_cast<uint64_t>(get_number(env, a.argv[1], 20) * 1e6);
+  cfg.threshold_ns = static_cast<uint64_t>(get_number(env, a.argv[0], protocol::kDefaultBlockThresholdMs) * 1e6);
+  cfg.interval_ns = static_cast<uint64_t>(get_number(env, a.argv[1], protocol::kDefaultBlockIntervalMs) * 1e6);
   return js_bool(env, g_watchdog->enable_blocks(cfg));
 }
 
