@@ -9,6 +9,7 @@
 #include "agent/collector/session.h"
 #include "agent/load/validate.h"
 #include "base/duration.h"
+#include "base/redact.h"
 #include "cli/commands.h"
 #include "cli/load_options.h"
 #include "cli/paths.h"
@@ -28,6 +29,7 @@ struct RunArgs {
   bool open = false;
   bool no_profile = false;
   bool no_record = false;  // the recording lives only until the outputs are written
+  bool no_redact = false;  // keep secrets in the outputs (base/redact.h)
   std::string profile_interval;  // empty: the probe's default (10ms)
   std::string block_threshold, block_interval;  // empty: the probe's defaults (50ms, 20ms)
 };
@@ -173,13 +175,14 @@ int report(const RunArgs& a, const collector::RunOptions& ro, const collector::R
   // What limited the run comes first: it is why the verdict below may not
   // be the one the user came for.
   for (const std::string& line : collector::run_limits(ro, res))
-    std::cerr << "loopdoctor: " << line << "\n";
+    std::cerr << "loopdoctor: " << (ro.redact_line ? ro.redact_line(line) : line) << "\n";
   OutputOptions oo;
   oo.html_path = a.output.empty() ? "loopdoctor-" + std::to_string(res.pid) + ".html" : a.output;
   oo.json_path = a.json;
   oo.markdown_path = a.markdown;
   oo.fail_on = a.fail_on;
   oo.open = a.open;
+  oo.redact = !a.no_redact;
   oo.show_recording = !a.no_record;
   oo.print_recorded_warnings = false;  // said during the run or among its limits
   const bool no_load = collector::load_never_ran(ro, res);
@@ -212,10 +215,12 @@ int run_command(const RunArgs& a) {
     return kExitFailed;
   }
   ro.live_status = isatty(STDERR_FILENO) == 1;
+  if (!a.no_redact)
+    ro.redact_line = [r = base::Redactor::from_environment()](const std::string& l) { return r.text(l); };
 
   collector::RunResult res;
   if (!collector::run_session(ro, &res)) {
-    std::cerr << "loopdoctor: " << res.error << "\n";
+    std::cerr << "loopdoctor: " << (ro.redact_line ? ro.redact_line(res.error) : res.error) << "\n";
     if (a.no_record) remove_private_recording(ro.record_path);
     return kExitFailed;
   }
@@ -264,6 +269,7 @@ Command add_run(CLI::App& root) {
               "are written (kept, and its path printed, if they could not be)");
   s->add_option("--fail-on", a->fail_on, "Exit 3 when the verdict is one of these (comma-separated)")->delimiter(',');
   s->add_flag("--open", a->open, "Open the report in a browser");
+  add_no_redact_flag(s, &a->no_redact);
   s->add_option("command", a->command, "The target command, after --");
   return {s, [a] { return run_command(*a); }};
 }

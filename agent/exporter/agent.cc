@@ -19,6 +19,7 @@
 #include "analyzer/recording/proc_record.h"
 #include "analyzer/analyze.h"
 #include "base/exit_codes.h"
+#include "base/redact.h"
 #include "base/proc_stats.h"
 #include "base/run_clock.h"
 #include "base/timer.h"
@@ -105,6 +106,7 @@ class Agent {
     id.pid = pid;
     id.argv = base::process_cmdline(pid);
     id.job = job_from_argv(id.argv);
+    redact_identity(&id);
     id.start_time_s = base::process_start_time_s(pid);
     auto p = std::make_unique<ProcessState>(std::move(id), opt_.window_ms);
     p->has_probe = false;
@@ -170,6 +172,7 @@ class Agent {
     const int peer = raw->peer_pid();
     const PidCheck check = check_claimed_pid(id.pid, peer, peer > 0 ? read_ns_pids(peer) : std::vector<long>{});
     if (!check.accept) return raw->close(check.reason, true);
+    redact_identity(&id);
     if (!check.reason.empty()) spdlog::warn("probe job {}: {}", id.job, check.reason);
     id.pid = check.pid;
     id.start_time_s = base::process_start_time_s(peer > 0 ? peer : static_cast<int>(id.pid));
@@ -212,6 +215,13 @@ class Agent {
     const ProcessState* p = table_.find(l.process);
     spdlog::info("probe connected: pid {} job {} ({} {})", p->id.pid, p->id.job, p->id.runtime,
                  p->id.versions.count("node") ? p->id.versions.at("node") : "");
+  }
+
+  // Where a process's command line and job enter the agent: /processes,
+  // /report/<pid> and the `job` label show them redacted (base/redact.h).
+  void redact_identity(ProcessIdentity* id) const {
+    id->argv = redactor_.argv(id->argv);
+    id->job = redactor_.text(id->job);
   }
 
   // True when `p`'s series belong to a live process other than `peer`. A
@@ -336,6 +346,7 @@ class Agent {
   }
 
   AgentOptions opt_;
+  base::Redactor redactor_ = base::Redactor::from_environment();
   uv_loop_t loop_{};
   base::RunClock clock_;
   ProcessTable table_;
