@@ -196,6 +196,12 @@ int report(const RunArgs& a, const collector::RunOptions& ro, const collector::R
 }
 
 int run_command(const RunArgs& a) {
+  // A recording that reaches RLIMIT_FSIZE must fail its write (EFBIG: the
+  // writer says so, the run goes on and the recording up to there stays
+  // readable), not kill loopdoctor before it writes any report. libuv's
+  // loop setup ignores SIGXFSZ too; said here, where the reason is. The
+  // target gets the default action back (libuv resets signals in the child).
+  std::signal(SIGXFSZ, SIG_IGN);
   collector::RunOptions ro;
   if (std::string err = session_options(a, &ro); !err.empty()) return usage(err);
   DataPaths paths;
