@@ -24,10 +24,17 @@ struct AgentArgs {
   std::string socket;
   std::vector<int> attach;
   std::string window = "60s";
+  bool public_reports = false;
 };
 
-bool is_loopback(const std::string& host) {
-  return host == "127.0.0.1" || host == "localhost" || host == "::1" || host.starts_with("127.");
+// The line said at start when the HTTP port is reachable from other hosts.
+std::string exposure_warning(const std::string& listen, bool public_reports) {
+  if (public_reports)
+    return "loopdoctor agent: warning: serving /metrics, /processes and /report/<pid> on " + listen +
+           " to anyone who can reach it: they show the observed processes' command lines and code\n";
+  return "loopdoctor agent: warning: serving /metrics on " + listen +
+         " to anyone who can reach it; /processes and /report/<pid> answer clients on this host only "
+         "(--public-reports to serve them there too)\n";
 }
 
 int agent_command(const AgentArgs& a) {
@@ -48,9 +55,7 @@ int agent_command(const AgentArgs& a) {
               << "' is not host:port (e.g. 127.0.0.1:9464)\n";
     return kExitUsage;
   }
-  if (!is_loopback(host))
-    std::cerr << "loopdoctor agent: warning: serving on " << a.listen
-              << "; anyone who can reach it can read the metrics and reports\n";
+  if (!exporter::is_loopback_host(host)) std::cerr << exposure_warning(a.listen, a.public_reports);
   for (int pid : a.attach)
     if (pid <= 0) {
       std::cerr << "loopdoctor agent: --attach " << pid << " is not a process id\n";
@@ -64,6 +69,7 @@ int agent_command(const AgentArgs& a) {
   o.listen = a.listen;
   o.socket_path = a.socket.empty() ? exporter::default_socket_path() : a.socket;
   o.attach = a.attach;
+  o.details_public = a.public_reports;
   o.templates_dir = paths.templates_dir;
   o.version = LOOPDOCTOR_VERSION;
   return exporter::run_agent(o);
@@ -83,6 +89,9 @@ Command add_agent(CLI::App& root) {
                 "Unix socket probes connect to (default " + exporter::default_socket_path() +
                     "); its directory is created with mode 0700");
   s->add_option("--attach", a->attach, "Also observe this process from /proc (no probe); repeatable");
+  s->add_flag("--public-reports", a->public_reports,
+              "Serve /processes and /report/<pid> (command lines, code) to remote clients too, not "
+              "only to this host's, when --listen is not a loopback address");
   s->add_option("--window", a->window, "Rolling analysis window per process")->capture_default_str();
   return {s, [a] { return agent_command(*a); }};
 }

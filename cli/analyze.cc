@@ -13,6 +13,7 @@ struct AnalyzeArgs {
   std::string recording, output, json, markdown;
   std::vector<std::string> fail_on;
   bool open = false;
+  bool no_redact = false;
 };
 
 int analyze_command(const AnalyzeArgs& a) {
@@ -26,6 +27,7 @@ int analyze_command(const AnalyzeArgs& a) {
   oo.markdown_path = a.markdown;
   oo.fail_on = a.fail_on;
   oo.open = a.open;
+  oo.redact = !a.no_redact;
   oo.quiet_summary = a.json == "-" || a.markdown == "-";
   if (!a.output.empty()) {
     oo.html_path = a.output;
@@ -51,6 +53,7 @@ Command add_analyze(CLI::App& root) {
   s->add_option("--markdown", a->markdown, "Markdown summary ('-' for stdout)");
   s->add_option("--fail-on", a->fail_on, "Exit 3 when the verdict is one of these")->delimiter(',');
   s->add_flag("--open", a->open, "Open the report in a browser");
+  add_no_redact_flag(s, &a->no_redact);
   return {s, [a] { return analyze_command(*a); }};
 }
 

@@ -2,12 +2,22 @@
 #include <algorithm>
 #include <iostream>
 
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
 #include "cli/commands.h"
 #include "cli/did_you_mean.h"
 #include "cli/paths.h"
 
 int main(int argc, char** argv) {
   using namespace loopdoctor::cli;
+  // loopdoctor writes only to stderr (stdout may carry --json -), and
+  // spdlog's default logger writes to stdout: the collector's and the load's
+  // log lines (a recording that could not be written) go to stderr, worded
+  // like the rest. The agent sets its own (timestamped) logger.
+  auto log = spdlog::stderr_color_mt("loopdoctor");
+  log->set_pattern("loopdoctor: %l: %v");
+  spdlog::set_default_logger(log);
   CLI::App app{"loopdoctor: diagnose the event loop of a Node.js server under load.\n"
                "  loopdoctor run --load / -- node server.js\n"
                "  loopdoctor run --on-port 'wrk -c50 -d10s http://127.0.0.1:{port}/' -- node server.js\n"

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "analyzer/analyze.h"
+#include "analyzer/redact_timeline.h"
 #include "analyzer/render/html_report.h"
 #include "cli/commands.h"
 #include "cli/paths.h"
@@ -35,6 +36,13 @@ void open_in_browser(const std::string& path) {
 
 }  // namespace
 
+void add_no_redact_flag(CLI::App* app, bool* no_redact) {
+  app->add_flag("--no-redact", *no_redact,
+                "Keep what looks like a secret (--password=..., token=, Authorization:, URL "
+                "userinfo, long keys, secret environment values) in the report, JSON, Markdown and "
+                "terminal; by default it is replaced with [REDACTED]");
+}
+
 bool check_fail_on(const std::vector<std::string>& kinds, std::string* error) {
   for (const auto& k : kinds) {
     Verdict v;
@@ -54,6 +62,7 @@ int analyze_and_report(const std::string& recording_path, const OutputOptions& o
     std::cerr << "loopdoctor: " << error << "\n";
     return kExitFailed;
   }
+  if (opts.redact) redact_timeline(&*tl, base::Redactor::from_environment());
   for (const auto& w : tl->warnings) std::cerr << "loopdoctor: warning: " << w << "\n";
   if (opts.print_recorded_warnings)
     for (const auto& w : tl->recorded_warnings) std::cerr << "loopdoctor: warning: " << w << "\n";

@@ -5,6 +5,10 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace loopdoctor::cli {
 
 struct OutputOptions {
@@ -18,6 +22,9 @@ struct OutputOptions {
   // Print the collector's warning records: `analyze` does; `run` has said
   // them already (live, or among the run's limits).
   bool print_recorded_warnings = true;
+  // Secrets in the command, URLs and messages are redacted in every output
+  // (base/redact.h); --no-redact keeps them.
+  bool redact = true;
 };
 
 // Analyses the recording and writes every requested output. Returns the
@@ -25,6 +32,9 @@ struct OutputOptions {
 // (--fail-on matched). `target_note` is printed under the verdict when set
 // (e.g. "the target crashed").
 int analyze_and_report(const std::string& recording_path, const OutputOptions& opts);
+
+// --no-redact, declared once for `run` and `analyze`.
+void add_no_redact_flag(CLI::App* app, bool* no_redact);
 
 // Validates --fail-on values; false with a message naming the bad one.
 bool check_fail_on(const std::vector<std::string>& kinds, std::string* error);

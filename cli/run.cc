@@ -10,6 +10,7 @@
 #include "agent/protocol/block_limits.h"
 #include "agent/load/validate.h"
 #include "base/duration.h"
+#include "base/redact.h"
 #include "cli/commands.h"
 #include "cli/load_options.h"
 #include "cli/paths.h"
@@ -31,6 +32,7 @@ struct RunArgs {
   bool no_profile = false;
   bool profile = false;  // from the start of the load, even with the native probe
   bool no_record = false;  // the recording lives only until the outputs are written
+  bool no_redact = false;  // keep secrets in the outputs (base/redact.h)
   std::string profile_interval;  // empty: the probe's default (10ms)
   std::string block_threshold, block_interval;  // empty: block_limits.h's defaults
 };
@@ -191,13 +193,14 @@ int report(const RunArgs& a, const collector::RunOptions& ro, const collector::R
   // What limited the run comes first: it is why the verdict below may not
   // be the one the user came for.
   for (const std::string& line : collector::run_limits(ro, res))
-    std::cerr << "loopdoctor: " << line << "\n";
+    std::cerr << "loopdoctor: " << (ro.redact_line ? ro.redact_line(line) : line) << "\n";
   OutputOptions oo;
   oo.html_path = a.output.empty() ? "loopdoctor-" + std::to_string(res.pid) + ".html" : a.output;
   oo.json_path = a.json;
   oo.markdown_path = a.markdown;
   oo.fail_on = a.fail_on;
   oo.open = a.open;
+  oo.redact = !a.no_redact;
   oo.show_recording = !a.no_record;
   oo.print_recorded_warnings = false;  // said during the run or among its limits
   const bool no_load = collector::load_never_ran(ro, res);
@@ -211,6 +214,12 @@ int report(const RunArgs& a, const collector::RunOptions& ro, const collector::R
 }
 
 int run_command(const RunArgs& a) {
+  // A recording that reaches RLIMIT_FSIZE must fail its write (EFBIG: the
+  // writer says so, the run goes on and the recording up to there stays
+  // readable), not kill loopdoctor before it writes any report. libuv's
+  // loop setup ignores SIGXFSZ too; said here, where the reason is. The
+  // target gets the default action back (libuv resets signals in the child).
+  std::signal(SIGXFSZ, SIG_IGN);
   collector::RunOptions ro;
   if (std::string err = session_options(a, &ro); !err.empty()) return usage(err);
   DataPaths paths;
@@ -230,10 +239,12 @@ int run_command(const RunArgs& a) {
     return kExitFailed;
   }
   ro.live_status = isatty(STDERR_FILENO) == 1;
+  if (!a.no_redact)
+    ro.redact_line = [r = base::Redactor::from_environment()](const std::string& l) { return r.text(l); };
 
   collector::RunResult res;
   if (!collector::run_session(ro, &res)) {
-    std::cerr << "loopdoctor: " << res.error << "\n";
+    std::cerr << "loopdoctor: " << (ro.redact_line ? ro.redact_line(res.error) : res.error) << "\n";
     if (a.no_record) remove_private_recording(ro.record_path);
     return kExitFailed;
   }
@@ -289,6 +300,7 @@ Command add_run(CLI::App& root) {
               "are written (kept, and its path printed, if they could not be)");
   s->add_option("--fail-on", a->fail_on, "Exit 3 when the verdict is one of these (comma-separated)")->delimiter(',');
   s->add_flag("--open", a->open, "Open the report in a browser");
+  add_no_redact_flag(s, &a->no_redact);
   s->add_option("command", a->command, "The target command, after --");
   return {s, [a] { return run_command(*a); }};
 }

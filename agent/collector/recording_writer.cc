@@ -66,18 +66,23 @@ void RecordingWriter::write_line(std::string_view line) {
             gzwrite(file_.get(), line.data(), static_cast<unsigned>(line.size())) > 0;
   ok = ok && gzputc(file_.get(), '\n') != -1;
   dirty_ = true;
-  if (!ok && write_errors_++ == 0) {
-    int err = Z_OK;
-    const char* msg = gzerror(file_.get(), &err);
-    spdlog::error("writing the recording '{}' failed: {}", path_,
-                  err == Z_ERRNO ? std::strerror(errno) : msg);
-  }
+  if (!ok) note_failure(errno);
 }
 
+// zlib buffers 64 KiB: a full disk or RLIMIT_FSIZE (EFBIG) usually shows
+// in the flush, not in the write that filled the buffer.
 void RecordingWriter::flush() {
   if (!file_ || !dirty_) return;
-  gzflush(file_.get(), Z_SYNC_FLUSH);
+  if (gzflush(file_.get(), Z_SYNC_FLUSH) != Z_OK) note_failure(errno);
   dirty_ = false;
+}
+
+void RecordingWriter::note_failure(int saved_errno) {
+  if (write_errors_++ > 0) return;
+  int err = Z_OK;
+  const char* msg = gzerror(file_.get(), &err);
+  spdlog::error("writing the recording '{}' failed: {}; the report covers the run up to this point",
+                path_, err == Z_ERRNO ? std::strerror(saved_errno) : msg);
 }
 
 void RecordingWriter::close() {

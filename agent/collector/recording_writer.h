@@ -46,6 +46,9 @@ class RecordingWriter {
   struct GzCloser {
     void operator()(gzFile f) const { gzclose(f); }
   };
+  // Logs the first failed write or flush (`saved_errno` from the call).
+  void note_failure(int saved_errno);
+
   std::unique_ptr<gzFile_s, GzCloser> file_;
   std::string path_;
   bool dirty_ = false;

@@ -161,7 +161,8 @@ void Session::warn(const std::string& text) {
 
 void Session::say(const std::string& line) {
   status_.clear();  // the next redraw puts the status line back below the message
-  std::fprintf(stderr, "%s\n", line.c_str());
+  const std::string shown = opts_.redact_line ? opts_.redact_line(line) : line;
+  std::fprintf(stderr, "%s\n", shown.c_str());
   status_.start([this] { return model_.line(clock_.now_ms()); });
 }
 

@@ -3,6 +3,7 @@
 // recording. Analysis and rendering happen afterwards, from the recording.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,9 @@ struct RunOptions {
   std::string loopdoctor_version;
   double listen_timeout_ms = kDefaultListenTimeoutMs;  // with load: wait this long for a port
   bool target_stdout_to_stderr = false;  // our stdout carries --json - / --markdown -
+  // Applied to each line said on stderr during the run (the load's URL, a
+  // warning); the recording gets the text unchanged. Unset: lines as they are.
+  std::function<std::string(const std::string&)> redact_line;
 };
 
 struct RunResult {

@@ -11,6 +11,7 @@
 
 #include "agent/exporter/http_server.h"
 #include "agent/exporter/job_name.h"
+#include "agent/exporter/peer_check.h"
 #include "agent/exporter/probe_link.h"
 #include "agent/exporter/probe_listener.h"
 #include "agent/exporter/routes.h"
@@ -18,6 +19,7 @@
 #include "analyzer/recording/proc_record.h"
 #include "analyzer/analyze.h"
 #include "base/exit_codes.h"
+#include "base/redact.h"
 #include "base/proc_stats.h"
 #include "base/run_clock.h"
 #include "base/timer.h"
@@ -63,6 +65,7 @@ class Agent {
     if (!listener_.open(&loop_, opt_.socket_path, [this](uv_stream_t* s) { accept(s); }, error))
       return false;
     HttpRoutes routes;
+    routes.details_public = opt_.details_public;
     routes.metrics = [this] { return metrics_response(table_); };
     routes.processes = [this] { return processes_response(table_, clock_.now_ms()); };
     routes.report = [this](long pid) {
@@ -75,6 +78,8 @@ class Agent {
     spdlog::info("loopdoctor agent: serving http://{}:{}/metrics ; probes connect to {} ; window {:.0f} s",
                  host.find(':') != std::string::npos ? "[" + host + "]" : host, http_.port(),
                  opt_.socket_path, opt_.window_ms / 1000);
+    if (listener_.access().private_) spdlog::info("{}", listener_.access().text);
+    else spdlog::warn("{}", listener_.access().text);
 
     sweep_timer_.init(&loop_);
     sweep_timer_.start(kSweepPeriodMs, [this] { sweep(); }, true);
@@ -101,6 +106,7 @@ class Agent {
     id.pid = pid;
     id.argv = base::process_cmdline(pid);
     id.job = job_from_argv(id.argv);
+    redact_identity(&id);
     id.start_time_s = base::process_start_time_s(pid);
     auto p = std::make_unique<ProcessState>(std::move(id), opt_.window_ms);
     p->has_probe = false;
@@ -164,6 +170,11 @@ class Agent {
   void on_hello(ProbeLink* raw, Link& l, const json& m) {
     ProcessIdentity id = identity_from_hello(m);
     const int peer = raw->peer_pid();
+    const PidCheck check = check_claimed_pid(id.pid, peer, peer > 0 ? read_ns_pids(peer) : std::vector<long>{});
+    if (!check.accept) return raw->close(check.reason, true);
+    redact_identity(&id);
+    if (!check.reason.empty()) spdlog::warn("probe job {}: {}", id.job, check.reason);
+    id.pid = check.pid;
     id.start_time_s = base::process_start_time_s(peer > 0 ? peer : static_cast<int>(id.pid));
 
     std::vector<ProbeLink*> replaced;
@@ -178,11 +189,15 @@ class Agent {
   void register_hello(Link& l, ProcessIdentity id, int peer,
                       std::vector<ProbeLink*>* replaced) {
     Id existing = find_process(id.pid, id.job);
-    if (existing && table_.find(existing)->connected && peer > 0 && peer != id.pid) {
-      // Same pid and job from another pid namespace (two containers): this
-      // agent's view of the pid tells them apart.
+    if (existing && owned_by_another(*table_.find(existing), peer)) {
+      // Same pid and job from another process (two containers' pid
+      // namespaces): this agent's view of the pid tells them apart, and
+      // neither takes over the other's window.
       id.pid = peer;
       existing = find_process(id.pid, id.job);
+      // A contained process whose own pid is `peer` holds that label: a
+      // second entry, never a takeover.
+      if (existing && owned_by_another(*table_.find(existing), peer)) existing = 0;
     }
     if (existing) {
       ProcessState* p = table_.find(existing);
@@ -200,6 +215,20 @@ class Agent {
     const ProcessState* p = table_.find(l.process);
     spdlog::info("probe connected: pid {} job {} ({} {})", p->id.pid, p->id.job, p->id.runtime,
                  p->id.versions.count("node") ? p->id.versions.at("node") : "");
+  }
+
+  // Where a process's command line and job enter the agent: /processes,
+  // /report/<pid> and the `job` label show them redacted (base/redact.h).
+  void redact_identity(ProcessIdentity* id) const {
+    id->argv = redactor_.argv(id->argv);
+    id->job = redactor_.text(id->job);
+  }
+
+  // True when `p`'s series belong to a live process other than `peer`. A
+  // process that is gone leaves its window to the next one with its pid and
+  // job (a restarted server, the pid reused).
+  static bool owned_by_another(const ProcessState& p, int peer) {
+    return p.peer_pid > 0 && p.peer_pid != peer && (p.connected || base::process_alive(p.peer_pid));
   }
 
   Id find_process(long pid, const std::string& job) {
@@ -317,6 +346,7 @@ class Agent {
   }
 
   AgentOptions opt_;
+  base::Redactor redactor_ = base::Redactor::from_environment();
   uv_loop_t loop_{};
   base::RunClock clock_;
   ProcessTable table_;

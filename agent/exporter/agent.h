@@ -23,6 +23,7 @@ struct AgentOptions {
   double window_ms = kDefaultWindowMs;
   std::string templates_dir;   // report templates, for /report/<pid>
   std::string version;         // shown in reports
+  bool details_public = false; // serve /processes and /report/<pid> to remote clients too
 };
 
 // Runs until SIGTERM or SIGINT, then closes every connection, stops the HTTP

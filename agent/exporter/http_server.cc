@@ -43,6 +43,18 @@ constexpr const char* kIndex =
 
 }  // namespace
 
+bool is_loopback_host(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.starts_with("127.") || host.starts_with("::ffff:127.");
+}
+
+std::optional<HttpResponse> refuse_private_route(const std::string& uri, const std::string& remote_addr) {
+  const bool is_private = uri == "/processes" || uri.starts_with("/report/");
+  if (!is_private || is_loopback_host(remote_addr)) return std::nullopt;
+  return HttpResponse{403, "text/plain",
+                      uri + " is served to clients on this host only (it shows command lines and code); "
+                            "start the agent with --public-reports to serve it to " + remote_addr + "\n"};
+}
+
 bool parse_listen_address(const std::string& listen, std::string* host, int* port) {
   auto colon = listen.rfind(':');
   if (colon == std::string::npos || colon + 1 >= listen.size()) return false;
@@ -105,7 +117,10 @@ int HttpServer::handle(mg_connection* conn, void* data) {
   }
   HttpResponse r;
   constexpr std::string_view kReport = "/report/";
-  if (uri == "/metrics") {
+  if (auto refused = self->routes_.details_public ? std::nullopt
+                                                  : refuse_private_route(uri, ri->remote_addr)) {
+    r = *refused;
+  } else if (uri == "/metrics") {
     r = self->routes_.metrics();
   } else if (uri == "/processes") {
     r = self->routes_.processes();

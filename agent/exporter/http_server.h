@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 struct mg_context;
@@ -27,6 +28,11 @@ struct HttpRoutes {
   std::function<HttpResponse()> metrics;
   std::function<HttpResponse()> processes;
   std::function<HttpResponse(long pid)> report;
+  // /processes and /report/<pid> show command lines, jobs and code
+  // locations: when false they answer loopback clients only (403 to the
+  // others), whatever address the server is bound to. /metrics is for
+  // Prometheus, which may scrape from another host.
+  bool details_public = false;
 };
 
 class HttpServer {
@@ -50,6 +56,14 @@ class HttpServer {
   mg_context* ctx_ = nullptr;
   HttpRoutes routes_;
 };
+
+// True for an address of this host's loopback: 127.0.0.0/8, ::1, an
+// IPv4-mapped ::ffff:127.x, and "localhost".
+bool is_loopback_host(const std::string& host);
+
+// The answer to `uri` from a client at `remote_addr` when the details are
+// not public; nullopt when the request may be served.
+std::optional<HttpResponse> refuse_private_route(const std::string& uri, const std::string& remote_addr);
 
 // Splits "host:port" (IPv6 in brackets). False when there is no valid port.
 bool parse_listen_address(const std::string& listen, std::string* host, int* port);

@@ -1,5 +1,6 @@
 #include "agent/exporter/probe_listener.h"
 
+#include <grp.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 namespace loopdoctor::exporter {
@@ -60,7 +62,21 @@ bool someone_listens(const std::string& path) {
   return ok;
 }
 
+std::string group_name(gid_t gid) {
+  if (const group* g = getgrgid(gid)) return g->gr_name;
+  return std::to_string(gid);
+}
+
 }  // namespace
+
+SocketAccess describe_socket_access(const std::string& dir, mode_t dir_mode, const std::string& group) {
+  const mode_t perms = dir_mode & 07777;
+  if ((perms & 0077) == 0)
+    return {true, "the socket directory '" + dir + "' is 0700: only this user's processes can connect"};
+  return {false, fmt::format("the socket directory '{}' has mode {:04o}, not 0700: processes of group '{}' "
+                             "can connect too and send series under their own pid",
+                             dir, perms, group)};
+}
 
 bool ProbeListener::open(uv_loop_t* loop, const std::string& path,
                          std::function<void(uv_stream_t*)> on_connection, std::string* error) {
@@ -70,8 +86,10 @@ bool ProbeListener::open(uv_loop_t* loop, const std::string& path,
     return false;
   }
   std::filesystem::path p(path);
-  if (!prepare_dir(p.has_parent_path() ? p.parent_path().string() : ".", error)) return false;
+  const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  if (!prepare_dir(dir, error)) return false;
   struct stat st {};
+  if (stat(dir.c_str(), &st) == 0) access_ = describe_socket_access(dir, st.st_mode, group_name(st.st_gid));
   if (lstat(path.c_str(), &st) == 0) {
     if (!S_ISSOCK(st.st_mode)) {
       *error = "'" + path + "' exists and is not a socket";

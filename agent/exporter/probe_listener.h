@@ -19,6 +19,15 @@ inline constexpr mode_t kSocketMode = 0660;
 // A directory the agent creates: only its own user may enter it.
 inline constexpr mode_t kSocketDirMode = 0700;
 
+// Who may connect, from the socket directory's mode and group, for the
+// agent's start line: `private_` when only the agent's user may (no group or
+// other bits); else `text` names the group that can connect too.
+struct SocketAccess {
+  bool private_ = true;
+  std::string text;
+};
+SocketAccess describe_socket_access(const std::string& dir, mode_t dir_mode, const std::string& group);
+
 class ProbeListener {
  public:
   ProbeListener() = default;
@@ -36,12 +45,15 @@ class ProbeListener {
   void close();
 
   const std::string& path() const { return path_; }
+  // Who may connect, as the directory was found when open() succeeded.
+  const SocketAccess& access() const { return access_; }
 
  private:
   uv_pipe_t pipe_{};
   bool open_ = false;
   std::string path_;
   ino_t inode_ = 0;
+  SocketAccess access_;
   std::function<void(uv_stream_t*)> on_connection_;
 };
 

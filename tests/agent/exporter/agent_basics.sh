@@ -91,6 +91,63 @@ attach)
     fail "the attached process's series outlived it"
   grep -q "attached process $plain exited" "$WORK/agent.log" || fail "no log line for the exit"
   ;;
+lying-probe)
+  # A probe's claimed pid is checked against the connection's peer
+  # (SO_PEERCRED): a process cannot write another process's series.
+  start_agent "$PORT"
+  grep -q "is 0700: only this user's processes can connect" "$WORK/agent.log" ||
+    fail "the start did not say who may connect"
+  start_node victim hello-world victim
+  wait_for 10 bash -c "curl -sf http://127.0.0.1:$PORT/processes | grep -q '\"job\": \"victim\"'" ||
+    fail "the honest probe did not appear"
+  lie() {  # lie CLAIMED_PID JOB: starts a lying probe, sets LIAR_PID
+    node "$ROOT/tests/agent/exporter/lying_probe.js" "$SOCK" "$1" "$2" >"$WORK/liar-$2.out" 2>&1 &
+    PIDS+=($!)
+    wait_for 5 test -s "$WORK/liar-$2.out" || fail "the lying probe did not start"
+    LIAR_PID=$(head -1 "$WORK/liar-$2.out")
+  }
+  # 1. It claims pid 1, a process no probe speaks for.
+  lie 1 init-liar
+  wait_for 10 bash -c "curl -sf http://127.0.0.1:$PORT/metrics | grep -q '^nodejs_eventloop_lag_max_seconds{pid=\"$LIAR_PID\",job=\"init-liar\"} 9.999'" ||
+    fail "the lying probe's series are not under its own pid $LIAR_PID: $(curl -s http://127.0.0.1:$PORT/metrics | grep init-liar)"
+  curl -sf "http://127.0.0.1:$PORT/metrics" | grep -q 'pid="1",' && fail "a series is labelled with the claimed pid 1"
+  grep -q "probe job init-liar: the probe claims pid 1 but the connection comes from pid $LIAR_PID; its series are labelled pid $LIAR_PID" \
+    "$WORK/agent.log" || fail "no logged reason for the re-keyed pid"
+  # 2. It claims the honest probe's pid and job: the victim keeps its window.
+  lie "$NODE_PID" victim
+  wait_for 10 bash -c "curl -sf http://127.0.0.1:$PORT/metrics | grep -q '^nodejs_eventloop_lag_max_seconds{pid=\"$LIAR_PID\",job=\"victim\"} 9.999'" ||
+    fail "the impostor's series are not under its own pid"
+  curl -sf "http://127.0.0.1:$PORT/metrics" >"$WORK/m.txt"
+  victim_max=$(sed -n "s/^nodejs_eventloop_lag_max_seconds{pid=\"$NODE_PID\",job=\"victim\"} \(.*\)/\1/p" "$WORK/m.txt")
+  [ -n "$victim_max" ] || fail "the victim's series are gone"
+  node -e 'process.exit(Number(process.argv[1]) < 1 ? 0 : 1)' "$victim_max" || fail "the victim's lag max is $victim_max: written by the impostor"
+  curl -sf "http://127.0.0.1:$PORT/processes" >"$WORK/p.json"
+  [ "$(js "$WORK/p.json" "j.processes.filter(p=>p.pid===$NODE_PID&&p.connected).length")" = 1 ] ||
+    fail "the victim lost its connection: $(cat "$WORK/p.json")"
+  grep -q "replaced by a new connection" "$WORK/agent.log" && fail "the impostor replaced the victim's connection"
+  ;;
+remote-clients)
+  # Bound to every interface: /metrics for anyone, /processes and /report
+  # for this host's clients only, and the start says so.
+  ip=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -v '^127\.' | grep -v ':' | head -1 || true)
+  "$LD" agent --listen "0.0.0.0:$PORT" --socket "$SOCK" 2>>"$WORK/agent.log" &
+  AGENT_PID=$!; PIDS+=("$AGENT_PID")
+  wait_for 15 curl -sf "http://127.0.0.1:$PORT/" || fail "the agent did not serve HTTP"
+  grep -q "warning: serving /metrics on 0.0.0.0:$PORT to anyone who can reach it; /processes and /report/<pid> answer clients on this host only (--public-reports to serve them there too)" \
+    "$WORK/agent.log" || fail "no warning line for a public address"
+  curl -sf "http://127.0.0.1:$PORT/processes" >/dev/null || fail "/processes refused a local client"
+  [ -n "$ip" ] || { echo "no non-loopback address on this host: the remote half is not run"; exit 0; }
+  [ "$(curl -s -o /dev/null -w '%{http_code}' "http://$ip:$PORT/metrics")" = 200 ] || fail "/metrics refused $ip"
+  code=$(curl -s -o "$WORK/body" -w '%{http_code}' "http://$ip:$PORT/processes")
+  [ "$code" = 403 ] || fail "/processes answered $code to $ip"
+  grep -q "served to clients on this host only" "$WORK/body" || fail "403 body: $(cat "$WORK/body")"
+  [ "$(curl -s -o /dev/null -w '%{http_code}' "http://$ip:$PORT/report/1")" = 403 ] || fail "/report answered $ip"
+  kill "$AGENT_PID"; wait "$AGENT_PID" 2>/dev/null || true
+  "$LD" agent --listen "0.0.0.0:$PORT" --socket "$SOCK" --public-reports 2>>"$WORK/agent.log" &
+  AGENT_PID=$!; PIDS+=("$AGENT_PID")
+  wait_for 15 curl -sf "http://127.0.0.1:$PORT/" || fail "the agent did not serve HTTP again"
+  [ "$(curl -s -o /dev/null -w '%{http_code}' "http://$ip:$PORT/processes")" = 200 ] || fail "--public-reports: /processes refused $ip"
+  ;;
 native)
   # The native probe in agent mode (issue 12): the addon connects to the
   # agent itself, says hello again after the agent restarts and keeps

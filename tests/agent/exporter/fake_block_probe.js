@@ -7,7 +7,8 @@
 // killed, so the agent keeps its series.
 const net = require('net');
 const [socketPath, job] = process.argv.slice(2);
-const pid = 800000 + (process.pid % 100000);
+// Its own pid: the agent labels a connection with the pid it comes from.
+const pid = process.pid;
 
 const line = (o) => JSON.stringify(o) + '\n';
 const frames = [{ function: 'spin', url: 'file:///srv/app.js', line: 12, column: 3 },
