@@ -15,7 +15,9 @@ Diagnosis analyze(const Timeline& tl) {
   WindowStats st = compute_window_stats(tl, w);
   // The profile sees GC work the pause observer misses (incremental marking
   // steps on the main thread), so its share joins the GC evidence.
-  auto attribution = std::make_shared<const profile::Attribution>(profile::attribute(tl, w));
+  // One Mapper for both attributions: each script and its map is read once.
+  sourcemap::Mapper mapper;
+  auto attribution = std::make_shared<const profile::Attribution>(profile::attribute(tl, w, &mapper));
   if (attribution->present) st.gc_profile_share = attribution->gc_share;
   std::vector<Finding> findings = {
       analysers::delay(st),           analysers::utilisation(st),
@@ -29,8 +31,9 @@ Diagnosis analyze(const Timeline& tl) {
   profile::attach_profile(*attribution, &dx);
   // Block stacks name the code when no profile did; else they are shown
   // beside the profile's hotspots.
-  blocks::attach_blocks(blocks::attribute(tl, w),
+  blocks::attach_blocks(blocks::attribute(tl, w, &mapper),
                         attribution->present && !attribution->hotspots.empty(), &dx);
+  profile::attach_map_problems(mapper.problems(), &dx);
   dx.window = w;
   dx.window_samples = st.samples;
   dx.stats = st;

@@ -7,19 +7,23 @@
 #include <fmt/format.h>
 
 #include "analyzer/profile_attribution.h"
+#include "analyzer/profile_place.h"
 #include "analyzer/stack_charge.h"
 
 namespace loopdoctor::blocks {
 namespace {
 
-// What one capture is charged to.
+// What one capture is charged to: the frame where it ran (its line is the
+// line running) and the application frame that called it, at the call.
 struct Target {
-  std::string function, url, location, caller;
+  std::string function, url;
+  profile::Place place;
+  profile::CallSite caller;
 };
 
-Target target_of(const BlockCapture& c, const profile::PathNamer& names) {
+Target target_of(const BlockCapture& c, const profile::PathNamer& names, sourcemap::Mapper* mapper) {
   if (c.frames.empty())
-    return {std::string(c.in_native ? kNativeCode : kNoStack), "", "(native)", ""};
+    return {std::string(c.in_native ? kNativeCode : kNoStack), "", {"", false, "(native)", "", "", ""}, {}};
   std::vector<profile::Frame> frames;
   std::vector<profile::FrameKind> kinds;
   for (const recording::BlockFrame& f : c.frames) {
@@ -31,16 +35,19 @@ Target target_of(const BlockCapture& c, const profile::PathNamer& names) {
       0, [n](int i) { return i + 1 < n ? i + 1 : -1; },
       [&](int i) { return kinds[static_cast<std::size_t>(i)]; });
   const profile::Frame& f = frames[static_cast<std::size_t>(at)];
-  Target t{profile::function_name(f), f.url, profile::location(f, names), ""};
+  Target t{profile::function_name(f), f.url, profile::place_running(f, names, mapper), {}};
   if (c.in_native) t.function += kInNativeSuffix;
-  if (caller >= 0) t.caller = profile::caller_text(frames[static_cast<std::size_t>(caller)], names);
+  if (caller >= 0) t.caller = profile::call_site_running(frames[static_cast<std::size_t>(caller)], names, mapper);
   return t;
 }
 
-// Time charged to one function (name and script), by line and by caller.
+// Time charged to one function (name and script), by line and by caller,
+// with how each line and caller is shown.
 struct Tally {
   double ms = 0;
   std::map<std::string, double> locations, callers;
+  std::map<std::string, profile::Place> places;        // location -> its place
+  std::map<std::string, std::string> caller_lines;     // caller -> its line's code
 };
 
 std::string most(const std::map<std::string, double>& m) {
@@ -67,7 +74,10 @@ std::vector<Hotspot> hotspots_of(const std::map<std::pair<std::string, std::stri
   for (const auto& [key, t] : tallies) {
     const double share = t.ms / total_ms;
     if (share < profile::kMinHotspotShare) continue;
-    out.push_back({key.first, most(t.locations), share, most(t.callers)});
+    const std::string location = most(t.locations), caller = most(t.callers);
+    const profile::Place& p = t.places.at(location);
+    out.push_back({key.first, location, share, caller, p.hot_line, p.hot_line_text, p.generated_location,
+                   t.caller_lines.at(caller)});
   }
   std::sort(out.begin(), out.end(), [](const Hotspot& x, const Hotspot& y) {
     return x.share != y.share ? x.share > y.share : x.function < y.function;
@@ -79,7 +89,7 @@ std::vector<Hotspot> hotspots_of(const std::map<std::pair<std::string, std::stri
 }  // namespace
 
 BlockAttribution attribute(const std::vector<BlockCapture>& captures, const Window& w,
-                           const profile::PathNamer& names) {
+                           const profile::PathNamer& names, sourcemap::Mapper* mapper) {
   BlockAttribution b;
   std::map<std::pair<std::string, std::string>, Tally> tallies;  // (function, url) -> time
   for (const auto& [start, group] : by_block(captures)) {
@@ -89,12 +99,14 @@ BlockAttribution attribute(const std::vector<BlockCapture>& captures, const Wind
       const double ms = std::max(0.0, c->duration_ms - seen);
       seen = std::max(seen, c->duration_ms);
       if (!w.contains(c->t)) continue;
-      const Target t = target_of(*c, names);
+      const Target t = target_of(*c, names, mapper);
       Tally& tally = tallies[{t.function, t.url}];
       tally.ms += ms;
-      tally.locations[t.location] += ms;
-      tally.callers[t.caller] += ms;
-      in_block[place(t.function, t.location)] += ms;
+      tally.locations[t.place.location] += ms;
+      tally.places.try_emplace(t.place.location, t.place);
+      tally.callers[t.caller.text] += ms;
+      tally.caller_lines.try_emplace(t.caller.text, t.caller.line_text);
+      in_block[place(t.function, t.place.location)] += ms;
       charged += ms;
     }
     if (in_block.empty()) continue;  // no capture in the window
@@ -109,8 +121,8 @@ BlockAttribution attribute(const std::vector<BlockCapture>& captures, const Wind
   return b;
 }
 
-BlockAttribution attribute(const Timeline& tl, const Window& w) {
-  return attribute(tl.blocks, w, profile::PathNamer(tl.command));
+BlockAttribution attribute(const Timeline& tl, const Window& w, sourcemap::Mapper* mapper) {
+  return attribute(tl.blocks, w, profile::PathNamer(tl.command), mapper);
 }
 
 std::string place(const std::string& function, const std::string& location) {

@@ -23,6 +23,7 @@
 
 #include "analyzer/diagnosis.h"
 #include "analyzer/profile.h"
+#include "analyzer/sourcemap/mapper.h"
 #include "analyzer/timeline.h"
 
 namespace loopdoctor::blocks {
@@ -38,10 +39,12 @@ struct BlockAttribution {
 };
 
 // Captures whose time `t` lies in `w`; a block straddling w.start is charged
-// only the part captured inside.
+// only the part captured inside. Frames are placed as the profile's are
+// (profile_place.h: source maps, packages, the running line's code) through
+// `mapper`; nullptr shows them as V8 gave them.
 BlockAttribution attribute(const std::vector<BlockCapture>& captures, const Window& w,
-                           const profile::PathNamer& names);
-BlockAttribution attribute(const Timeline& tl, const Window& w);
+                           const profile::PathNamer& names, sourcemap::Mapper* mapper = nullptr);
+BlockAttribution attribute(const Timeline& tl, const Window& w, sourcemap::Mapper* mapper);
 
 // The blocked-loop issue takes the block stacks' hotspots when there is no
 // CPU profile (`have_profile` false), else shows them beside the profile's

@@ -55,7 +55,9 @@ struct Finding {
 struct Hotspot {
   std::string function, location;
   double share = 0;
-  std::string caller = {};  // the application frame that called it: "handler (server.js:14)"
+  // The application frame that called it, at the line of the call where it
+  // is known: "handler (server.js:16)"; "" when none did.
+  std::string caller = {};
   // The line of the function most of its own samples were on (V8's
   // positionTicks), "server.js:36"; "" when the profile has no line ticks.
   std::string hot_line = {};
@@ -63,6 +65,7 @@ struct Hotspot {
   // Where the function ran ("dist/pricing.js:9") when `location` is the
   // original source through a source map; "" when it is not mapped.
   std::string generated_location = {};
+  std::string caller_line_text = {};  // the code of `caller`'s line, trimmed; "" when unknown
 };
 
 // Where an issue's hotspots come from: the CPU profile's samples, or (without

@@ -41,6 +41,7 @@ json hotspots_json(const std::vector<Hotspot>& hotspots) {
   for (const auto& h : hotspots) {
     json hj = {{"function", h.function}, {"location", h.location}, {"share", r3(h.share)}};
     if (!h.caller.empty()) hj["caller"] = h.caller;
+    if (!h.caller_line_text.empty()) hj["caller_line_text"] = h.caller_line_text;
     if (!h.hot_line.empty()) hj["hot_line"] = h.hot_line;
     if (!h.hot_line_text.empty()) hj["hot_line_text"] = h.hot_line_text;
     if (!h.generated_location.empty()) hj["generated_location"] = h.generated_location;

@@ -209,9 +209,4 @@ std::string location(const Frame& f, const PathNamer& names) {
   return out;
 }
 
-std::string caller_text(const Frame& f, const PathNamer& names) {
-  if (f.function.empty()) return location(f, names);
-  return f.function + " (" + location(f, names) + ")";
-}
-
 }  // namespace loopdoctor::profile

@@ -76,8 +76,5 @@ class PathNamer {
 // "pbkdf2Sync (node:internal/crypto/pbkdf2:62)", "(anonymous) (server.js:14)".
 std::string location(const Frame& f, const PathNamer& names);   // "server.js:14"
 std::string function_name(const Frame& f);                        // "(anonymous)" when empty
-// A call site as a person reads it: "handler (server.js:14)", or just
-// "server.js:14" for an anonymous function.
-std::string caller_text(const Frame& f, const PathNamer& names);
 
 }  // namespace loopdoctor::profile

@@ -41,14 +41,27 @@ struct FlameInput {
   const std::vector<double>& total;          // samples at or below each node
   const std::vector<std::vector<int>>& children;
   const PathNamer& names;
+  sourcemap::Mapper* mapper;
+  std::map<FrameKey, std::pair<std::string, std::string>>& places;  // frame -> (function, location)
 };
+
+// A flame frame's function and location as every other output shows them
+// (profile_place.h), placed once per distinct frame.
+const std::pair<std::string, std::string>& flame_place(const FlameInput& in, const Frame& f) {
+  auto [it, fresh] = in.places.try_emplace(key_of(f));
+  if (fresh) {
+    const Place p = place_of(f, 0, in.names, in.mapper);
+    it->second = {p.function, p.location};
+  }
+  return it->second;
+}
 
 // Adds profile node `node` (and what is below it) under `into`, merging it
 // with a sibling of the same function and location: V8 keeps one node per
 // call line, a flame view one per function.
 void add_flame(const FlameInput& in, int node, FlameNode* into, int depth) {
   const auto& pn = in.p.nodes[static_cast<std::size_t>(node)];
-  const std::string fn = function_name(pn.frame), loc = location(pn.frame, in.names);
+  const auto& [fn, loc] = flame_place(in, pn.frame);
   FlameNode* target = nullptr;
   for (FlameNode& c : into->children)
     if (c.function == fn && c.location == loc) target = &c;
@@ -62,7 +75,8 @@ void add_flame(const FlameInput& in, int node, FlameNode* into, int depth) {
 }
 
 // Merged stacks of the samples counted in `self` (per node).
-FlameNode flame_of(const CpuProfile& p, const std::vector<int>& self, const PathNamer& names) {
+FlameNode flame_of(const CpuProfile& p, const std::vector<int>& self, const PathNamer& names,
+                   sourcemap::Mapper* mapper) {
   std::vector<double> total(p.nodes.size(), 0);
   FlameNode root;
   root.function = "(root)";
@@ -84,7 +98,8 @@ FlameNode flame_of(const CpuProfile& p, const std::vector<int>& self, const Path
     else
       tops.push_back(static_cast<int>(i));
   }
-  const FlameInput in{p, total, children, names};
+  std::map<FrameKey, std::pair<std::string, std::string>> places;
+  const FlameInput in{p, total, children, names, mapper, places};
   for (int t : tops) add_flame(in, t, &root, 1);
   sort_flame(&root, 0);
   return root;
@@ -125,13 +140,14 @@ std::vector<Hotspot> hotspots_of(const CpuProfile& p, const std::map<int, Tally>
                where.generated_location};
     // The caller that accounts for most of this function's samples.
     double best = 0;
+    int caller = -1;
     for (const auto& [ck, slot] : h.callers)
-      if (slot.first > best) {
-        best = slot.first;
-        hs.caller = slot.second >= 0
-                        ? caller_text(p.nodes[static_cast<std::size_t>(slot.second)].frame, names, mapper)
-                        : "";
-      }
+      if (slot.first > best) best = slot.first, caller = slot.second;
+    if (caller >= 0) {
+      const CallSite site = call_site(p.nodes[static_cast<std::size_t>(caller)].frame, f.function, names, mapper);
+      hs.caller = site.text;
+      hs.caller_line_text = site.line_text;
+    }
     out.push_back(std::move(hs));
   }
   std::sort(out.begin(), out.end(), [](const Hotspot& x, const Hotspot& y) {
@@ -214,27 +230,24 @@ Attribution attribute(const CpuProfile& p, const std::vector<double>& times,
   a.selected_gc_share = static_cast<double>(gc) / static_cast<double>(a.samples);
 
   a.hotspots = hotspots_of(p, tallies, static_cast<double>(a.samples), names, mapper);
-  a.flame = flame_of(p, self, names);
+  a.flame = flame_of(p, self, names, mapper);
   return a;
 }
 
-Attribution attribute(const Timeline& tl, const Window& w) {
+Attribution attribute(const Timeline& tl, const Window& w, sourcemap::Mapper* mapper) {
   if (tl.profile.is_null() || tl.profile_t < 0) return {};
   auto p = parse_cpuprofile(tl.profile, nullptr);
   if (!p) return {};
-  // Scripts and their maps are read from disk now, after the run: the
-  // target paid nothing for them.
-  sourcemap::Mapper mapper;
-  Attribution a = attribute(*p, sample_run_times(*p, tl.profile_t), blocked_intervals(tl, w), w,
-                            PathNamer(tl.command), &mapper);
-  a.map_problems = mapper.problems();
-  return a;
+  return attribute(*p, sample_run_times(*p, tl.profile_t), blocked_intervals(tl, w), w, PathNamer(tl.command),
+                   mapper);
+}
+
+void attach_map_problems(const std::vector<std::string>& problems, Diagnosis* dx) {
+  for (const std::string& problem : problems) dx->notes.push_back("source map not applied: " + problem);
 }
 
 void attach_profile(const Attribution& a, Diagnosis* dx) {
   if (!a.present) return;
-  for (const std::string& problem : a.map_problems)
-    dx->notes.push_back("source map not applied: " + problem);
   const std::string gc_text = fmt::format(
       "the CPU profile spent {:.1f} % of its samples in the garbage collector", a.gc_share * 100);
   for (Finding& f : dx->findings)

@@ -60,13 +60,13 @@ struct Attribution {
   double selected_gc_share = 0;  // the same among the attributed samples
   std::vector<Hotspot> hotspots;  // by share, largest first
   FlameNode flame;             // stacks of the attributed samples; root = "(root)"
-  // Scripts whose source map could not be used (sourcemap::Mapper::problems).
-  std::vector<std::string> map_problems;
 };
 
 // The whole analysis: maps samples to run time, selects the blocked ones
-// (or, with too few, all in the window), and attributes them.
-Attribution attribute(const Timeline& tl, const Window& w);
+// (or, with too few, all in the window), and attributes them. Frames are
+// placed through `mapper` (scripts and maps read from disk now, after the
+// run: the target pays nothing); nullptr places them as V8 named them.
+Attribution attribute(const Timeline& tl, const Window& w, sourcemap::Mapper* mapper);
 
 // The same on a parsed profile with its samples' run times (tests). With a
 // mapper, hotspots and callers are placed through the scripts' source maps
@@ -74,6 +74,10 @@ Attribution attribute(const Timeline& tl, const Window& w);
 Attribution attribute(const CpuProfile& p, const std::vector<double>& times,
                       const std::vector<Window>& blocked, const Window& w,
                       const PathNamer& names, sourcemap::Mapper* mapper = nullptr);
+
+// A note per script whose source map could not be used
+// (sourcemap::Mapper::problems): "source map not applied: ...".
+void attach_map_problems(const std::vector<std::string>& problems, Diagnosis* dx);
 
 // Fills the diagnosis from the attribution: hotspots of the blocked-loop
 // issue (and of gc-pressure), an evidence line naming the top hotspot, and

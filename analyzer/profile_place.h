@@ -1,11 +1,13 @@
-// Where a profiled function is, as the user wrote it: its location through
-// the script's source map when there is one (with the generated location
-// kept beside it), its name from the map's `names` when the bundle renamed
-// it, and the line most of its time went to, with that line's code.
+// Where a frame is, as the user wrote it: its location through the script's
+// source map when there is one (with the generated location kept beside it),
+// its name from the map's `names` when the bundle renamed it, or from the
+// code that passes it (an anonymous request handler), a node_modules file
+// by its package and version, and the line its time went to, with that
+// line's code.
 //
-// One function both attributions call (the CPU profile's hotspots here, the
-// native probe's block stacks in block_attribution), so a frame reads the
-// same wherever it is shown.
+// One place both attributions call (the CPU profile's hotspots, flame view
+// and callers; the native probe's block stacks in block_attribution), so a
+// frame reads the same wherever it is shown.
 #pragma once
 
 #include <string>
@@ -16,24 +18,49 @@
 namespace loopdoctor::profile {
 
 struct Place {
-  std::string function;            // "(anonymous)" when neither V8 nor the map names it
+  std::string function;            // "(anonymous)" when neither V8, the map nor the code names it
   bool named = false;              // false: `function` is "(anonymous)"
-  std::string location;            // "src/pricing.ts:12" (original) or "server.js:32"
+  std::string location;            // "src/pricing.ts:12", "server.js:32", "express 4.22.3 lib/response.js:250"
   std::string generated_location;  // "dist/pricing.js:9" when mapped, else ""
   std::string hot_line;            // "src/pricing.ts:14"; "" without a hot line
   std::string hot_line_text;       // that line's code, trimmed; "" when unreadable
 };
 
+// A function as a CPU profile gives it (its line is where it is defined).
 // `hot_line` is a 1-based line of the generated script (0: none). Without a
-// mapper, or for a script without a map, the location is V8's and the hot
-// line's text is read from the script itself (when a mapper is given).
+// mapper nothing is read from disk: the location is V8's.
 Place place_of(const Frame& f, int hot_line, const PathNamer& names, sourcemap::Mapper* mapper);
 
-// A call site as a person reads it, mapped like place_of: "handler
-// (src/app.ts:14)", or just "src/app.ts:14" for an anonymous function.
-std::string caller_text(const Frame& f, const PathNamer& names, sourcemap::Mapper* mapper);
+// A frame of a block stack, whose line is the line running: the location is
+// that line, and so is the hot line when its code can be read (then with
+// the code). Names are V8's (a map's name at a running position is whatever
+// that position calls).
+Place place_running(const Frame& f, const PathNamer& names, sourcemap::Mapper* mapper);
+
+// The application frame that made a call, as a person reads it: "handler
+// (src/app.ts:14)", or "src/app.ts:14" for an anonymous function that no
+// code names, with the code of that line.
+struct CallSite {
+  std::string text;
+  std::string line_text;  // "" when unknown
+};
+
+// A profile's caller frame is located by its definition line (V8's profile
+// has no call lines): the call is looked for in its code, the first line
+// from there that calls `callee` (V8's name of the called function) within
+// the caller's own braces. Without it the definition line is shown, without
+// code.
+CallSite call_site(const Frame& caller, const std::string& callee, const PathNamer& names,
+                   sourcemap::Mapper* mapper);
+
+// A block stack's caller frame: its line is the call line.
+CallSite call_site_running(const Frame& caller, const PathNamer& names, sourcemap::Mapper* mapper);
 
 // The line of the most ticks (the lowest on a tie); 0 when there are none.
 int hottest_line(const std::vector<std::pair<int, double>>& line_ticks);
+
+// A call is looked for this many lines into its caller at most: a function
+// longer than that is not read to its end.
+inline constexpr int kMaxCallSearchLines = 400;
 
 }  // namespace loopdoctor::profile

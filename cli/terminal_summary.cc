@@ -103,6 +103,8 @@ void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnos
           << ")" << (h.caller.empty() ? "" : " called from " + h.caller)
           << fmt::format(", {:.0f} %", h.share * 100) << "\n";
       if (!h.hot_line_text.empty()) out << "           " << dim << "| " << h.hot_line_text << off << "\n";
+      if (!h.caller_line_text.empty())
+        out << "           " << dim << "| called by: " << h.caller_line_text << off << "\n";
     }
     if (const std::string b = blocks_line(dx, false); !b.empty()) out << "  " << b << "\n";
     for (std::size_t i = 1; i < dx.issues.size(); ++i)
@@ -150,6 +152,7 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
                       h.caller.empty() ? "" : " called from `" + h.caller + "`", h.share * 100);
     // Code may hold backticks: a double-backtick span with spaces keeps them.
     if (!h.hot_line_text.empty()) md += "  `` " + h.hot_line_text + " ``\n";
+    if (!h.caller_line_text.empty()) md += "  called by `` " + h.caller_line_text + " ``\n";
   }
   if (const std::string b = blocks_line(dx, true); !b.empty()) md += "- " + b + "\n";
   for (std::size_t i = 1; i < dx.issues.size(); ++i) md += "- " + also_line(dx.issues[i]) + "\n";

@@ -177,6 +177,8 @@ data hotspot_rows(const std::vector<Hotspot>& hotspots) {
     hd.set("generated_location", h.generated_location);
     hd.set("has_generated_location", !h.generated_location.empty());
     hd.set("caller", h.caller);
+    hd.set("caller_line_text", h.caller_line_text);
+    hd.set("has_caller_line_text", !h.caller_line_text.empty());
     hd.set("share", fmt_percent(h.share, 1));
     hd.set("bar", fmt_num(std::clamp(h.share, 0.0, 1.0) * 100, 1));
     hs.push_back(hd);

@@ -128,6 +128,10 @@ std::string Mapper::line_text(const std::string& url, int line) {
   return text ? shown_line(*text) : "";
 }
 
+std::optional<std::string_view> Mapper::script_line(const std::string& url, int line) {
+  return script(url).text.line(line);
+}
+
 // The embedded text of the source when the map carries it, else the file.
 std::string Mapper::original_text(Script& s, std::size_t source, int line) {
   if (!s.originals_loaded[source]) {

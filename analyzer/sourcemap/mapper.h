@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/sourcemap/packages.h"
 #include "analyzer/sourcemap/source_map.h"
 
 namespace loopdoctor::sourcemap {
@@ -58,6 +59,13 @@ class Mapper {
   // "" when the file cannot be read or is shorter.
   std::string line_text(const std::string& url, int line);
 
+  // Line `line` (1-based) of the script as it is, untrimmed; std::nullopt
+  // when the file cannot be read or is shorter. Valid while the Mapper lives.
+  std::optional<std::string_view> script_line(const std::string& url, int line);
+
+  // The npm packages of node_modules files, read once per folder.
+  Packages& packages() { return packages_; }
+
   // One sentence per script whose map could not be used, in the order met:
   // "dist/x.js: its source map x.js.map cannot be read: No such file or directory".
   const std::vector<std::string>& problems() const { return problems_; }
@@ -69,6 +77,7 @@ class Mapper {
 
   std::map<std::string, std::unique_ptr<Script>> scripts_;
   std::vector<std::string> problems_;
+  Packages packages_;
 };
 
 }  // namespace loopdoctor::sourcemap

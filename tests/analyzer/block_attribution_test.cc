@@ -193,3 +193,22 @@ TEST_CASE("the block stacks' source is named with its blocks and seconds") {
   CHECK(blocks::source_phrase({12, 3449, 400, "spin (server.js:5)"}) == "block stacks (12 blocks, 3.4 s)");
   CHECK(blocks::source_phrase({1, 60, 60, ""}) == "block stacks (1 block, 0.1 s)");
 }
+
+TEST_CASE("block stacks: frames are placed through source maps with the running line's code") {
+  const std::string dist = std::string(LOOPDOCTOR_SOURCE_DIR) + "/tests/data/sourcemaps/tsc/dist/";
+  // roundCents (money.js:5) called from total at its call (pricing.js:19).
+  const BlockFrame round{"roundCents", dist + "money.js", 5, 19};
+  const BlockFrame total{"total", dist + "pricing.js", 19, 16};
+  sourcemap::Mapper mapper;
+  const auto b = blocks::attribute({capture(1000, 80, {round, total})}, Window{0, 100000},
+                                   profile::PathNamer({"node", dist + "pricing.js"}), &mapper);
+  REQUIRE(b.hotspots.size() == 1);
+  const Hotspot& h = b.hotspots[0];
+  CHECK(h.function == "roundCents");
+  CHECK(h.location == "money.ts:2");
+  CHECK(h.generated_location == "money.js:5");
+  CHECK(h.hot_line_text == "const cents: number = Math.round(value * 100);");
+  CHECK(h.caller == "total (pricing.ts:23)");
+  CHECK(h.caller_line_text == "return roundCents(sum);");
+  CHECK(b.summary.longest_in == "roundCents (money.ts:2)");
+}

@@ -95,13 +95,95 @@ TEST_CASE("A map that cannot be used leaves the location as run and becomes a no
   REQUIRE(a.hotspots.size() == 1);
   CHECK(a.hotspots[0].location == "corrupt-mappings.js:1");
   CHECK(a.hotspots[0].hot_line_text == "function bad(){return 1}");  // read from the script itself
-  a.map_problems = mapper.problems();
   Diagnosis dx;
-  dx.issues.push_back(Issue{});
-  dx.issues[0].kind = Verdict::kBlockedLoop;
-  attach_profile(a, &dx);
+  attach_map_problems(mapper.problems(), &dx);
   REQUIRE(dx.notes.size() == 1);
   CHECK(dx.notes[0] == "source map not applied: " + script +
                            ": its source map corrupt-mappings.js.map is not a usable source map: invalid base64 "
                            "character '!' at offset 2 of mappings");
+}
+
+namespace {
+
+const std::string kVendored = std::string(LOOPDOCTOR_SOURCE_DIR) + "/samples/node/vendored-serialize";
+
+// (root) -> the anonymous request handler (server.js:15) -> toPrettyJSON in
+// the vendored package (lib/index.js:4) -> stringify (native), all samples
+// in stringify.
+json vendored_profile() {
+  const std::string server = "file://" + kVendored + "/server.js";
+  const std::string lib = "file://" + kVendored + "/node_modules/tiny-serialize/lib/index.js";
+  json nodes = json::array({
+      {{"id", 1}, {"callFrame", {{"functionName", "(root)"}, {"url", ""}}}, {"children", {2}}},
+      {{"id", 2},
+       {"callFrame", {{"functionName", ""}, {"url", server}, {"lineNumber", 14}, {"columnNumber", 33}}},
+       {"children", {3}}},
+      {{"id", 3},
+       {"callFrame", {{"functionName", "toPrettyJSON"}, {"url", lib}, {"lineNumber", 3}, {"columnNumber", 21}}},
+       {"children", {4}}},
+      {{"id", 4}, {"callFrame", {{"functionName", "stringify"}, {"url", ""}}}},
+  });
+  std::vector<int> samples(50, 4);
+  std::vector<double> deltas(50, 1000);
+  return {{"nodes", nodes}, {"startTime", 0}, {"endTime", 50000}, {"samples", samples}, {"timeDeltas", deltas}};
+}
+
+}  // namespace
+
+TEST_CASE("A package's frame is named by package and version and its caller by the line of the call") {
+  sourcemap::Mapper mapper;
+  const auto a = run(vendored_profile(), PathNamer({"node", kVendored + "/server.js"}), &mapper);
+  REQUIRE(a.hotspots.size() == 1);
+  const Hotspot& h = a.hotspots[0];
+  CHECK(h.function == "toPrettyJSON");
+  CHECK(h.location == "tiny-serialize 1.4.2 lib/index.js:4");
+  // The handler is defined on line 15; the call is on line 16.
+  CHECK(h.caller == "request handler (createServer callback) (server.js:16)");
+  CHECK(h.caller_line_text == "const body = toPrettyJSON(catalogue);");
+}
+
+TEST_CASE("Without a mapper nothing is read: the caller is its definition line") {
+  const auto a = run(vendored_profile(), PathNamer({"node", kVendored + "/server.js"}), nullptr);
+  REQUIRE(a.hotspots.size() == 1);
+  CHECK(a.hotspots[0].location == "node_modules/tiny-serialize/lib/index.js:4");
+  CHECK(a.hotspots[0].caller == "server.js:15");
+  CHECK(a.hotspots[0].caller_line_text == "");
+}
+
+TEST_CASE("The flame view names frames as the hotspots do") {
+  sourcemap::Mapper mapper;
+  const auto a = run(vendored_profile(), PathNamer({"node", kVendored + "/server.js"}), &mapper);
+  REQUIRE(a.flame.children.size() == 1);
+  const FlameNode& handler = a.flame.children[0];
+  CHECK(handler.function == "request handler (createServer callback)");
+  CHECK(handler.location == "server.js:15");
+  REQUIRE(handler.children.size() == 1);
+  CHECK(handler.children[0].location == "tiny-serialize 1.4.2 lib/index.js:4");
+}
+
+TEST_CASE("The flame view and callers of a tsc build are in the .ts files") {
+  // total (dist/pricing.js:13) -> roundCents (dist/money.js:4), samples in roundCents.
+  const std::string dist = "file://" + kMaps + "/tsc/dist/";
+  json nodes = json::array({
+      {{"id", 1}, {"callFrame", {{"functionName", "(root)"}, {"url", ""}}}, {"children", {2}}},
+      {{"id", 2},
+       {"callFrame", {{"functionName", "total"}, {"url", dist + "pricing.js"}, {"lineNumber", 12}, {"columnNumber", 4}}},
+       {"children", {3}}},
+      {{"id", 3},
+       {"callFrame",
+        {{"functionName", "roundCents"}, {"url", dist + "money.js"}, {"lineNumber", 3}, {"columnNumber", 0}}}},
+  });
+  std::vector<int> samples(30, 3);
+  std::vector<double> deltas(30, 1000);
+  const json j = {{"nodes", nodes}, {"startTime", 0}, {"endTime", 30000}, {"samples", samples}, {"timeDeltas", deltas}};
+  sourcemap::Mapper mapper;
+  const auto a = run(j, PathNamer({"node", kMaps + "/tsc/dist/pricing.js"}), &mapper);
+  REQUIRE(a.hotspots.size() == 1);
+  CHECK(a.hotspots[0].location == "money.ts:1");
+  CHECK(a.hotspots[0].caller == "total (pricing.ts:23)");  // the call, not total's first line (17)
+  CHECK(a.hotspots[0].caller_line_text == "return roundCents(sum);");
+  REQUIRE(a.flame.children.size() == 1);
+  CHECK(a.flame.children[0].location == "pricing.ts:17");
+  REQUIRE(a.flame.children[0].children.size() == 1);
+  CHECK(a.flame.children[0].children[0].location == "money.ts:1");
 }

@@ -2,18 +2,28 @@
 # A TypeScript server (tsc, maps beside dist/) and an esbuild bundle (inline
 # map) under load: the top hotspot must name the original file, function and
 # line, with that line's code from the source, and keep where it ran.
-#   source_map_samples.sh ts-pricing|bundled
+# ts-pricing-blocks: the same from the native probe's block stacks alone
+# (--no-profile); exits 77 (SKIP) when the probe sent no block line.
+#   source_map_samples.sh ts-pricing|bundled|ts-pricing-blocks
 source "$(dirname "$0")/lib.sh"
+sample=$1 options=()
 case $1 in
   ts-pricing) want_file=src/pricing.ts want_fn=priceQuote want_generated=dist/pricing.js ;;
+  ts-pricing-blocks) sample=ts-pricing options=(--no-profile)
+    want_file=src/pricing.ts want_fn=priceQuote want_generated=dist/pricing.js ;;
   bundled) want_file=src/report.js want_fn=scoreInventory want_generated=server.js ;;
   *) fail "unknown sample $1" ;;
 esac
-dir=samples/node/$1
+dir=samples/node/$sample
 rc=0
-(cd "$ROOT" && timeout 90 "$LD" run --load / -c 20 -d 3s --json - -- node "$dir/server.js") \
+(cd "$ROOT" && timeout 90 "$LD" run --load / -c 20 -d 3s "${options[@]}" --json - -- node "$dir/server.js") \
   > out.json 2> stderr.txt || rc=$?
 [[ $rc -eq 0 ]] || { cat stderr.txt >&2; fail "loopdoctor exited $rc"; }
+if [[ $1 == ts-pricing-blocks ]]; then
+  blocks=$(json_get out.json '(j.block_stacks || {}).blocks || 0')
+  [[ $blocks -gt 0 ]] || { echo "SKIP: no block stacks (probe '$(json_get out.json 'j.target.probe || ""')')"; exit 77; }
+  [[ $(json_get out.json 'j.issues[0].hotspots_source') == block-stacks ]] || fail "the hotspots are not the block stacks'"
+fi
 top=$(json_get out.json 'j.issues[0].hotspots[0]')
 echo "$1: top hotspot $top"
 check() { [[ $(json_get out.json "$1") == true ]] || fail "$2 (top hotspot: $top)"; }

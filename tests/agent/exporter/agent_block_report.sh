@@ -3,10 +3,12 @@
 # what blocked the loop from the native probe's block stacks, on a blocked
 # sample under load -- the same function a one-shot `loopdoctor run` of the
 # same sample names from its block stacks.
-#   agent_block_report.sh <sample>
+# With a second argument, the first hotspot row must also contain it (ts-pricing:
+# the .ts file, read through the source map by the agent on the same host).
+#   agent_block_report.sh <sample> [text of the first row's location]
 # Skipped (77) when no native probe is built for this Node.
 source "$(dirname "$0")/lib.sh"
-sample=$1
+sample=$1 want_location=${2:-}
 ABI=$(node -p process.versions.modules)
 [ -f "${LOOPDOCTOR_NATIVE_DIR:-/nonexistent}/loopdoctor_probe-$ABI.node" ] ||
   { echo "SKIP: no native probe for Node ABI $ABI"; exit 77; }
@@ -31,3 +33,8 @@ got=$(sed -n '/class="data hotspots"/,$p' "$WORK/report.html" | grep -o '<tr><td
 got=${got//&#39;/\'}
 echo "$sample: the agent's /report names '$got' first; the one-shot run '$expected'"
 [ "$got" = "$expected" ] || fail "the agent's report names '$got', the one-shot run '$expected'"
+if [ -n "$want_location" ]; then
+  row=$(sed -n '/class="data hotspots"/,$p' "$WORK/report.html" | grep -o '<tr><td><code>.*</tr>' | head -1)
+  echo "first row: $row"
+  [[ $row == *"$want_location"* ]] || fail "the agent's first hotspot row does not name '$want_location'"
+fi
