@@ -87,8 +87,11 @@ function createTransport(state, hooks) {
     return native !== null ? state.dropped + native.dropped() : state.dropped;
   }
 
+  // A worker's or a child's bye also says how it exited (the collector
+  // cannot wait() for a process it did not spawn).
   function sendBye() {
-    send('{"type":"bye","t":' + r3(now()) + ',"dropped":' + droppedTotal() + '}\n');
+    const code = Number.isInteger(state.exitCode) ? ',"exit_code":' + state.exitCode : '';
+    send('{"type":"bye","t":' + r3(now()) + ',"dropped":' + droppedTotal() + code + '}\n');
   }
 
   function countLines(s) {
@@ -100,13 +103,13 @@ function createTransport(state, hooks) {
   function helloLine() {
     let heapLimit = 0;
     try { heapLimit = v8.getHeapStatistics().heap_size_limit; } catch (_) { /* keep 0 */ }
-    return JSON.stringify({
-      type: 'hello', t: r3(now()), v: 1, pid: process.pid, runtime: 'node',
+    return JSON.stringify(Object.assign({
+      type: 'hello', t: r3(now()), v: 1, pid: process.pid}, state.identity(), { runtime: 'node',
       versions: { node: process.versions.node, v8: process.versions.v8, uv: process.versions.uv },
       argv: process.argv, interval_ms: settings.intervalMs, heap_limit: heapLimit, job: settings.job,
       probe: native !== null ? 'native' : 'js',
       probe_fallback: state.probeFallback || undefined,
-    }) + '\n';
+    })) + '\n';
   }
 
   function listenLines() {
