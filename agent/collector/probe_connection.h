@@ -33,6 +33,10 @@ class ProbeConnection {
   // Takes ownership of `fd` (a connected stream socket) and starts reading.
   // Returns 0 or a negative libuv error; on error the fd is closed.
   int open(uv_loop_t* loop, int fd, Handlers handlers);
+  // Accepts the pending connection of a listening pipe (a child of the
+  // target's tree connecting to the run's socket) and starts reading.
+  // Returns 0 or a negative libuv error.
+  int accept(uv_stream_t* server, Handlers handlers);
 
   // Queues one line (a '\n' is appended). False when the connection is closed.
   bool send(std::string line);
@@ -46,6 +50,7 @@ class ProbeConnection {
  private:
   static void on_alloc(uv_handle_t* h, std::size_t suggested, uv_buf_t* buf);
   static void on_read(uv_stream_t* s, ssize_t n, const uv_buf_t* buf);
+  int start_reading();
 
   uv_pipe_t pipe_{};
   bool initialized_ = false;

@@ -137,7 +137,8 @@ function createTransport(state, hooks) {
     shutdown();  // the thread must be done with the fd before it closes
     if (state.socket) { try { state.socket.destroy(); } catch (_) { /* already gone */ } }
     state.socket = null;
-    if (settings.endpoint && !settings.fdText && !state.finished && !state.disabled) scheduleReconnect();
+    // A run's tree does not reconnect: the collector never comes back.
+    if (settings.endpoint && !settings.fdText && !settings.tree && !state.finished && !state.disabled) scheduleReconnect();
     else state.disabled = true;
   }
 
@@ -155,6 +156,13 @@ function createTransport(state, hooks) {
     if (!Number.isInteger(fd) || fd < 0) { state.disabled = true; return; }
     const s = new net.Socket({ fd, readable: true, writable: true });
     attach(s);
+    startNativeOn(fd);
+    onConnected();
+  }
+
+  // The addon writes on the socket JS reads the collector's commands from
+  // (fd mode, and a run's child process on the run's socket).
+  function startNativeOn(fd) {
     if (native !== null && !native.start(fd, settings.intervalMs, settings.resolutionMs, now(), MAX_BUFFERED_BYTES)) {
       native = state.native = null;
       state.probeFallback = 'the native probe did not start on fd ' + fd;
@@ -163,7 +171,6 @@ function createTransport(state, hooks) {
     if (native !== null && typeof native.blocks === 'function') {
       native.blocks(settings.blockThresholdMs, settings.blockIntervalMs);
     }
-    onConnected();
   }
 
   // Agent mode with the native probe: the addon connects from its thread;
@@ -191,7 +198,13 @@ function createTransport(state, hooks) {
     if (state.finished || state.disabled) return;
     const s = net.connect(settings.endpoint);
     attach(s);
-    s.once('connect', () => { try { if (state.socket === s) onConnected(); } catch (_) { /* silent */ } });
+    s.once('connect', () => {
+      try {
+        if (state.socket !== s) return;
+        if (settings.tree) startNativeOn(s._handle.fd);
+        onConnected();
+      } catch (_) { /* silent */ }
+    });
   }
 
   function scheduleReconnect() {
@@ -230,10 +243,11 @@ function createTransport(state, hooks) {
     if (native !== null) { try { native.stop(); } catch (_) { /* never throw */ } }
   }
 
-  // Connects (fd: at once, with hello; endpoint: when the socket connects).
+  // Connects (fd: at once, with hello; endpoint: when the socket connects;
+// a run's child process: JS connects, then the addon writes on that socket).
   function start() {
     if (settings.fdText) openFd();
-    else if (native !== null) startNativeEndpoint();
+    else if (native !== null && !settings.tree) startNativeEndpoint();
     else connectEndpoint();
   }
 
