@@ -1,4 +1,5 @@
-// Our end of the socketpair the probe inside the target writes to: reads
+// Our end of a probe's connection -- the socketpair of the first process, or
+// a connection accepted on the run's socket (tree_endpoint.h) -- reads
 // NDJSON messages (agent/protocol/message_reader.h, lenient: a bad line is
 // skipped), hands each valid one on, and writes the few control lines we send
 // back ({"type":"end"}).

@@ -2,6 +2,7 @@
 // processes connect to the run's socket; their lines are tagged with their
 // loop, other processes are sampled from /proc, and each one's end is an
 // exit record with its pid.
+#include <stdlib.h>
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
@@ -32,6 +33,9 @@ const line = (o) => JSON.stringify(Object.assign({t: performance.now() - t0}, o)
 const hello = (extra) => line(Object.assign({type: 'hello', v: 1, pid: process.pid, runtime: 'node'}, extra));
 const sampleEvery = (s, ms) => setInterval(() => s.write(line({type: 'sample', delay: {p99: 1}, elu: 0.5})), ms);
 if (env.LOOPDOCTOR_FD) {
+  const dir = require('path').dirname(env.LOOPDOCTOR_ENDPOINT);
+  require('fs').writeFileSync(env.TREE_TEST_OUT, JSON.stringify(
+      {endpoint: env.LOOPDOCTOR_ENDPOINT, mode: require('fs').statSync(dir).mode & 0o777}));
   const s = new net.Socket({fd: 3, readable: true, writable: true});
   s.on('error', () => {});
   s.write(hello({interval_ms: 20}));
@@ -87,10 +91,19 @@ TEST_CASE("worker and child connections are recorded with their loop and childre
   o.duration_ms = 10000;  // the target ends itself first
   o.loopdoctor_version = "test";
   o.probe_path = probe;
+  const std::string out = dir.file("endpoint.json");
+  ::setenv("TREE_TEST_OUT", out.c_str(), 1);
   int fds_before = open_fd_count();
   RunResult res;
   REQUIRE(run_session(o, &res));
+  ::unsetenv("TREE_TEST_OUT");
   CHECK(open_fd_count() == fds_before);  // the run's socket is closed
+  // The socket lived in a directory of its own, 0700, removed with it.
+  auto seen = json::parse(slurp(out));
+  CHECK(seen["mode"] == 0700);
+  const std::string endpoint = seen["endpoint"];
+  CHECK_FALSE(std::filesystem::exists(endpoint));
+  CHECK_FALSE(std::filesystem::exists(std::filesystem::path(endpoint).parent_path()));
   CHECK(res.exit_code == std::optional<int>(0));
   CHECK(res.listen_port == 4568);  // a child's listen counts
 

@@ -90,7 +90,7 @@ const THREADS_POLL_MS = 250;
 const WORKER_DATA_KEY = 'loopdoctor-probe';
 
 // Every variable the collector sets for the probe; none may reach a child,
-// except in a run's tree (TREE_ENV_VARS).
+// except in a run's tree (passToChildren).
 const PROBE_ENV_VARS = [
   'LOOPDOCTOR_FD', 'LOOPDOCTOR_ENDPOINT', 'LOOPDOCTOR_INTERVAL_MS',
   'LOOPDOCTOR_JOB', 'LOOPDOCTOR_PROFILE', 'LOOPDOCTOR_PROFILE_INTERVAL_US',
