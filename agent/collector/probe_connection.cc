@@ -39,10 +39,27 @@ int ProbeConnection::open(uv_loop_t* loop, int fd, Handlers handlers) {
     ::close(fd);
     return rc;
   }
+  return start_reading();  // on error the handle owns the fd; closing it closes the fd
+}
+
+int ProbeConnection::accept(uv_stream_t* server, Handlers handlers) {
+  handlers_ = std::move(handlers);
+  uv_pipe_init(server->loop, &pipe_, 0);
+  pipe_.data = this;
+  initialized_ = true;
+  int rc = uv_accept(server, reinterpret_cast<uv_stream_t*>(&pipe_));
+  if (rc < 0) {
+    uv_close(reinterpret_cast<uv_handle_t*>(&pipe_), nullptr);
+    return rc;
+  }
+  return start_reading();
+}
+
+int ProbeConnection::start_reading() {
   read_buf_.resize(kReadBufferBytes);
-  rc = uv_read_start(reinterpret_cast<uv_stream_t*>(&pipe_), &ProbeConnection::on_alloc,
-                     &ProbeConnection::on_read);
-  if (rc < 0) return rc;  // the handle owns the fd now; closing it closes the fd
+  int rc = uv_read_start(reinterpret_cast<uv_stream_t*>(&pipe_), &ProbeConnection::on_alloc,
+                         &ProbeConnection::on_read);
+  if (rc < 0) return rc;
   open_ = true;
   return 0;
 }

@@ -1,4 +1,5 @@
-// Our end of the socketpair the probe inside the target writes to: reads
+// Our end of a probe's connection -- the socketpair of the first process, or
+// a connection accepted on the run's socket (tree_endpoint.h) -- reads
 // NDJSON messages (agent/protocol/message_reader.h, lenient: a bad line is
 // skipped), hands each valid one on, and writes the few control lines we send
 // back ({"type":"end"}).
@@ -33,6 +34,10 @@ class ProbeConnection {
   // Takes ownership of `fd` (a connected stream socket) and starts reading.
   // Returns 0 or a negative libuv error; on error the fd is closed.
   int open(uv_loop_t* loop, int fd, Handlers handlers);
+  // Accepts the pending connection of a listening pipe (a child of the
+  // target's tree connecting to the run's socket) and starts reading.
+  // Returns 0 or a negative libuv error.
+  int accept(uv_stream_t* server, Handlers handlers);
 
   // Queues one line (a '\n' is appended). False when the connection is closed.
   bool send(std::string line);
@@ -46,6 +51,7 @@ class ProbeConnection {
  private:
   static void on_alloc(uv_handle_t* h, std::size_t suggested, uv_buf_t* buf);
   static void on_read(uv_stream_t* s, ssize_t n, const uv_buf_t* buf);
+  int start_reading();
 
   uv_pipe_t pipe_{};
   bool initialized_ = false;

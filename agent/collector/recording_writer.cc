@@ -137,5 +137,19 @@ std::string stamp_run_time(std::string_view raw, const nlohmann::json& msg, doub
   return out;
 }
 
-}  // namespace loopdoctor::collector
+std::string stamp_loop_line(std::string_view raw, const nlohmann::json& msg, double rt_ms,
+                            LoopTag tag) {
+  const bool add_pid = tag.pid > 0 && !msg.contains("pid");
+  const bool add_thread = tag.thread > 0 && !msg.contains("thread");
+  if (!add_pid && !add_thread) return stamp_run_time(raw, msg, rt_ms);
+  std::string fields;
+  if (add_pid) fields += R"("pid":)" + std::to_string(tag.pid) + ',';
+  if (add_thread) fields += R"("thread":)" + std::to_string(tag.thread) + ',';
+  std::string line = stamp_run_time(raw, msg, rt_ms);
+  // stamp_run_time's line starts with '{' (spliced or dumped) and its
+  // object is not empty (it holds rt at least).
+  line.insert(1, fields);
+  return line;
+}
 
+}  // namespace loopdoctor::collector

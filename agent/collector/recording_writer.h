@@ -71,4 +71,17 @@ std::string host_name();
 // used to decide whether the textual splice is safe.
 std::string stamp_run_time(std::string_view raw, const nlohmann::json& msg, double rt_ms);
 
+// The loop a probe line came from, as the recording names it (README, Every
+// loop of the target): `pid` for a process other than the first (0: the
+// first), `thread` for a worker thread (0: the main thread).
+struct LoopTag {
+  int pid = 0;
+  int thread = 0;
+};
+
+// stamp_run_time, plus the tag's fields that the message does not carry
+// itself; with an empty tag, exactly stamp_run_time.
+std::string stamp_loop_line(std::string_view raw, const nlohmann::json& msg, double rt_ms,
+                            LoopTag tag);
+
 }  // namespace loopdoctor::collector

@@ -53,11 +53,13 @@ bool Session::run() {
     ::unlink(result_->record_path.c_str());
     return false;
   }
+  open_tree_endpoint();
   clock_ = base::RunClock();  // t = 0 at the spawn
   bool spawned = spawn_target(fds[1]);
   ::close(fds[1]);  // only the child keeps it; we see EOF when the child is gone
   if (!spawned) {
     ::close(fds[0]);
+    endpoint_.close();
     writer_.close();
     ::unlink(result_->record_path.c_str());  // no run happened; leave no empty recording
     return false;
@@ -65,6 +67,7 @@ bool Session::run() {
   writer_.write(meta_record(opts_.command, opts_.loopdoctor_version, interval_ms(),
                             iso8601_utc_now(), host_name(), target_.pid()));
   writer_.flush();
+  start_tree(target_.pid());
 
   int rc = probe_.open(&loop_, fds[0],
                        {[this](const nlohmann::json& m, std::string_view raw) {
@@ -75,10 +78,7 @@ bool Session::run() {
 
   sampler_.start(
       target_.pid(), interval_ms(),
-      [this](const ProcSample& s) {
-        double t = emit(recording::encode(recording::proc_record(s, 0)));  // emit stamps t
-        model_.on_proc(t, s.cpu_ms);
-      },
+      [this](const ProcSample& s) { on_proc_sample(s); },
       [this] { writer_.flush(); });
   status_.start([this] { return model_.line(clock_.now_ms()); });
   create_loads();
@@ -98,7 +98,12 @@ void Session::init_handles() {
   port_timer_.init(&loop_);
   drain_timer_.init(&loop_);
   finish_timer_.init(&loop_);
-  stop_.init(&loop_, {[this] { return hello_ && probe_.send(R"({"type":"end"})"); },
+  // "end" goes to every loop (each sends its profile and bye); the stop
+  // sequence waits for all their byes (bye_settled).
+  stop_.init(&loop_, {[this] {
+                        tree_.request_end();
+                        return hello_ && probe_.send(R"({"type":"end"})");
+                      },
                       [this](int signum) { target_.signal_group(signum); }});
   // Handlers go in before the target exists, so a Ctrl-C at any moment of the
   // run is ours to handle.
@@ -118,6 +123,7 @@ bool Session::spawn_target(int child_fd) {
   env["LOOPDOCTOR_BLOCK_THRESHOLD_MS"] = interval_text(opts_.block_threshold_ms);
   env["LOOPDOCTOR_BLOCK_INTERVAL_MS"] = interval_text(opts_.block_interval_ms);
   if (!opts_.native_dir.empty()) env["LOOPDOCTOR_NATIVE_DIR"] = opts_.native_dir;
+  if (!endpoint_.path().empty()) env["LOOPDOCTOR_ENDPOINT"] = endpoint_.path();
   if (!opts_.probe_path.empty()) {
     const char* existing = std::getenv("NODE_OPTIONS");
     env["NODE_OPTIONS"] = node_options_with_probe(existing ? existing : "", opts_.probe_path);
@@ -170,6 +176,7 @@ void Session::teardown() {
   if (!loop_ready_) return;
   status_.clear();
   loads_.clear();
+  endpoint_.close();
   writer_.close();
   base::close_all_handles(&loop_);
   uv_run(&loop_, UV_RUN_DEFAULT);

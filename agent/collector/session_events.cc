@@ -22,25 +22,22 @@ void Session::on_probe_message(const nlohmann::json& msg, std::string_view raw) 
   } else if (type == "hello") {
     hello_ = true;
     result_->probe_connected = true;
-    // Without load there is no load window: the analysis looks at the whole
-    // run, so the profile covers it too (the probe stops it after its first
-    // 5 minutes). With load it starts when the load does, in on_listen.
-    if (opts_.profile && !load_requested()) probe_.send(R"({"type":"profile-start"})");
+    if (auto p = msg.find("pid"); p != msg.end() && p->is_number_integer())
+      tree_.set_root_pid(p->get<int>());
+    on_loop_message(msg, &probe_);
   } else if (type == "listen") {
-    auto p = msg.find("port");
-    if (p != msg.end() && p->is_number_integer() && *p > 0 && *p < 65536 && port_ == 0) {
-      auto a = msg.find("address");
-      on_listen(p->get<int>(), a != msg.end() && a->is_string() ? a->get<std::string>() : "");
-    }
+    on_loop_message(msg, &probe_);
   } else if (type == "bye") {
-    stop_.on_bye();
+    root_bye_ = true;
+    bye_settled();
   }
 }
 
 void Session::on_probe_closed(const std::string& reason) {
   if (!reason.empty()) emit(recording::encode(recording::Warning{0, reason}));
-  drain_timer_.stop();
-  stop_.on_bye();  // nobody left to say bye: go on to the signals
+  if (!tree_.any_open()) drain_timer_.stop();
+  root_bye_ = true;  // nobody left to say bye: go on to the signals
+  bye_settled();
   maybe_finish();
 }
 
@@ -56,7 +53,10 @@ void Session::on_listen(int port, const std::string& address) {
   result_->load_ran = !loads_.empty();
   // The profile covers the load, the time the analysis looks at; the probe
   // sends it on "end", before bye.
-  if (opts_.profile && !loads_.empty()) probe_.send(R"({"type":"profile-start"})");
+  if (opts_.profile && !loads_.empty()) {
+    probe_.send(R"({"type":"profile-start"})");
+    tree_.send_all(R"({"type":"profile-start"})");
+  }
 }
 
 void Session::on_load_end() {
@@ -82,12 +82,13 @@ void Session::on_target_exit(const ChildExit& e) {
   if (!by_us && (load_requested() || opts_.duration_ms > 0)) result_->target_exited_early = true;
 
   sampler_.stop();
+  tree_.stop_sampling();
   duration_timer_.stop();
   port_timer_.stop();
   target_.end_leftovers(SIGTERM);
   for (auto& l : loads_) l->stop();
-  if (probe_.is_open())
-    drain_timer_.start(kProbeDrainMs, [this] { probe_.close(""); });
+  if (any_probe_open())
+    drain_timer_.start(kProbeDrainMs, [this] { close_probes(); });
   maybe_finish();
 }
 
@@ -104,7 +105,7 @@ void Session::on_signal(int signum) {
   // A second Ctrl-C means "now": no grace periods, no waiting for the probe.
   for (auto& l : loads_) l->hurry();
   stop_.hurry();
-  if (target_exited_) probe_.close("");
+  if (target_exited_) close_probes();
 }
 
 // The reason goes to the user once, with the other limits of the run, after
@@ -125,7 +126,7 @@ void Session::begin_stop() {
 }
 
 void Session::maybe_finish() {
-  if (finishing_ || !target_exited_ || probe_.is_open()) return;
+  if (finishing_ || !target_exited_ || any_probe_open()) return;
   for (const auto& l : loads_)
     if (l->running()) return;
   finishing_ = true;
@@ -138,6 +139,7 @@ void Session::finish() {
   status_.clear();
   loads_.clear();
   target_.end_leftovers(SIGKILL);
+  endpoint_.close();
   writer_.close();
   // Every handle still open is ours (timers, signals, process handles of
   // reaped children); closing them lets uv_run return.

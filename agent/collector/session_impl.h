@@ -21,6 +21,8 @@
 #include "base/run_clock.h"
 #include "agent/collector/session.h"
 #include "agent/collector/stop_sequence.h"
+#include "agent/collector/tree_endpoint.h"
+#include "agent/collector/tree_loops.h"
 #include "base/timer.h"
 
 namespace loopdoctor::collector::detail {
@@ -73,6 +75,16 @@ class Session {
   void say(const std::string& line);  // one line on stderr, under the status line
 
   void on_probe_message(const nlohmann::json& msg, std::string_view raw);
+  // What any loop's message means for the run (a listen starts the load);
+  // `from` is the connection it came on, for replies.
+  void on_loop_message(const nlohmann::json& msg, ProbeConnection* from);
+  void open_tree_endpoint();
+  void start_tree(int root_pid);
+  void on_proc_sample(const ProcSample& s);
+  bool profile_due() const;
+  bool any_probe_open() const { return probe_.is_open() || tree_.any_open(); }
+  void close_probes();
+  void bye_settled();
   void on_probe_closed(const std::string& reason);
   void on_listen(int port, const std::string& address);
   void on_load_end();
@@ -97,6 +109,8 @@ class Session {
   RecordingWriter writer_;
   ChildProcess target_;
   ProbeConnection probe_;
+  TreeEndpoint endpoint_;  // the run's socket for the rest of the tree
+  TreeLoops tree_;
   ProcSampler sampler_;
   StopSequence stop_;
   StatusModel model_;
@@ -108,6 +122,7 @@ class Session {
   double load_started_ms_ = -1;
   int interrupts_ = 0;
   bool hello_ = false, target_exited_ = false, finishing_ = false;
+  bool root_bye_ = false;  // the first process said bye or its connection ended
 };
 
 }  // namespace loopdoctor::collector::detail

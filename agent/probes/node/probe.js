@@ -34,25 +34,32 @@
   } catch (_) {
     return;
   }
-  // Worker threads run NODE_OPTIONS preloads too; only the main thread owns
-  // the process's event loop and the collector connection.
-  if (!wt.isMainThread) return;
   const lib = (name) => require(path.join(__dirname, 'lib', name));
 
-  // Settings first: reading them also scrubs them from process.env, before
-  // anything else, so children the target spawns are never probed.
-  let settings;
-  try {
-    settings = lib('config.js').readSettings(process.env, __filename);
-  } catch (_) {
-    // A broken install: at least keep children off the collector's socket.
+  // Worker threads run NODE_OPTIONS preloads too. Under `run` each one with
+  // a free slot is a loop of its own, on its own connection (threads.js);
+  // elsewhere (the agent) only the main thread is probed.
+  let settings, worker = null;
+  if (!wt.isMainThread) {
+    try { worker = lib('threads.js').claimWorker(wt); } catch (_) { return; }
+    if (worker === null) return;
+    settings = worker.settings;
+  } else {
+    // Settings first: reading them also scrubs them from process.env, before
+    // anything else, so children the target spawns are never probed (outside
+    // a run's tree, see config.js passToChildren).
     try {
-      delete process.env.LOOPDOCTOR_FD;
-      delete process.env.LOOPDOCTOR_ENDPOINT;
-    } catch (_) { /* never break the target */ }
-    return;
+      settings = lib('config.js').readSettings(process.env, __filename);
+    } catch (_) {
+      // A broken install: at least keep children off the collector's socket.
+      try {
+        delete process.env.LOOPDOCTOR_FD;
+        delete process.env.LOOPDOCTOR_ENDPOINT;
+      } catch (_) { /* never break the target */ }
+      return;
+    }
+    if (settings === null) return;  // no collector named
   }
-  if (settings === null) return;  // no collector named
 
   let parts;
   try {
@@ -64,6 +71,7 @@
       createSampler: lib('sampler.js').createSampler,
       createProfiler: lib('profiler.js').createProfiler,
       loadNative: lib('native.js').loadNative,
+      threads: lib('threads.js'),
     };
   } catch (_) {
     return;  // a part failed to load: the probe stays off, the target runs
@@ -94,6 +102,8 @@
     const chosen = parts.loadNative(settings, __dirname);
     state.native = chosen.addon;
     state.probeFallback = chosen.fallback;
+    const tid = worker !== null ? parts.threads.currentTid() : 0;
+    state.identity = () => parts.threads.helloIdentity(settings, tid);
     transport = parts.createTransport(state, {
       connected: () => sampler.start(),
       lost: () => { sampler.stop(); profiler.discard(); },
@@ -106,10 +116,13 @@
     profiler = parts.createProfiler(state, transport);
 
     httpView.install();
-    process.on('exit', () => {
+    process.on('exit', (code) => {
+      if (settings.treeChild || worker !== null) state.exitCode = code;
       try { if (state.connected && !state.finished) finish(true); } catch (_) { /* never throw */ }
       try { transport.shutdown(); } catch (_) { /* never throw */ }
+      if (worker !== null) worker.release();
     });
+    if (settings.tree) parts.threads.shareWithWorkers(wt, state, transport.send);
     transport.start();
   } catch (_) {
     if (state !== null) state.disabled = true;

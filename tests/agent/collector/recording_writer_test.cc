@@ -123,6 +123,25 @@ TEST_CASE("stamp_run_time adds rt and keeps the message bytes") {
   CHECK(j["type"] == "x");
 }
 
+TEST_CASE("stamp_loop_line tags a line with its loop unless it names one itself") {
+  std::string raw = R"({"type":"sample","t":1.5})";
+  auto msg = nlohmann::json::parse(raw);
+  // The first process's main thread: exactly stamp_run_time (old recordings).
+  CHECK(stamp_loop_line(raw, msg, 2.5, LoopTag{}) == stamp_run_time(raw, msg, 2.5));
+  CHECK(stamp_loop_line(raw, msg, 2.5, LoopTag{4312, 0}) == R"({"pid":4312,"rt":2.5,"type":"sample","t":1.5})");
+  CHECK(stamp_loop_line(raw, msg, 2.5, LoopTag{0, 3}) == R"({"thread":3,"rt":2.5,"type":"sample","t":1.5})");
+  CHECK(stamp_loop_line(raw, msg, 2.5, LoopTag{4312, 3}) ==
+        R"({"pid":4312,"thread":3,"rt":2.5,"type":"sample","t":1.5})");
+  // A hello names its own pid and thread: nothing is added twice.
+  std::string hello = R"({"type":"hello","t":0,"pid":4312,"thread":3})";
+  auto hj = nlohmann::json::parse(hello);
+  CHECK(stamp_loop_line(hello, hj, 1.5, LoopTag{4312, 3}) == R"({"rt":1.5,"type":"hello","t":0,"pid":4312,"thread":3})");
+  // A line stamp_run_time re-serializes (its own rt) is still tagged.
+  auto with_rt = nlohmann::json::parse(R"({"type":"x","rt":3})");
+  auto j = nlohmann::json::parse(stamp_loop_line(R"({"type":"x","rt":3})", with_rt, 7, LoopTag{9, 2}));
+  CHECK(j == nlohmann::json({{"type", "x"}, {"rt", 7}, {"pid", 9}, {"thread", 2}}));
+}
+
 TEST_CASE("iso8601_utc_now has the contract's shape") {
   std::string s = iso8601_utc_now();
   REQUIRE(s.size() == 24);

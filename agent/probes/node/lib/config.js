@@ -87,13 +87,31 @@ const DEFAULT_BLOCK_INTERVAL_MS = 20;
 const MIN_BLOCK_MS = 5;
 const MAX_BLOCK_MS = 10000;
 
-// Every variable the collector sets for the probe; none may reach a child.
+// Worker threads sampled at once per process (issue 13): each costs a
+// connection, a timer and a sample line per interval; 64 is beyond any sane
+// pool (pools size to the cores) and keeps the agent's series bounded. The
+// workers past it are counted in a threads-unsampled line.
+const MAX_SAMPLED_THREADS = 64;
+// How often the main thread looks at that count (an Atomics.load).
+const THREADS_POLL_MS = 250;
+// The key of the worker_threads environment data the main thread hands its
+// workers (the settings and the shared counters): workers see no
+// LOOPDOCTOR_* variable, scrubbed before they start.
+const WORKER_DATA_KEY = 'loopdoctor-probe';
+
+// Every variable the collector sets for the probe; none may reach a child,
+// except in a run's tree (passToChildren).
 const PROBE_ENV_VARS = [
   'LOOPDOCTOR_FD', 'LOOPDOCTOR_ENDPOINT', 'LOOPDOCTOR_INTERVAL_MS',
   'LOOPDOCTOR_JOB', 'LOOPDOCTOR_PROFILE', 'LOOPDOCTOR_PROFILE_INTERVAL_US',
   'LOOPDOCTOR_PROBE', 'LOOPDOCTOR_NATIVE_DIR',
-  'LOOPDOCTOR_BLOCK_THRESHOLD_MS', 'LOOPDOCTOR_BLOCK_INTERVAL_MS',
+  'LOOPDOCTOR_BLOCK_THRESHOLD_MS', 'LOOPDOCTOR_BLOCK_INTERVAL_MS', 'LOOPDOCTOR_TREE',
 ];
+// Under `run`, the collector names its per-run socket beside the inherited
+// fd: the first process keeps the fd and leaves the rest (the endpoint, the
+// settings, NODE_OPTIONS) to its children, which join the run with their own
+// connection. LOOPDOCTOR_TREE carries the first process's pid.
+const TREE_ENV_VAR = 'LOOPDOCTOR_TREE';
 
 // Reads the probe's settings, then scrubs them (and the --require of
 // selfPath) from env: children the target spawns inherit process.env and
@@ -110,10 +128,16 @@ function readSettings(env, selfPath) {
   const nativeDir = env.LOOPDOCTOR_NATIVE_DIR;  // where the addon was built
   const blockThresholdText = env.LOOPDOCTOR_BLOCK_THRESHOLD_MS;
   const blockIntervalText = env.LOOPDOCTOR_BLOCK_INTERVAL_MS;
-  try { scrubEnvironment(env, selfPath); } catch (_) { /* never break the target */ }
+  // A run's tree: the first process has both the fd and the endpoint, a
+  // child the endpoint and LOOPDOCTOR_TREE.
+  const treeText = env[TREE_ENV_VAR];
+  const tree = Boolean(endpoint) && (Boolean(fdText) || Boolean(treeText));
+  try {
+    if (tree) passToChildren(env); else scrubEnvironment(env, selfPath);
+  } catch (_) { /* never break the target */ }
   if (!fdText && !endpoint) return null;
 
-  const defaultIntervalMs = fdText ? DEFAULT_INTERVAL_FD_MS : DEFAULT_INTERVAL_ENDPOINT_MS;
+  const defaultIntervalMs = fdText || tree ? DEFAULT_INTERVAL_FD_MS : DEFAULT_INTERVAL_ENDPOINT_MS;
   let intervalMs = Number(intervalText);
   if (!Number.isFinite(intervalMs) || intervalMs <= 0) intervalMs = defaultIntervalMs;
   intervalMs = Math.min(Math.max(intervalMs, MIN_INTERVAL_MS), MAX_INTERVAL_MS);
@@ -123,6 +147,9 @@ function readSettings(env, selfPath) {
   return {
     fdText,
     endpoint,
+    // Under run: worker threads and child processes are probed too.
+    tree,
+    treeChild: tree && !fdText,
     intervalMs,
     resolutionMs: Math.max(1, Math.min(Math.round(intervalMs), MAX_DELAY_RESOLUTION_MS)),
     job: jobText || (process.argv[1] ? path.basename(process.argv[1]) : 'node'),
@@ -141,6 +168,13 @@ function blockMs(text, fallback) {
   const ms = Number(text);
   if (text === undefined || text === '' || !Number.isFinite(ms) || ms <= 0) return fallback;
   return Math.min(Math.max(ms, MIN_BLOCK_MS), MAX_BLOCK_MS);
+}
+
+// In a run's tree the children keep the probe: only the fd (the first
+// process's own) goes, and they learn they are part of the tree.
+function passToChildren(env) {
+  delete env.LOOPDOCTOR_FD;
+  if (!env[TREE_ENV_VAR]) env[TREE_ENV_VAR] = String(process.pid);
 }
 
 function scrubEnvironment(env, selfPath) {
@@ -206,6 +240,9 @@ function removeSelfFromNodeOptions(opts, selfPath) {
 module.exports = {
   readSettings,
   PROBE_ENV_VARS,
+  MAX_SAMPLED_THREADS,
+  THREADS_POLL_MS,
+  WORKER_DATA_KEY,
   MAX_BUFFERED_BYTES,
   RECONNECT_MIN_MS,
   RECONNECT_MAX_MS,

@@ -10,8 +10,12 @@ function r3(x) {
 }
 
 function createState(settings) {
-  // Probe time: ms since the probe started (the "t" of every message).
-  const t0 = performance.now();
+  // Probe time: ms since the probe started (the "t" of every message). A
+  // worker thread counts from its process's probe start (clockOriginMs,
+  // absolute), so the loops of one process share one clock.
+  const t0 = settings.clockOriginMs !== undefined
+    ? settings.clockOriginMs - performance.timeOrigin
+    : performance.now();
   return {
     settings,        // from config.readSettings(); read-only
     t0,              // performance.now() at probe time 0
@@ -32,6 +36,11 @@ function createState(settings) {
     // sampler runs) and, on a fallback, why.
     native: null,
     probeFallback: null,
+    // Set by probe.js: the fields a hello adds for a worker thread or a
+    // child process (threads.js helloIdentity), and the exit code bye
+    // carries for them (process 'exit').
+    identity: () => ({}),
+    exitCode: undefined,
   };
 }
 

@@ -87,8 +87,11 @@ function createTransport(state, hooks) {
     return native !== null ? state.dropped + native.dropped() : state.dropped;
   }
 
+  // A worker's or a child's bye also says how it exited (the collector
+  // cannot wait() for a process it did not spawn).
   function sendBye() {
-    send('{"type":"bye","t":' + r3(now()) + ',"dropped":' + droppedTotal() + '}\n');
+    const code = Number.isInteger(state.exitCode) ? ',"exit_code":' + state.exitCode : '';
+    send('{"type":"bye","t":' + r3(now()) + ',"dropped":' + droppedTotal() + code + '}\n');
   }
 
   function countLines(s) {
@@ -100,13 +103,13 @@ function createTransport(state, hooks) {
   function helloLine() {
     let heapLimit = 0;
     try { heapLimit = v8.getHeapStatistics().heap_size_limit; } catch (_) { /* keep 0 */ }
-    return JSON.stringify({
-      type: 'hello', t: r3(now()), v: 1, pid: process.pid, runtime: 'node',
+    return JSON.stringify(Object.assign({
+      type: 'hello', t: r3(now()), v: 1, pid: process.pid}, state.identity(), { runtime: 'node',
       versions: { node: process.versions.node, v8: process.versions.v8, uv: process.versions.uv },
       argv: process.argv, interval_ms: settings.intervalMs, heap_limit: heapLimit, job: settings.job,
       probe: native !== null ? 'native' : 'js',
       probe_fallback: state.probeFallback || undefined,
-    }) + '\n';
+    })) + '\n';
   }
 
   function listenLines() {
@@ -134,7 +137,8 @@ function createTransport(state, hooks) {
     shutdown();  // the thread must be done with the fd before it closes
     if (state.socket) { try { state.socket.destroy(); } catch (_) { /* already gone */ } }
     state.socket = null;
-    if (settings.endpoint && !settings.fdText && !state.finished && !state.disabled) scheduleReconnect();
+    // A run's tree does not reconnect: the collector never comes back.
+    if (settings.endpoint && !settings.fdText && !settings.tree && !state.finished && !state.disabled) scheduleReconnect();
     else state.disabled = true;
   }
 
@@ -152,6 +156,13 @@ function createTransport(state, hooks) {
     if (!Number.isInteger(fd) || fd < 0) { state.disabled = true; return; }
     const s = new net.Socket({ fd, readable: true, writable: true });
     attach(s);
+    startNativeOn(fd);
+    onConnected();
+  }
+
+  // The addon writes on the socket JS reads the collector's commands from
+  // (fd mode, and a run's child process on the run's socket).
+  function startNativeOn(fd) {
     if (native !== null && !native.start(fd, settings.intervalMs, settings.resolutionMs, now(), MAX_BUFFERED_BYTES)) {
       native = state.native = null;
       state.probeFallback = 'the native probe did not start on fd ' + fd;
@@ -160,7 +171,6 @@ function createTransport(state, hooks) {
     if (native !== null && typeof native.blocks === 'function') {
       native.blocks(settings.blockThresholdMs, settings.blockIntervalMs);
     }
-    onConnected();
   }
 
   // Agent mode with the native probe: the addon connects from its thread;
@@ -188,7 +198,13 @@ function createTransport(state, hooks) {
     if (state.finished || state.disabled) return;
     const s = net.connect(settings.endpoint);
     attach(s);
-    s.once('connect', () => { try { if (state.socket === s) onConnected(); } catch (_) { /* silent */ } });
+    s.once('connect', () => {
+      try {
+        if (state.socket !== s) return;
+        if (settings.tree) startNativeOn(s._handle.fd);
+        onConnected();
+      } catch (_) { /* silent */ }
+    });
   }
 
   function scheduleReconnect() {
@@ -227,10 +243,11 @@ function createTransport(state, hooks) {
     if (native !== null) { try { native.stop(); } catch (_) { /* never throw */ } }
   }
 
-  // Connects (fd: at once, with hello; endpoint: when the socket connects).
+  // Connects (fd: at once, with hello; endpoint: when the socket connects;
+// a run's child process: JS connects, then the addon writes on that socket).
   function start() {
     if (settings.fdText) openFd();
-    else if (native !== null) startNativeEndpoint();
+    else if (native !== null && !settings.tree) startNativeEndpoint();
     else connectEndpoint();
   }
 

@@ -104,8 +104,8 @@ function withTimeout(p, ms, what) {
 }
 
 // Runs a fixture in fd mode (a socketpair on fd 3, as the collector passes)
-// until it exits; returns its exit and every message it sent.
-async function runFd(script, extraEnv) {
+// until it exits (within exitMs); returns its exit and every message it sent.
+async function runFd(script, extraEnv, exitMs = 3 * WAIT_MS) {
   const env = probeEnv(Object.assign({ LOOPDOCTOR_FD: '3' }, extraEnv));
   // Only what the test names: not the runner's own choice of probe.
   for (const k of ['LOOPDOCTOR_NATIVE_DIR', 'LOOPDOCTOR_PROBE']) {
@@ -123,7 +123,7 @@ async function runFd(script, extraEnv) {
     while ((nl = buf.indexOf('\n')) >= 0) { msgs.push(JSON.parse(buf.slice(0, nl))); buf = buf.slice(nl + 1); }
   });
   const closed = new Promise((resolve) => sock.on('close', resolve));
-  const r = await withTimeout(target.exited, 3 * WAIT_MS, `${script} exit`);
+  const r = await withTimeout(target.exited, exitMs, `${script} exit`);
   await withTimeout(closed, WAIT_MS, 'socket closed');
   return { r, msgs, samples: msgs.filter((m) => m.type === 'sample') };
 }

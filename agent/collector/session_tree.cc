@@ -1,0 +1,75 @@
+// The session's side of the target's tree (issue 13): the run's socket, the
+// loops that connect to it, and what their messages mean for the run. The
+// first process's own connection (the inherited fd) is session.cc's.
+#include <spdlog/spdlog.h>
+
+#include "agent/collector/session_impl.h"
+#include "analyzer/recording/proc_record.h"
+#include "analyzer/recording/records.h"
+
+namespace loopdoctor::collector::detail {
+
+// Before the spawn: without the socket the run goes on with the first
+// process alone, and says so.
+void Session::open_tree_endpoint() {
+  std::string why = endpoint_.open(&loop_, endpoint_tmp_dir(),
+                                   [this](uv_stream_t* server) { tree_.accept(server); });
+  if (!why.empty())
+    spdlog::warn("{}: worker threads and child processes of the target will not be probed", why);
+}
+
+void Session::start_tree(int root_pid) {
+  tree_.init(&loop_, root_pid, interval_ms(),
+             {[this] { return clock_.now_ms(); },
+              [this](const std::string& line) { writer_.write_line(line); },
+              [this](nlohmann::json r) { return emit(std::move(r)); },
+              [this](const nlohmann::json& m, ProbeConnection* from) { on_loop_message(m, from); },
+              [this] {
+                bye_settled();
+                maybe_finish();
+              },
+              [this] { return stop_.begun(); }});
+}
+
+void Session::on_proc_sample(const ProcSample& s) {
+  nlohmann::json j = recording::encode(recording::proc_record(s, 0));
+  tree_.root_threads().annotate(tree_.root_pid(), clock_.now_ms(), &j);
+  double t = emit(std::move(j));  // emit stamps t
+  model_.on_proc(t, s.cpu_ms);
+}
+
+// Without load there is no load window: the analysis looks at the whole run,
+// so the profile covers it too (the probe stops it after its first 5
+// minutes). With load it starts when the load does (on_listen), and a loop
+// that joins later starts at once.
+bool Session::profile_due() const {
+  return opts_.profile && !stop_.begun() && (!load_requested() || result_->load_ran);
+}
+
+void Session::on_loop_message(const nlohmann::json& msg, ProbeConnection* from) {
+  const std::string& type = msg["type"].get_ref<const std::string&>();
+  if (type == "hello") {
+    if (profile_due()) from->send(R"({"type":"profile-start"})");
+  } else if (type == "listen") {
+    // Any loop of the tree may be the server (cluster workers share the
+    // primary's port); the first port reported is the one loaded.
+    auto p = msg.find("port");
+    if (p != msg.end() && p->is_number_integer() && *p > 0 && *p < 65536 && port_ == 0) {
+      auto a = msg.find("address");
+      on_listen(p->get<int>(), a != msg.end() && a->is_string() ? a->get<std::string>() : "");
+    }
+  }
+}
+
+// The first process's bye (or its connection's end) and every other loop's
+// that was asked for one: the stop sequence may go on to the signals.
+void Session::bye_settled() {
+  if (root_bye_ && !tree_.waiting_for_bye()) stop_.on_bye();
+}
+
+void Session::close_probes() {
+  probe_.close("");
+  tree_.close_all();
+}
+
+}  // namespace loopdoctor::collector::detail
