@@ -6,11 +6,18 @@
 
 #include "analyzer/analysers/analysers.h"
 #include "analyzer/block_attribution.h"
+#include "analyzer/loops.h"
 #include "analyzer/profile_attribution.h"
 
 namespace loopdoctor {
 
 Diagnosis analyze(const Timeline& tl) {
+  Diagnosis dx = analyze_loop(tl);
+  if (!tl.other_loops.empty()) combine_loops(tl, &dx);
+  return dx;
+}
+
+Diagnosis analyze_loop(const Timeline& tl) {
   const Window w = analysis_window(tl);
   WindowStats st = compute_window_stats(tl, w);
   // The profile sees GC work the pause observer misses (incremental marking
@@ -70,6 +77,8 @@ std::string top_hotspot_advice(const Hotspot& h, bool blocked_time) {
 
 bool attach_recommendations(Diagnosis* dx, const std::string& templates_dir, std::string* error) {
   bool ok = true;
+  for (LoopDiagnosis& l : dx->loops)
+    ok = attach_recommendations(&l.dx, templates_dir, error) && ok;
   for (Issue& issue : dx->issues) {
     const std::string stem = issue.advice.empty() ? to_string(issue.kind) : issue.advice;
     const std::string path = templates_dir + "/recommendations/" + stem + ".txt";

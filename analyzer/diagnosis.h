@@ -103,6 +103,8 @@ struct Issue {
   std::string advice;
 };
 
+struct LoopDiagnosis;
+
 struct Diagnosis {
   Verdict verdict = Verdict::kInsufficientData;
   std::vector<Issue> issues;
@@ -116,6 +118,22 @@ struct Diagnosis {
   std::shared_ptr<const profile::Attribution> attribution;  // null without a CPU profile
   BlockSummary blocks;  // the native probe's block stacks in the window
   ExitDescription exit;
+  // A recording of more than one loop (analyzer/loops.h): each loop's own
+  // diagnosis, worst first; the verdict and issues above are the worst
+  // loop's, everything else the first process's main thread's. Empty for a
+  // recording of one loop.
+  std::vector<LoopDiagnosis> loops;
+  std::size_t folded_loops = 0;  // Timeline::folded_loops
+};
+
+struct LoopDiagnosis {
+  LoopRef loop;       // {0, 0}: the first process's main thread
+  double pid = 0;     // the loop's process's pid
+  std::string name;   // Timeline::loop_name
+  Diagnosis dx;       // of this loop's timeline alone
+  // A main thread whose requests waited while a worker of its process was
+  // blocked: that worker's name (the connecting rule, analyzer/loops.cc).
+  std::string waited_on;
 };
 
 }  // namespace loopdoctor

@@ -84,12 +84,16 @@ json findings_json(const std::vector<Finding>& fs) {
   return findings;
 }
 
+// A pid no process has (a damaged or hand-made recording's 1e300) is
+// written as 0, as for a recording without a hello, not cast out of range.
+long long pid_json(double pid) {
+  return pid >= 1 && pid <= kMaxPid ? static_cast<long long>(pid) : 0;
+}
+
 json target_json(const Timeline& tl) {
   json target;
   target["command"] = tl.command;
-  // A pid no process has (a damaged or hand-made recording's 1e300) is
-  // written as 0, as for a recording without a hello, not cast out of range.
-  target["pid"] = tl.pid >= 1 && tl.pid <= kMaxPid ? static_cast<long long>(tl.pid) : 0;
+  target["pid"] = pid_json(tl.pid);
   target["runtime"] = tl.runtime.empty() ? json(nullptr) : json(tl.runtime);
   target["versions"] = tl.versions;
   if (!tl.probe_kind.empty()) target["probe"] = tl.probe_kind;
@@ -132,6 +136,34 @@ json load_json(const Timeline& tl, const WindowStats& st) {
   return load;
 }
 
+json issues_json(const Diagnosis& dx) {
+  json issues = json::array();
+  for (const auto& i : dx.issues)
+    if (is_problem(i.kind)) issues.push_back(issue_json(i, dx.blocks));
+  return issues;
+}
+
+// DESIGN "Extensions agreed": one entry per loop, worst first (loops.h).
+json loops_json(const Timeline& tl, const Diagnosis& dx) {
+  json loops = json::array();
+  for (const LoopDiagnosis& l : dx.loops) {
+    const Timeline* lt = &tl;
+    for (const Timeline& o : tl.other_loops)
+      if (o.loop == l.loop) lt = &o;
+    json j = {{"pid", pid_json(l.pid)},
+              {"thread", pid_json(l.loop.thread)},
+              {"name", l.name},
+              {"verdict", to_string(l.dx.verdict)},
+              {"summary", l.dx.issues.empty() ? "" : l.dx.issues.front().summary},
+              {"issues", issues_json(l.dx)},
+              {"figures", figures_json(figures_of(*lt, l.dx))}};
+    if (!l.waited_on.empty()) j["waited_on"] = l.waited_on;
+    if (l.dx.blocks.blocks > 0) j["block_stacks"] = block_stacks_json(l.dx.blocks);
+    loops.push_back(std::move(j));
+  }
+  return loops;
+}
+
 }  // namespace
 
 json diagnosis_json(const Timeline& tl, const Diagnosis& dx) {
@@ -140,10 +172,7 @@ json diagnosis_json(const Timeline& tl, const Diagnosis& dx) {
   j["verdict"] = to_string(dx.verdict);
   // `issues` lists problems only; a healthy or insufficient-data run has none,
   // and its sentence and advice are in `summary` and `recommendations`.
-  json issues = json::array();
-  for (const auto& i : dx.issues)
-    if (is_problem(i.kind)) issues.push_back(issue_json(i, dx.blocks));
-  j["issues"] = issues;
+  j["issues"] = issues_json(dx);
   if (!dx.issues.empty()) {
     j["summary"] = dx.issues.front().summary;
     j["recommendations"] = dx.issues.front().recommendations;
@@ -161,6 +190,12 @@ json diagnosis_json(const Timeline& tl, const Diagnosis& dx) {
   json warnings = tl.warnings;
   for (const auto& w : tl.recorded_warnings) warnings.push_back(w);
   j["warnings"] = warnings;
+  // Only a recording of more than one loop has them: one loop's JSON stays
+  // as it was.
+  if (!dx.loops.empty()) {
+    j["loops"] = loops_json(tl, dx);
+    if (dx.folded_loops > 0) j["loops_folded"] = dx.folded_loops;
+  }
   return j;
 }
 

@@ -217,11 +217,21 @@ Issue blocked_issue(const Timeline& tl, const WindowStats& st, const std::vector
   i.severity = find(fs, Signal::kDelay).severity;
   i.confidence = std::max(confidence_over(st.delay_p99_ms, kDelayP99LimitMs),
                           confidence_over(st.blocked_share, kBlockedShareLimit));
+  // Another loop than the first process's main thread is named (loops.h).
+  const std::string which =
+      tl.loop.is_main() ? "The event loop" : "The loop of " + tl.loop_name;
+  const std::string holder =
+      tl.loop.is_main()       ? "Synchronous work on the main thread is holding it; find it and "
+                                "move it off the loop."
+      : tl.loop.thread != 0   ? "Synchronous work in that worker thread is holding it, and "
+                                "everything sent to it waits; split the work into shorter "
+                                "pieces or spread it over more workers."
+                              : "Synchronous work on that process's main thread is holding it; "
+                                "find it and move it off the loop.";
   i.summary = fmt::format(
-      "The event loop was blocked: callbacks waited up to {:.0f} ms (p99 {:.0f} ms) while the "
-      "loop was busy {} of the time. Synchronous work on the main thread is holding it; "
-      "find it and move it off the loop.",
-      st.delay_max_ms, st.delay_p99_ms, pct(st.elu_mean));
+      "{} was blocked: callbacks waited up to {:.0f} ms (p99 {:.0f} ms) while the loop was busy "
+      "{} of the time. {}",
+      which, st.delay_max_ms, st.delay_p99_ms, pct(st.elu_mean), holder);
   append(&i.evidence, find(fs, Signal::kDelay));
   append(&i.evidence, find(fs, Signal::kUtilisation));
   append(&i.evidence, find(fs, Signal::kCpu));
@@ -337,6 +347,12 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
   }
 
   dx.verdict = dx.issues.front().kind;
+  // Every sentence of another loop says which loop it is about (blocked-loop's
+  // names it in its own words).
+  if (!tl.loop.is_main())
+    for (Issue& i : dx.issues)
+      if (i.kind != Verdict::kBlockedLoop)
+        i.summary = "In the loop of " + tl.loop_name + ": " + i.summary;
   if (st.sched_present && st.loop_thread_wait_share >= kCpuWaitNotable)
     dx.notes.push_back(fmt::format(
         "The loop's thread waited for a CPU {} of the time (it ran {}): the machine was "

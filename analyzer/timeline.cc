@@ -3,198 +3,183 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "analyzer/recording/recording.h"
 #include "analyzer/recording/fast_decoder.h"
+#include "analyzer/loop_builder.h"
 
 namespace loopdoctor {
 namespace {
 
-using nlohmann::json;
-using recording::FastKind;
-using recording::FastRecord;
-using recording::Type;
+using namespace timeline_detail;
 
-// Smallest share of a recording's bytes one record of each kind stands for, for
-// reserving columns: a probe sample line is ~600 bytes and comes with a /proc
-// line (~200), GCs come every few samples, load records once a second.
-constexpr std::size_t kMinSampleRecordBytes = 500;
-constexpr std::size_t kMinProcRecordBytes = 500;
-constexpr std::size_t kMinGcRecordBytes = 2000;
-constexpr std::size_t kMinLoadRecordBytes = 20000;
-
-double num(const json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return 0;
-  double v = it->get<double>();
-  return std::isfinite(v) ? v : 0;
+// A loop's readable name (DESIGN "Extensions agreed"): "main",
+// "worker 1 (pool.js)", "pid 4312 (cluster worker 2)", "pid 4312 worker 1".
+std::string loop_name(LoopRef loop, const std::string& thread_name,
+                      const std::string& process_name) {
+  auto integer = [](double v) { return std::to_string(static_cast<long long>(v)); };
+  std::string thread = thread_name.empty() ? "worker " + integer(loop.thread) : thread_name;
+  if (loop.pid == 0) return loop.thread == 0 ? "main" : thread;
+  std::string process = "pid " + integer(loop.pid);
+  if (!process_name.empty()) process += " (" + process_name + ")";
+  return loop.thread == 0 ? process : process + " " + thread;
 }
 
-std::string_view type_name(const json& j) {
-  auto it = j.find("type");
-  return it != j.end() && it->is_string() ? std::string_view(it->get_ref<const std::string&>())
-                                          : std::string_view();
-}
-
-// Accumulates records; probe times are shifted to run time at the end, once
-// the smallest (rt - t) offset is known.
-class Builder {
+// Routes each record to its loop's builder (timeline.h: the first process's
+// main thread takes the run's records too) and assembles the loops at the end.
+class RunBuilder {
  public:
-  // One record of any type, through records.cc's decoders.
+  void reserve(std::size_t bytes) { main_.reserve(bytes); }
+
   void add(const json& r) {
     const Type type = recording::type_of(type_name(r));
-    const double t = num(r, "t");
-    if (r.contains("rt")) note_rt(num(r, "rt"), t);
-    switch (type) {
-      case Type::kMeta: on_meta(recording::decode_meta(r)); break;
-      case Type::kHello: on_hello(recording::decode_hello(r)); break;
-      case Type::kListen: on_listen(recording::decode_listen(r)); break;
-      case Type::kSample: on_sample(recording::decode_sample(r, tl_.probe_interval_ms)); break;
-      case Type::kGc: on_gc(recording::decode_gc(r)); break;
-      case Type::kBlock: tl_.blocks.push_back(recording::decode_block(r)); break;
-      case Type::kProfile: on_profile(recording::decode_profile(r)); break;
-      case Type::kProc: on_proc(recording::decode_proc(r)); break;
-      case Type::kLoadStart: on_load_start(recording::decode_load_start(r)); break;
-      case Type::kLoadEnd: load_end_ = t; break;
-      case Type::kLoad: on_load_second(recording::decode_load_second(r)); break;
-      case Type::kLoadSummary: on_load_summary(recording::decode_load_summary(r)); break;
-      case Type::kExit: on_exit(recording::decode_exit(r)); break;
-      case Type::kInterrupt: tl_.interrupted = recording::decode_interrupt(r).signal; break;
-      case Type::kWarning: tl_.recorded_warnings.push_back(recording::decode_warning(r).text); break;
-      case Type::kBye: case Type::kOther: break;
-    }
-    note_end(type, t);
+    if (type == Type::kProc) return add_proc(recording::decode_proc(r));
+    if (Builder* b = builder_of(type, r)) b->add(r);
   }
 
-  // A hot record decoded by the fast decoder: the same effect as add() on it.
   void add_fast(FastKind kind, FastRecord& r) {
-    if (r.has_rt) note_rt(r.rt, r.t);
-    Type type = Type::kOther;
-    switch (kind) {
-      case FastKind::kSample:
-        r.sample.interval = r.interval_ms ? *r.interval_ms : tl_.probe_interval_ms;
-        on_sample(std::move(r.sample));
-        type = Type::kSample;
-        break;
-      case FastKind::kProc: on_proc(r.proc), type = Type::kProc; break;
-      case FastKind::kGc: on_gc(std::move(r.gc)), type = Type::kGc; break;
-      case FastKind::kLoad: on_load_second(r.load), type = Type::kLoad; break;
-      default: return;
-    }
-    note_end(type, r.t);
-  }
-
-  // Room for the records a recording of about `bytes` of NDJSON holds, so the
-  // columns do not grow by copying. Over-reserving costs address space only:
-  // pages never written are never resident.
-  void reserve(std::size_t bytes) {
-    tl_.samples.reserve(bytes / kMinSampleRecordBytes);
-    tl_.proc.reserve(bytes / kMinProcRecordBytes);
-    tl_.gc.reserve(bytes / kMinGcRecordBytes);
-    tl_.load.reserve(bytes / kMinLoadRecordBytes);
+    if (kind == FastKind::kProc) return add_proc(r.proc);
+    LoopRef loop = kind == FastKind::kSample ? r.sample.loop
+                   : kind == FastKind::kGc   ? r.gc.loop
+                                             : LoopRef{};
+    if (Builder* b = builder(normal(loop))) b->add_fast(kind, r);
   }
 
   Timeline finish() {
-    double off = std::isfinite(probe_offset_) ? probe_offset_ : 0.0;
-    for (auto& s : tl_.samples) s.t += off;
-    for (auto& g : tl_.gc) g.t += off;
-    for (auto& b : tl_.blocks) b.t += off, b.start += off;
-    if (tl_.port) tl_.listen_t = listen_probe_t_ + off;
-    if (!tl_.profile.is_null()) tl_.profile_t = profile_probe_t_ + off;
-    tl_.end_t = std::max(collector_end_, probe_end_ + off);
-    if (load_start_ >= 0) {
-      double end = load_end_ >= load_start_ ? load_end_
-                   : tl_.exit.present     ? tl_.exit.t
-                                          : tl_.end_t;
-      tl_.load_window = Window{load_start_, end};
+    Timeline tl = main_.finish();
+    for (auto& [loop, b] : others_) {
+      if (!b.spoke()) continue;  // a process seen in /proc whose probe never spoke
+      Timeline lt = b.finish();
+      const Builder* process = loop.thread == 0 ? &b : find({loop.pid, 0});
+      lt.loop_name = loop_name(loop, b.thread_name(), process ? process->process_name() : "");
+      share_run_records(tl, &lt);
+      tl.other_loops.push_back(std::move(lt));
     }
-    return std::move(tl_);
+    // A worker's process is its main thread's: same pid, same exit.
+    for (Timeline& lt : tl.other_loops) {
+      const Timeline* owner = &tl;
+      for (const Timeline& o : tl.other_loops)
+        if (o.loop.pid == lt.loop.pid && o.loop.thread == 0) owner = &o;
+      if (lt.loop.thread == 0 || owner == &lt) continue;
+      if (lt.pid == 0) lt.pid = owner->pid;
+      if (!lt.exit.present) lt.exit = owner->exit;
+    }
+    tl.folded_loops = folded_.size();
+    for (const auto& [pid, n] : unsampled_) tl.folded_loops += static_cast<std::size_t>(n);
+    return tl;
   }
 
  private:
-  void note_rt(double rt, double t) { probe_offset_ = std::min(probe_offset_, rt - t); }
-  // Collector records carry run time already; probe records are shifted later.
-  void note_end(Type type, double t) {
-    if (recording::is_collector_record(type)) collector_end_ = std::max(collector_end_, t);
-    else if (type != Type::kMeta) probe_end_ = std::max(probe_end_, t);
+  // The first process's pid is 0 in loop keys, whether a record names it or not.
+  LoopRef normal(LoopRef loop) const {
+    if (main_pid_ != 0 && loop.pid == main_pid_) loop.pid = 0;
+    return loop;
   }
 
-  void on_meta(recording::Meta m) {
-    tl_.format_version = m.format;
-    tl_.loopdoctor_version = std::move(m.loopdoctor_version);
-    tl_.start_time = std::move(m.start_time);
-    tl_.host = std::move(m.host);
-    tl_.command.insert(tl_.command.end(), m.command.begin(), m.command.end());
-  }
-  void on_hello(recording::Hello h) {
-    tl_.probe_connected = true;
-    tl_.pid = h.pid;
-    tl_.runtime = std::move(h.runtime);
-    for (auto& [k, v] : h.versions) tl_.versions[k] = std::move(v);
-    tl_.probe_interval_ms = h.interval_ms.value_or(0);
-    tl_.heap_limit = h.heap_limit;
-    tl_.probe_kind = std::move(h.probe);
-    tl_.probe_fallback = std::move(h.probe_fallback);
-  }
-  void on_listen(const recording::Listen& l) {
-    if (tl_.port || !l.port) return;  // the first port the target listened on
-    tl_.port = l.port;
-    listen_probe_t_ = l.t;
-  }
-  void on_sample(ProbeSample&& s) { tl_.samples.push_back(std::move(s)); }
-  void on_gc(GcEvent&& g) { tl_.gc.push_back(std::move(g)); }
-  void on_profile(recording::Profile p) {
-    if (p.profile.is_object()) {
-      tl_.profile = std::move(p.profile);
-      profile_probe_t_ = p.t;  // the profile's start, on the probe clock
+  Builder* builder_of(Type type, const json& r) {
+    if (type == Type::kThreadsUnsampled) {
+      // The probe's own count of the workers it did not sample; the last
+      // line of a process holds its total.
+      const recording::ThreadsUnsampled u = recording::decode_threads_unsampled(r);
+      double& n = unsampled_[normal(u.loop).pid];
+      n = std::max(n, std::clamp(u.count, 0.0, kMaxUnsampledCount));
+      return nullptr;
     }
-    if (p.error) tl_.warnings.push_back("probe: " + *p.error);
-  }
-  void on_proc(ProcSample p) {
-    if (!tl_.proc.empty()) {
-      const ProcSample& prev = tl_.proc.back();
-      double dt = p.t - prev.t;
-      if (dt > 0) p.cpu_share = std::max(0.0, (p.cpu_ms - prev.cpu_ms) / dt);
+    if (type == Type::kHello) {
+      const double pid = num(r, "pid"), thread = num(r, "thread");
+      if (main_pid_ == 0) main_pid_ = pid;  // the first to speak is the first process
+      return builder(normal({pid, thread}));
     }
-    if (p.mem_limit > 0) tl_.mem_limit = p.mem_limit;
-    tl_.proc.push_back(p);
-  }
-  void on_load_start(recording::LoadStart l) {
-    load_start_ = l.t;
-    tl_.load_kind = std::move(l.kind);
-    tl_.load_command = std::move(l.command);
-    if (l.config) tl_.load_config = std::move(l.config);
-  }
-  void on_load_second(const LoadSecond& l) { tl_.load.push_back(l); }
-  void on_load_summary(const recording::LoadSummary& r) {
-    tl_.load_summary = {true,  r.requests, r.duration_s, r.rps, r.bytes, r.p50, r.p90,
-                        r.p99, r.max,      r.errors.total(), r.non_2xx_by_status(),
-                        r.rate_not_met};
-    if (r.config && !tl_.load_config) tl_.load_config = r.config;
-  }
-  void on_exit(const recording::Exit& e) {
-    static_cast<recording::Exit&>(tl_.exit) = e;
-    tl_.exit.present = true;
+    const bool probe = !recording::is_collector_record(type) && type != Type::kMeta &&
+                       type != Type::kWarning;
+    if (probe) return builder(normal(recording::decode_loop(r)));
+    if (type == Type::kExit) return builder(normal({num(r, "pid"), 0}));
+    return &main_;  // the run's records: meta, load, interrupt, warnings
   }
 
-  Timeline tl_;
-  double probe_offset_ = std::numeric_limits<double>::infinity();
-  double listen_probe_t_ = -1;
-  double profile_probe_t_ = 0;
-  double load_start_ = -1, load_end_ = -1;
-  double collector_end_ = 0, probe_end_ = 0;
+  void add_proc(const ProcSample& p) {
+    const LoopRef process = normal({p.loop.pid, 0});
+    if (Builder* b = builder(process)) b->add_proc(p);
+    for (const recording::ProcThread& th : p.loop_threads) {
+      if (th.thread == 0) continue;  // the main thread's: the process's record stands for it
+      ProcSample q;
+      q.t = p.t;
+      q.cpu_ms = th.cpu_ms;
+      q.rss = p.rss;
+      q.threads = 1;
+      q.has_sched = true;  // the thread's schedstat: run time is its CPU time
+      q.sched_run_ms = th.cpu_ms;
+      q.sched_wait_ms = th.sched_wait_ms;
+      if (Builder* b = builder({process.pid, th.thread})) b->add_proc(std::move(q));
+    }
+  }
+
+  const Builder* find(LoopRef loop) const {
+    auto it = others_.find(loop);
+    return it == others_.end() ? nullptr : &it->second;
+  }
+
+  // The loop's builder; null for a loop past kMaxLoopsPerProcess (counted).
+  Builder* builder(LoopRef loop) {
+    if (loop.is_main()) return &main_;
+    if (auto it = others_.find(loop); it != others_.end()) return &it->second;
+    const bool new_process = loop.pid != 0 && !per_process_.contains(loop.pid);
+    const std::size_t others = per_process_.size() - per_process_.count(0);
+    if (new_process && others + 1 >= kMaxProcesses) {  // + 1: the first process
+      folded_.insert(loop);
+      return nullptr;
+    }
+    std::size_t& n = per_process_[loop.pid];
+    if (loop.pid == 0 && n == 0) n = 1;  // the first process's main thread is one
+    if (n >= kMaxLoopsPerProcess) {
+      folded_.insert(loop);
+      return nullptr;
+    }
+    ++n;
+    return &others_.emplace(loop, Builder(loop)).first->second;
+  }
+
+  static void share_run_records(const Timeline& run, Timeline* lt) {
+    lt->format_version = run.format_version;
+    lt->loopdoctor_version = run.loopdoctor_version;
+    lt->start_time = run.start_time;
+    lt->host = run.host;
+    lt->command = run.command;
+    lt->load = run.load;
+    lt->load_summary = run.load_summary;
+    lt->load_window = run.load_window;
+    lt->load_kind = run.load_kind;
+    lt->load_command = run.load_command;
+    lt->load_config = run.load_config;
+    lt->interrupted = run.interrupted;
+    lt->end_t = std::max(lt->end_t, run.end_t);
+    if (lt->loop.pid == 0) {
+      lt->pid = run.pid;
+      lt->exit = run.exit;
+    }
+  }
+
+  Builder main_;
+  std::map<LoopRef, Builder> others_;
+  std::map<double, std::size_t> per_process_;
+  std::set<LoopRef> folded_;
+  std::map<double, double> unsampled_;  // by pid: workers the probe did not sample
+  // More workers than any process holds: a damaged count, not a process.
+  static constexpr double kMaxUnsampledCount = 1e6;
+  double main_pid_ = 0;
 };
 
 }  // namespace
 
 Timeline build_timeline(const std::vector<json>& records) {
-  Builder b;
+  RunBuilder b;
   for (const auto& r : records) b.add(r);
   return b.finish();
 }
 
 std::optional<Timeline> load_timeline(const std::string& path, std::string* error) {
-  Builder b;
+  RunBuilder b;
   b.reserve(recording::uncompressed_size_hint(path));
   recording::FastParser fast;
   FastRecord rec;
@@ -221,6 +206,7 @@ std::optional<Timeline> load_timeline(const std::string& path, std::string* erro
   }
   Timeline tl = b.finish();
   tl.truncated = res.truncated;
+  for (Timeline& lt : tl.other_loops) lt.truncated = res.truncated;
   tl.warnings.insert(tl.warnings.begin(), res.warnings.begin(), res.warnings.end());
   if (tl.format_version > recording::kFormatVersion)
     tl.warnings.push_back("the recording is format " + std::to_string(tl.format_version) +

@@ -27,6 +27,18 @@ using ProcSample = recording::Proc;     // cpu_share filled in
 using GcEvent = recording::Gc;          // t in run time
 using BlockCapture = recording::Block;  // t and start in run time
 using LoadSecond = recording::LoadSecond;
+using LoopRef = recording::LoopRef;
+
+// At most this many loops of one process are kept and analysed (its main
+// thread included); the rest are folded and counted. A pool of 64 workers is
+// already more than the cores of any machine loopdoctor runs on, and each
+// loop costs a lane in the report and a diagnosis: past it, one more says
+// nothing the others did not.
+inline constexpr std::size_t kMaxLoopsPerProcess = 64;
+// And at most this many processes of the tree (the first included), for the
+// same reason; a recording naming more (a fork bomb, a damaged file) has the
+// rest folded and counted too.
+inline constexpr std::size_t kMaxProcesses = 64;
 
 // What the analysis reads of the `load-summary` record (recording::LoadSummary):
 // errors summed over their classes, non-2xx counted from the status codes.
@@ -49,6 +61,11 @@ struct ExitInfo : recording::Exit {
 };
 
 struct Timeline {
+  // Which event loop this timeline is of. A recording of one loop is one
+  // timeline; with more, this one is the first process's main thread and
+  // `other_loops` holds the rest.
+  LoopRef loop;
+  std::string loop_name = "main";  // "worker 1 (pool.js)", "pid 4312 (cluster worker 2)"
   // meta
   int format_version = 0;
   std::string loopdoctor_version, start_time, host;
@@ -92,6 +109,18 @@ struct Timeline {
   std::string interrupted;  // "SIGINT" when the user ended the run
   nlohmann::json profile;   // V8 cpuprofile when the probe sent one
   double profile_t = -1;    // run time the profile started (its samples count from here)
+
+  // Every other loop that spoke, ordered by (pid, thread), each a timeline
+  // of its own: its probe's records on run time (each loop's clock is
+  // shifted by its own offset), the /proc records of its process (a worker's
+  // are its thread's CPU from the proc record's `threads`, with the process's
+  // memory), and a copy of the run's records (meta, load, interrupt, exit of
+  // its process), so every analysis of one loop reads one timeline. `pid`
+  // is the loop's process's. Empty for a recording of one loop.
+  std::vector<Timeline> other_loops;
+  // Loops past kMaxLoopsPerProcess or kMaxProcesses, and workers the probe
+  // did not sample (`threads-unsampled`): counted, not kept.
+  std::size_t folded_loops = 0;
 };
 
 // Builds a timeline from a recording file. Returns std::nullopt only when the

@@ -61,6 +61,59 @@ const char* verdict_colour(Verdict v) {
   return "";
 }
 
+// Loops listed under the verdict (worst first, the first process's main
+// thread always among them); the report and the JSON have every one.
+constexpr std::size_t kListedLoops = 8;
+
+struct ListedLoops {
+  std::vector<const LoopDiagnosis*> loops;
+  std::size_t more = 0;  // loops not listed, folded ones included
+};
+
+ListedLoops listed_loops(const Diagnosis& dx) {
+  ListedLoops l;
+  for (const LoopDiagnosis& ld : dx.loops) {
+    const bool room = l.loops.size() + 1 < kListedLoops;  // the last place waits for main
+    if (room || ld.loop.is_main()) l.loops.push_back(&ld);
+    else ++l.more;
+  }
+  l.more += dx.folded_loops;
+  return l;
+}
+
+std::string loop_figures(const LoopDiagnosis& l) {
+  const WindowStats& st = l.dx.stats;
+  if (st.samples == 0) return "no samples";
+  std::string s = fmt::format("delay p99 {:.0f} ms, max {:.0f} ms, busy {:.0f} %", st.delay_p99_ms,
+                              st.delay_max_ms, st.elu_mean * 100);
+  if (!l.waited_on.empty()) s += "; waited on " + l.waited_on;
+  return s;
+}
+
+std::string more_loops_line(std::size_t more) {
+  return fmt::format("… and {} more {} (in the report and the JSON)", more,
+                     more == 1 ? "loop" : "loops");
+}
+
+void print_loops(std::ostream& out, const Diagnosis& dx) {
+  if (dx.loops.empty()) return;
+  const ListedLoops listed = listed_loops(dx);
+  out << "\n  loops, worst first:\n";
+  for (const LoopDiagnosis* l : listed.loops)
+    out << fmt::format("    {:<18} {:<28} {}\n", to_string(l->dx.verdict), l->name, loop_figures(*l));
+  if (listed.more > 0) out << "    " << more_loops_line(listed.more) << "\n";
+}
+
+std::string markdown_loops(const Diagnosis& dx) {
+  if (dx.loops.empty()) return "";
+  const ListedLoops listed = listed_loops(dx);
+  std::string md = "| loop | verdict | figures |\n|---|---|---|\n";
+  for (const LoopDiagnosis* l : listed.loops)
+    md += fmt::format("| {} | `{}` | {} |\n", l->name, to_string(l->dx.verdict), loop_figures(*l));
+  if (listed.more > 0) md += "\n" + more_loops_line(listed.more) + "\n";
+  return md + "\n";
+}
+
 std::string key_figures(const Timeline& tl, const WindowStats& st, const char* sep) {
   std::string s;
   auto add = [&](const std::string& part) { s += (s.empty() ? "" : sep) + part; };
@@ -110,7 +163,9 @@ void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnos
     for (std::size_t i = 1; i < dx.issues.size(); ++i)
       out << "  " << also_line(dx.issues[i]) << "\n";
   }
-  out << "\n  " << key_figures(tl, st, " · ") << "\n";
+  print_loops(out, dx);
+  // With several loops the figures below are the first process's main thread's.
+  out << "\n  " << (dx.loops.empty() ? "" : "main thread: ") << key_figures(tl, st, " · ") << "\n";
   out << "  " << dim << "window " << fmt::format("{:.1f}", dx.window.length() / 1000.0)
       << " s, " << st.samples << " samples" << probe_note(tl) << "; target " << dx.exit.text << off
       << "\n";
@@ -128,7 +183,8 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
   const WindowStats& st = dx.stats;
   std::string md = fmt::format("### loopdoctor: `{}`\n\n", to_string(dx.verdict));
   if (!dx.issues.empty()) md += "> " + dx.issues.front().summary + "\n\n";
-  md += "| figure | value |\n|---|---|\n";
+  md += markdown_loops(dx);
+  md += dx.loops.empty() ? "| figure | value |\n|---|---|\n" : "| main thread | value |\n|---|---|\n";
   if (st.samples > 0) {
     md += fmt::format("| loop delay p99 / max | {:.0f} ms / {:.0f} ms |\n", st.delay_p99_ms,
                       st.delay_max_ms);

@@ -72,6 +72,7 @@ enum Top : std::size_t {
   kCpuMs, kRss, kThreads, kFds, kCtxVoluntary, kCtxInvoluntary, kIoRead, kIoWrite,
   kSchedRun, kSchedWait, kCgPeriods, kCgThrottled, kCgThrottledMs, kCpuQuota, kMemLimit,
   kRequests, kBytes, kErrors, kNon2xx, kLatencyMs, kSecond, kIntervalS,
+  kPid, kThread, kLoopThreads,
   kTopCount
 };
 constexpr std::array<std::string_view, kTopCount> kTopKeys = {
@@ -81,7 +82,8 @@ constexpr std::array<std::string_view, kTopCount> kTopKeys = {
     "io_write_bytes",
     "sched_run_ms", "sched_wait_ms", "cg_periods", "cg_throttled", "cg_throttled_ms",
     "cpu_quota_cores", "mem_limit",
-    "requests", "bytes", "errors", "non_2xx", "latency_ms", "second", "interval_s"};
+    "requests", "bytes", "errors", "non_2xx", "latency_ms", "second", "interval_s",
+    "pid", "thread", "loop_threads"};
 
 // Fields of a nested object, or all defaults when it is absent / not an object.
 template <std::size_t N>
@@ -221,6 +223,10 @@ FastKind FastParser::parse(std::string_view line, FastRecord& out) {
                   : type == "load" ? FastKind::kLoad
                                    : FastKind::kFallback;
   if (kind == FastKind::kFallback) return kind;
+  // A proc record with its loops' threads (a process with workers) is
+  // rare: the DOM path reads it.
+  if (kind == FastKind::kProc && r.present[kLoopThreads]) return FastKind::kFallback;
+  const LoopRef loop{r.num(kPid), r.num(kThread)};
 
   out.t = r.num(kT);
   out.has_rt = r.present[kRt];
@@ -230,13 +236,15 @@ FastKind FastParser::parse(std::string_view line, FastRecord& out) {
       out.interval_ms = r.opt_num(kIntervalMs);
       fill_sample(r, out.sample, impl_->handles);
       out.sample.t = out.t;
+      out.sample.loop = loop;
       break;
     case FastKind::kProc:
       fill_proc(r, out.proc);
       out.proc.t = out.t;
+      out.proc.loop = loop;
       break;
     case FastKind::kGc:
-      out.gc = {out.t, std::string(r.str(kKind)), r.num(kDurationMs), r.num(kHeapAfter)};
+      out.gc = {out.t, std::string(r.str(kKind)), r.num(kDurationMs), r.num(kHeapAfter), loop};
       break;
     case FastKind::kLoad:
       out.load = LoadSecond{};

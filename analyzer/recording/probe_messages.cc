@@ -2,6 +2,8 @@
 // protocol"): decoders for the timeline and the agent, encoders for tests and
 // for a native probe to come. The JS probe writes these lines itself.
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 
 #include "analyzer/recording/json_fields.h"
 #include "analyzer/recording/records.h"
@@ -10,6 +12,24 @@ namespace loopdoctor::recording {
 
 using nlohmann::json;
 using namespace fields;
+
+LoopRef decode_loop(const json& r) { return {num(r, "pid"), num(r, "thread")}; }
+
+namespace {
+
+// Ids are integers as the probe and the collector write them; a value no
+// int64 holds (a damaged record's) stays as read.
+json id(double v) {
+  constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
+  return std::abs(v) < kMaxExactInteger ? json(static_cast<std::int64_t>(v)) : json(v);
+}
+
+}  // namespace
+
+void encode_loop(const LoopRef& loop, json* r) {
+  if (loop.pid != 0) (*r)["pid"] = id(loop.pid);
+  if (loop.thread != 0) (*r)["thread"] = id(loop.thread);
+}
 
 json encode(const Hello& r) {
   json j = record(Type::kHello, r.t);
@@ -21,6 +41,11 @@ json encode(const Hello& r) {
   j["heap_limit"] = r.heap_limit;
   if (!r.probe.empty()) j["probe"] = r.probe;
   if (!r.probe_fallback.empty()) j["probe_fallback"] = r.probe_fallback;
+  if (r.thread != 0) j["thread"] = r.thread;
+  if (!r.thread_name.empty()) j["thread_name"] = r.thread_name;
+  if (r.tid != 0) j["tid"] = r.tid;
+  if (r.parent_pid != 0) j["parent_pid"] = r.parent_pid;
+  if (!r.process_name.empty()) j["process_name"] = r.process_name;
   return j;
 }
 
@@ -36,6 +61,11 @@ Hello decode_hello(const json& r) {
   h.heap_limit = num(r, "heap_limit");
   h.probe = str(r, "probe");
   h.probe_fallback = str(r, "probe_fallback");
+  h.thread = num(r, "thread");
+  h.thread_name = str(r, "thread_name");
+  h.tid = num(r, "tid");
+  h.parent_pid = num(r, "parent_pid");
+  h.process_name = str(r, "process_name");
   return h;
 }
 
@@ -43,10 +73,13 @@ json encode(const Listen& r) {
   json j = record(Type::kListen, r.t);
   if (r.port) j["port"] = *r.port;
   j["address"] = r.address;
+  encode_loop(r.loop, &j);
   return j;
 }
 
-Listen decode_listen(const json& r) { return {num(r, "t"), opt_int(r, "port"), str(r, "address")}; }
+Listen decode_listen(const json& r) {
+  return {num(r, "t"), opt_int(r, "port"), str(r, "address"), decode_loop(r)};
+}
 
 json encode(const Sample& r) {
   const DelayStats& d = r.delay;
@@ -65,6 +98,7 @@ json encode(const Sample& r) {
     j["http"] = {{"requests", r.http.requests}, {"responses", r.http.responses},
                  {"inflight", r.http.inflight}, {"latency_mean_ms", r.http.latency_mean_ms},
                  {"latency_max_ms", r.http.latency_max_ms}};
+  encode_loop(r.loop, &j);
   return j;
 }
 
@@ -97,6 +131,7 @@ Sample decode_sample(const json& r, double default_interval_ms) {
     s.http.latency_mean_ms = num(*it, "latency_mean_ms");
     s.http.latency_max_ms = num(*it, "latency_max_ms");
   }
+  s.loop = decode_loop(r);
   return s;
 }
 
@@ -105,11 +140,12 @@ json encode(const Gc& r) {
   j["kind"] = r.kind;
   j["duration_ms"] = r.duration_ms;
   if (r.heap_after > 0) j["heap_after"] = r.heap_after;
+  encode_loop(r.loop, &j);
   return j;
 }
 
 Gc decode_gc(const json& r) {
-  return {num(r, "t"), str(r, "kind"), num(r, "duration_ms"), num(r, "heap_after")};
+  return {num(r, "t"), str(r, "kind"), num(r, "duration_ms"), num(r, "heap_after"), decode_loop(r)};
 }
 
 json encode(const Block& r) {
@@ -121,6 +157,7 @@ json encode(const Block& r) {
     frames.push_back({{"function", f.function}, {"url", f.url}, {"line", f.line}, {"column", f.column}});
   j["frames"] = std::move(frames);
   j["in"] = r.in_native ? "native" : "js";
+  encode_loop(r.loop, &j);
   return j;
 }
 
@@ -138,6 +175,7 @@ Block decode_block(const json& r) {
                           static_cast<int>(num(f, "column"))});
     }
   }
+  b.loop = decode_loop(r);
   return b;
 }
 
@@ -145,6 +183,7 @@ json encode(const Profile& r) {
   json j = record(Type::kProfile, r.t);
   if (!r.profile.is_null()) j["profile"] = r.profile;
   if (r.error) j["error"] = *r.error;
+  encode_loop(r.loop, &j);
   return j;
 }
 
@@ -153,10 +192,23 @@ Profile decode_profile(const json& r) {
   p.t = num(r, "t");
   if (auto it = r.find("profile"); it != r.end() && it->is_object()) p.profile = *it;
   p.error = opt_str(r, "error");
+  p.loop = decode_loop(r);
   return p;
 }
 
 json encode(const Bye& r) { return record(Type::kBye, r.t); }
 Bye decode_bye(const json& r) { return {num(r, "t")}; }
+
+json encode(const ThreadsUnsampled& r) {
+  json j = record(Type::kThreadsUnsampled, r.t);
+  j["count"] = count(r.count);
+  j["limit"] = count(r.limit);
+  encode_loop(r.loop, &j);
+  return j;
+}
+
+ThreadsUnsampled decode_threads_unsampled(const json& r) {
+  return {num(r, "t"), num(r, "count"), num(r, "limit"), decode_loop(r)};
+}
 
 }  // namespace loopdoctor::recording

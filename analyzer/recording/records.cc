@@ -21,7 +21,8 @@ constexpr std::pair<std::string_view, Type> kTypeNames[] = {
     {"bye", Type::kBye},           {"load-start", Type::kLoadStart},
     {"load-summary", Type::kLoadSummary}, {"load-end", Type::kLoadEnd},
     {"exit", Type::kExit},         {"interrupt", Type::kInterrupt},
-    {"warning", Type::kWarning},   {"block", Type::kBlock}};
+    {"warning", Type::kWarning},   {"block", Type::kBlock},
+    {"threads-unsampled", Type::kThreadsUnsampled}};
 
 }  // namespace
 
@@ -103,8 +104,30 @@ json encode(const Proc& r) {
   }
   if (r.cpu_quota_cores > 0) j["cpu_quota_cores"] = r.cpu_quota_cores;
   if (r.mem_limit > 0) j["mem_limit"] = r.mem_limit;
+  if (!r.loop_threads.empty()) {
+    json threads = json::array();
+    for (const ProcThread& t : r.loop_threads)
+      threads.push_back({{"tid", count(t.tid)}, {"thread", count(t.thread)}, {"cpu_ms", t.cpu_ms},
+                         {"sched_wait_ms", t.sched_wait_ms}});
+    j["loop_threads"] = std::move(threads);
+  }
+  encode_loop(r.loop, &j);
   return j;
 }
+
+namespace {
+
+std::vector<ProcThread> decode_proc_threads(const json& r) {
+  std::vector<ProcThread> out;
+  auto it = r.find("loop_threads");
+  if (it == r.end() || !it->is_array()) return out;
+  for (const json& t : *it)
+    if (t.is_object())
+      out.push_back({num(t, "tid"), num(t, "thread"), num(t, "cpu_ms"), num(t, "sched_wait_ms")});
+  return out;
+}
+
+}  // namespace
 
 Proc decode_proc(const json& r) {
   Proc p;
@@ -127,6 +150,8 @@ Proc decode_proc(const json& r) {
   p.cg_throttled_ms = num(r, "cg_throttled_ms");
   p.cpu_quota_cores = num(r, "cpu_quota_cores");
   p.mem_limit = num(r, "mem_limit");
+  p.loop = decode_loop(r);
+  p.loop_threads = decode_proc_threads(r);
   return p;
 }
 
@@ -334,11 +359,13 @@ json encode(const Exit& r) {
   j["code"] = or_null(r.code);
   j["signal"] = or_null(r.signal);
   j["stopped_by_loopdoctor"] = r.stopped_by_loopdoctor;
+  encode_loop(r.loop, &j);
   return j;
 }
 
 Exit decode_exit(const json& r) {
-  return {num(r, "t"), opt_int(r, "code"), opt_str(r, "signal"), flag(r, "stopped_by_loopdoctor")};
+  return {num(r, "t"), opt_int(r, "code"), opt_str(r, "signal"), flag(r, "stopped_by_loopdoctor"),
+          decode_loop(r)};
 }
 
 json encode(const Interrupt& r) {

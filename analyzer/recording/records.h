@@ -35,6 +35,7 @@ inline constexpr int kFormatVersion = 1;
 // not know (a later version's), passed over.
 enum class Type {
   kMeta, kHello, kListen, kSample, kGc, kProfile, kBye, kBlock,  // meta + probe messages
+  kThreadsUnsampled,
   kProc, kLoadStart, kLoad, kLoadSummary, kLoadEnd, kExit, kInterrupt, kWarning,
   kOther,
 };
@@ -42,6 +43,17 @@ Type type_of(std::string_view type);
 const char* type_name(Type type);  // "" for kOther
 // Collector records carry run time; probe messages carry the probe's clock.
 bool is_collector_record(Type type);
+
+// ---- the loop a record is from (DESIGN "Extensions agreed") --------------
+// A worker thread's messages carry "thread" (its threadId, >= 1); lines of
+// any process but the first carry "pid". Absent fields read as 0, so every
+// record of an older recording belongs to the first process's main thread.
+struct LoopRef {
+  double pid = 0;     // 0: the first process (the one loopdoctor started)
+  double thread = 0;  // 0: the process's main thread
+  bool is_main() const { return pid == 0 && thread == 0; }
+  auto operator<=>(const LoopRef&) const = default;
+};
 
 // ---- meta: the first line, written by the collector ----------------------
 struct Meta {
@@ -66,6 +78,15 @@ struct Hello {
   double heap_limit = 0;              // bytes
   std::string probe;                  // "native" or "js"; empty in recordings before it was sent
   std::string probe_fallback;         // why the JS probe runs when the native one could not
+  // A worker thread's hello: its threadId (0: the main thread), its name
+  // ("worker 1 (pool.js)") and, from the native probe, its kernel tid.
+  double thread = 0;
+  std::string thread_name = {};
+  double tid = 0;
+  // A process of the tree other than the first: its parent and a readable
+  // name ("cluster worker 2"); 0 and empty when not sent.
+  double parent_pid = 0;
+  std::string process_name = {};
   bool operator==(const Hello&) const = default;
 };
 
@@ -73,6 +94,7 @@ struct Listen {
   double t = 0;
   std::optional<int> port;  // absent unless an integer
   std::string address;
+  LoopRef loop = {};
   bool operator==(const Listen&) const = default;
 };
 
@@ -101,6 +123,7 @@ struct Sample {
   double handles_total = 0;
   HandleCounts handles_by_type;  // map-like; equal sets share storage
   HttpStats http;
+  LoopRef loop;
   bool operator==(const Sample&) const = default;
 };
 
@@ -111,6 +134,7 @@ struct Gc {
   // Heap used the moment a major collection ended, bytes (probe field
   // heap_after); 0 when not reported (older probes, other collections).
   double heap_after = 0;
+  LoopRef loop = {};
   bool operator==(const Gc&) const = default;
 };
 
@@ -132,6 +156,7 @@ struct Block {
   bool in_native = false;  // "in":"native": the thread ran native code, no JS stack
                            // could be taken (frames, if any, are the last JS capture)
   std::vector<BlockFrame> frames;  // innermost first, as V8 gives them
+  LoopRef loop = {};
   bool operator==(const Block&) const = default;
 };
 
@@ -139,6 +164,7 @@ struct Profile {
   double t = 0;                  // the profile's start
   nlohmann::json profile;        // V8 cpuprofile; null when the probe sent none
   std::optional<std::string> error;  // why the probe could not profile
+  LoopRef loop = {};
   bool operator==(const Profile&) const = default;
 };
 
@@ -147,7 +173,25 @@ struct Bye {
   bool operator==(const Bye&) const = default;
 };
 
+// A process's main thread: workers past the probe's sampling limit, not
+// sampled. Sent each time the count grows; the last one holds the total.
+struct ThreadsUnsampled {
+  double t = 0;
+  double count = 0, limit = 0;
+  LoopRef loop = {};  // the process's (thread 0)
+  bool operator==(const ThreadsUnsampled&) const = default;
+};
+
 // ---- collector records ---------------------------------------------------
+// One sampled loop's thread in its process's proc record
+// (/proc/<pid>/task/<tid>/{stat,schedstat}), cumulative ms.
+struct ProcThread {
+  double tid = 0, thread = 0;  // kernel tid; the loop's threadId (0: main)
+  double cpu_ms = 0;
+  double sched_wait_ms = 0;
+  bool operator==(const ProcThread&) const = default;
+};
+
 struct Proc {  // from /proc/<pid>, sampled outside the target
   double t = 0;
   double cpu_ms = 0;     // cumulative user+system CPU time, ms
@@ -167,6 +211,10 @@ struct Proc {  // from /proc/<pid>, sampled outside the target
   double cg_periods = 0, cg_throttled = 0, cg_throttled_ms = 0;
   double cpu_quota_cores = 0;  // the cgroup's CPU quota; 0: none (not written)
   double mem_limit = 0;        // the memory cgroup's limit, bytes; 0: none (not written)
+  // The process this record is of (LoopRef::pid; thread stays 0), and the
+  // per-thread figures of its sampled loops ("loop_threads").
+  LoopRef loop = {};
+  std::vector<ProcThread> loop_threads;
   bool operator==(const Proc&) const = default;
 };
 
@@ -239,6 +287,7 @@ struct Exit {  // the target's
   std::optional<int> code;
   std::optional<std::string> signal;  // "SIGKILL", ...
   bool stopped_by_loopdoctor = false; // we asked it to stop (end of load, Ctrl-C)
+  LoopRef loop = {};  // the process that exited (pid 0: the target)
   bool operator==(const Exit&) const = default;
 };
 
@@ -263,6 +312,7 @@ nlohmann::json encode(const Gc& r);
 nlohmann::json encode(const Block& r);
 nlohmann::json encode(const Profile& r);
 nlohmann::json encode(const Bye& r);
+nlohmann::json encode(const ThreadsUnsampled& r);
 nlohmann::json encode(const Proc& r);
 nlohmann::json encode(const LoadConfig& r);  // the `config` object alone
 nlohmann::json encode(const LoadStart& r);
@@ -283,6 +333,12 @@ nlohmann::json with_type(Type type, nlohmann::json fields);
 nlohmann::json encode_latency(double p50, double p90, double p99, double max,
                               const std::optional<LoadLatencyDetail>& detail);
 
+// The loop fields of any record ("pid", "thread"), and their encoder, which
+// writes only the non-zero ones (a first-process main-thread record stays as
+// it always was). A hello's "pid" is always there: the timeline reads it.
+LoopRef decode_loop(const nlohmann::json& r);
+void encode_loop(const LoopRef& loop, nlohmann::json* r);
+
 // Decoders: `r` is one record object (its "type" is not checked here).
 Meta decode_meta(const nlohmann::json& r);
 Hello decode_hello(const nlohmann::json& r);
@@ -292,6 +348,7 @@ Gc decode_gc(const nlohmann::json& r);
 Block decode_block(const nlohmann::json& r);
 Profile decode_profile(const nlohmann::json& r);
 Bye decode_bye(const nlohmann::json& r);
+ThreadsUnsampled decode_threads_unsampled(const nlohmann::json& r);
 Proc decode_proc(const nlohmann::json& r);
 LoadConfig decode_load_config(const nlohmann::json& config);  // the object alone
 LoadStart decode_load_start(const nlohmann::json& r);

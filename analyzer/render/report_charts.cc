@@ -231,7 +231,59 @@ void add_load_charts(ChartSet& set, const Timeline& tl, const Diagnosis& dx) {
   add(set, "latency", "load generator, per second, ms", lat);
 }
 
+const Timeline& timeline_of(const Timeline& run, LoopRef loop) {
+  for (const Timeline& lt : run.other_loops)
+    if (lt.loop == loop) return lt;
+  return run;
+}
+
+// One lane's two charts on the shared axis `axis` (its band and exit marker
+// are the run's: the loops ran under one load).
+LoopLane loop_lane(const LoopDiagnosis& ld, const Timeline& lt, const ChartSpec& axis) {
+  LoopLane lane;
+  lane.loop = &ld;
+  const SampleLines sl(lt.samples);
+  ChartSpec delay = axis;
+  delay.title = ld.name + ": event-loop delay";
+  delay.y_unit = Unit::kMilliseconds;
+  delay.log_y = true;
+  delay.log_floor = kDelayLogFloorMs;
+  auto p99 = [](const ProbeSample& p) { return p.delay.p99; };
+  auto max = [](const ProbeSample& p) { return p.delay.max; };
+  delay.lines.push_back(sl.line(delay, "p99", kAmber, p99, false, true));
+  delay.lines.push_back(sl.line(delay, "max", kRed, max, false, true));
+  delay.annotate_max_of = 1;
+  delay.annotate_from = ld.dx.window.start / kMsPerS;
+  delay.annotate_to = ld.dx.window.end / kMsPerS;
+  if (chart_has_data(delay)) lane.delay_svg = render_svg(delay);
+  ChartSpec elu = axis;
+  elu.title = ld.name + ": event-loop utilisation";
+  elu.y_unit = Unit::kPercent;
+  elu.y_min = 0;
+  elu.y_max = kPercent;
+  auto busy = [](const ProbeSample& p) { return p.elu * kPercent; };
+  elu.lines.push_back(sl.line(elu, "ELU", kViolet, busy, false, true));
+  if (chart_has_data(elu)) lane.elu_svg = render_svg(elu);
+  return lane;
+}
+
 }  // namespace
+
+LoopLanes build_loop_lanes(const Timeline& tl, const Diagnosis& dx) {
+  LoopLanes out;
+  if (dx.loops.empty()) return out;
+  ChartSpec axis = base_spec(tl, dx, "");
+  for (const Timeline& lt : tl.other_loops)
+    if (!lt.samples.empty()) axis.x1 = std::max(axis.x1, lt.samples.back().t / kMsPerS);
+  for (const LoopDiagnosis& ld : dx.loops) {
+    // The last place is kept for the first process's main thread.
+    const bool room = out.lanes.size() + 1 < kMaxLoopsPerProcess;
+    if (room || ld.loop.is_main()) out.lanes.push_back(loop_lane(ld, timeline_of(tl, ld.loop), axis));
+    else ++out.more;
+  }
+  out.more += dx.folded_loops;
+  return out;
+}
 
 ChartSet build_charts(const Timeline& tl, const Diagnosis& dx) {
   // Each chart in its own function: its point columns (16 bytes per sample

@@ -24,4 +24,18 @@ struct ChartSet {
 
 ChartSet build_charts(const Timeline& tl, const Diagnosis& dx);
 
+// A recording of several loops: one lane per loop of dx.loops (worst first,
+// at most kMaxLoopsPerProcess lanes, the first process's main thread always
+// among them), each the loop's delay and utilisation as small multiples on
+// one time axis shared by every lane.
+struct LoopLane {
+  const LoopDiagnosis* loop = nullptr;
+  std::string delay_svg, elu_svg;
+};
+struct LoopLanes {
+  std::vector<LoopLane> lanes;
+  std::size_t more = 0;  // loops without a lane, folded ones included
+};
+LoopLanes build_loop_lanes(const Timeline& tl, const Diagnosis& dx);
+
 }  // namespace loopdoctor::render

@@ -310,6 +310,45 @@ void set_charts(data& m, const Timeline& tl, const Diagnosis& dx) {
   m.set("band_label", tl.load_window && tl.load_window->length() > 0 ? "load window" : "analysed window");
 }
 
+// Hotspots shown in a loop's lane: its lead issue's first few; the issue
+// section has the full table for the run's verdict.
+constexpr std::size_t kLaneHotspots = 3;
+
+// A lane per loop (report_charts.h), for a recording of several loops.
+void set_loop_lanes(data& m, const Timeline& tl, const Diagnosis& dx) {
+  const LoopLanes lanes = build_loop_lanes(tl, dx);
+  data ll = list();
+  for (const LoopLane& lane : lanes.lanes) {
+    const LoopDiagnosis& l = *lane.loop;
+    data d;
+    d.set("name", l.name);
+    d.set("verdict", to_string(l.dx.verdict));
+    d.set("pid", l.pid > 0 ? fmt_num(l.pid, 0) : "");
+    d.set("summary", l.dx.issues.empty() ? "" : l.dx.issues.front().summary);
+    d.set("waited_on", l.waited_on);
+    d.set("has_waited_on", !l.waited_on.empty());
+    d.set("delay_svg", lane.delay_svg);
+    d.set("elu_svg", lane.elu_svg);
+    d.set("has_charts", !lane.delay_svg.empty() || !lane.elu_svg.empty());
+    std::vector<Hotspot> hs;
+    if (!l.dx.issues.empty()) {
+      const std::vector<Hotspot>& all = l.dx.issues.front().hotspots;
+      const std::size_t n = std::min(all.size(), kLaneHotspots);
+      hs.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n));
+    }
+    d.set("hotspots", hotspot_rows(hs));
+    d.set("has_hotspots", !hs.empty());
+    ll.push_back(d);
+  }
+  m.set("loops", ll);
+  m.set("has_loops", !lanes.lanes.empty());
+  m.set("loops_more",
+        lanes.more > 0 ? std::to_string(lanes.more) + " more loops are not shown (at most " +
+                             std::to_string(kMaxLoopsPerProcess) + " per process are kept)."
+                       : "");
+  m.set("has_loops_more", lanes.more > 0);
+}
+
 data warnings_data(const Timeline& tl) {
   data warnings = list();
   for (const std::string& w : tl.warnings) warnings.push_back(data{"text", w});
@@ -336,6 +375,7 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
   }
   set_findings_and_notes(m, dx);
   set_charts(m, tl, dx);
+  set_loop_lanes(m, tl, dx);
   m.set("details", run_details(tl, dx, opt));
   m.set("warnings", warnings_data(tl));
   m.set("generated_at", opt.generated_at);

@@ -51,6 +51,14 @@ void check_same_timeline(const Timeline& a, const Timeline& b) {
   CHECK(a.profile_t == b.profile_t);
   CHECK(a.profile == b.profile);
   CHECK(a.interrupted == b.interrupted);
+  CHECK(a.loop == b.loop);
+  CHECK(a.loop_name == b.loop_name);
+  CHECK(a.folded_loops == b.folded_loops);
+  REQUIRE(a.other_loops.size() == b.other_loops.size());
+  for (std::size_t i = 0; i < a.other_loops.size(); ++i) {
+    INFO(a.other_loops[i].loop_name);
+    check_same_timeline(a.other_loops[i], b.other_loops[i]);
+  }
 }
 
 // One line through both decoders; the JSON path's view of a hot line.
@@ -120,6 +128,10 @@ TEST_CASE("odd hot lines decode alike both ways") {
            R"({"type":"gc","t":2,"kind":"major","duration_ms":1.5,"heap_after":1e6})",
            R"({"type":"load","t":1000,"second":1,"interval_s":1.0,"requests":5,"latency_ms":{"p99":2}})",
            R"({"type":"load","t":1000,"latency_ms":"none","errors":{"read":1}})",
+           // the loop a record is from (DESIGN "Extensions agreed")
+           R"({"type":"sample","t":5,"thread":2,"pid":4312})",
+           R"({"type":"gc","t":2,"kind":"minor","duration_ms":1,"thread":"x","pid":-1})",
+           R"({"type":"proc","t":1,"cpu_ms":1,"pid":4312,"loop_threads":[{"tid":9,"thread":1,"cpu_ms":3}]})",
        })
     check_line(line);
 }

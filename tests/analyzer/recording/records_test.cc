@@ -46,7 +46,9 @@ TEST_CASE("a meta format past int's range reads as the newest format there is") 
 
 TEST_CASE("hello round-trips") {
   Hello h{12.5, 4242, "node", {{"node", "20.11.0"}, {"v8", "11.3"}}, {"node", "app.js"}, 10,
-          4.2e9, "js", "no addon built for Node ABI 127"};
+          4.2e9, "js", "no addon built for Node ABI 127",
+          // a worker's hello in a child process (issue 13)
+          2, "worker 2 (pool.js)", 4318, 4300, "cluster worker 1"};
   CHECK(round_trip(h, Type::kHello, decode_hello) == h);
   CHECK(encode(h).at("probe") == "js");
   Hello bare;  // no runtime, no interval: both stay absent
@@ -184,6 +186,21 @@ TEST_CASE("exit, interrupt and warning round-trip") {
   CHECK(round_trip(i, Type::kInterrupt, decode_interrupt) == i);
   Warning w{10, "the target did not report a listening port within 30 s"};
   CHECK(round_trip(w, Type::kWarning, decode_warning) == w);
+}
+
+TEST_CASE("the loop fields and threads-unsampled round-trip through their codecs") {
+  ThreadsUnsampled u{700, 3, 64, {4312, 0}};
+  CHECK(decode_threads_unsampled(encode(u)) == u);
+  CHECK(to_line(encode(u)) ==
+        R"({"count":3,"limit":64,"pid":4312,"t":700.0,"type":"threads-unsampled"})");
+  Proc p;
+  p.t = 5, p.loop = {4312, 0};
+  p.loop_threads = {{4318, 1, 95.5, 3.1}};
+  CHECK(decode_proc(encode(p)) == p);
+  Sample s;
+  s.loop = {0, 2};
+  CHECK(encode(s)["thread"] == 2);
+  CHECK_FALSE(encode(s).contains("pid"));
 }
 
 TEST_CASE("decoders read what older or odd writers leave, without throwing") {

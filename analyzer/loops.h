@@ -1,0 +1,48 @@
+// A diagnosis per loop and one for the run (DESIGN "Extensions agreed":
+// loops[]), for a recording of more than one event loop: worker threads,
+// cluster workers, child Node processes.
+//
+// Each loop's timeline gets the same rules as a single loop (analyze_loop).
+// Then, in this order (also in README.md, "How the verdict is decided"):
+//  1. The connecting rule: a main thread whose requests waited (responses
+//     slow with requests in flight, its own loop not stalled) while a worker
+//     thread of the same process was blocked during the same windows waited
+//     on that worker. The worker's blocked-loop is the run's verdict, and its
+//     evidence names both: the worker's delay and blocked share, the main
+//     loop's request latency and request_wait_factor. The main thread's own
+//     io-bound is then a consequence, not a cause.
+//  2. Loops are ordered worst first: a loop with a problem of its own
+//     (blocked-loop, gc-pressure, io-bound, not explained by rule 1) before
+//     one without; then by the severity of its verdict, then blocked-loop >
+//     gc-pressure > io-bound > healthy > insufficient-data, then confidence;
+//     equal loops keep the order of their keys (the first process's main
+//     thread first).
+//  3. The run's verdict and issues are the first loop's, its summary naming
+//     the loop; the other top-level fields stay the first process's main
+//     thread's.
+#pragma once
+
+#include <vector>
+
+#include "analyzer/diagnosis.h"
+
+namespace loopdoctor {
+
+// A stalled interval of a worker counts as overlapping the main thread's
+// requests when it falls in a probe interval of the main thread that had
+// requests in flight. Rule 1 needs at least this share of the worker's
+// stalled intervals to overlap: half says the requests and the stalls come
+// together, not by chance (a worker stalled all run long overlaps fully;
+// one stalled only after the load does not at all).
+inline constexpr double kLoopWaitOverlapShare = 0.5;
+
+// `dx` is the main thread's diagnosis (analyze_loop(tl)); fills dx->loops
+// from every loop of `tl` and makes dx the run's (rules above).
+void combine_loops(const Timeline& tl, Diagnosis* dx);
+
+// The share of `worker`'s stalled probe intervals (delay max over
+// kBlockedIntervalMs) inside `w` that fall in an interval of `main` with
+// requests in flight; 0 when the worker never stalled.
+double stall_overlap(const Timeline& main, const Timeline& worker, const Window& w);
+
+}  // namespace loopdoctor
