@@ -21,7 +21,8 @@ constexpr std::pair<std::string_view, Type> kTypeNames[] = {
     {"bye", Type::kBye},           {"load-start", Type::kLoadStart},
     {"load-summary", Type::kLoadSummary}, {"load-end", Type::kLoadEnd},
     {"exit", Type::kExit},         {"interrupt", Type::kInterrupt},
-    {"warning", Type::kWarning},   {"block", Type::kBlock}};
+    {"warning", Type::kWarning},   {"block", Type::kBlock},
+    {"outbound", Type::kOutbound}, {"threadpool", Type::kThreadpool}};
 
 }  // namespace
 
