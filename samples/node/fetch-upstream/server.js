@@ -2,10 +2,10 @@
 // io-bound, cause upstream, through fetch (undici): every request waits on a
 // slow upstream API (~400 ms). undici's pool to it is unbounded, so nothing
 // queues in the process: the upstream's answer time is the request's.
-// Not a labelled sample yet: on this project's crowded 2-core machine its
-// loop thread waited for a CPU 80 % of the time and the run was called
-// blocked-loop (as slow-upstream was in the same hour, with or without the
-// outbound probe); the upstream cause is pinned by tests/analyzer/causes_test.cc.
+// On this project's 2-core machine crowded by parallel builds (its loop
+// thread waiting for a CPU 80 % of the time) it was called blocked-loop, as
+// slow-upstream was in the same hour; on a quieter machine io-bound with
+// cause upstream in every run.
 const http = require('http');
 const { startUpstream } = require('../lib/spawn-upstream');
 
