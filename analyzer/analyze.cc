@@ -88,6 +88,9 @@ bool attach_recommendations(Diagnosis* dx, const std::string& templates_dir, std
       if (error) *error = "cannot read recommendations '" + path + "'";
       continue;
     }
+    // The cause's advice names what to change (the destination, the pool):
+    // it comes before the verdict's general advice.
+    if (!issue.cause.advice.empty()) issue.recommendations.push_back(issue.cause.advice);
     std::string line, para;
     bool named_hotspot = false;
     auto flush = [&] {

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analyzer/cause.h"
 #include "analyzer/exit_description.h"
 #include "analyzer/timeline.h"
 #include "analyzer/window_stats.h"
@@ -17,8 +18,8 @@ namespace profile {
 struct Attribution;
 }
 
-enum class Verdict { kBlockedLoop, kGcPressure, kIoBound, kHealthy, kInsufficientData };
-const char* to_string(Verdict v);                     // "blocked-loop", ...
+enum class Verdict { kBlockedLoop, kGcPressure, kIoBound, kCpuStarved, kHealthy, kInsufficientData };
+const char* to_string(Verdict v);                     // "blocked-loop", ..., "cpu-starved"
 bool parse_verdict(const std::string& s, Verdict* v); // inverse; false if unknown
 
 // What one analyser concluded about its signal. "Not enough data" is a real
@@ -101,6 +102,9 @@ struct Issue {
   // Which recommendations file fits: report_templates/recommendations/<advice>.txt;
   // empty means the kind's name. Lets a leak and churn get different advice.
   std::string advice;
+  // What is behind it (io-bound: the upstream, the pool, the threadpool);
+  // its advice, when present, is the first recommendation.
+  Cause cause;
 };
 
 struct LoopDiagnosis;

@@ -33,7 +33,8 @@ json evidence_json(const std::vector<Evidence>& ev) {
 }
 
 bool is_problem(Verdict v) {
-  return v == Verdict::kBlockedLoop || v == Verdict::kGcPressure || v == Verdict::kIoBound;
+  return v == Verdict::kBlockedLoop || v == Verdict::kGcPressure || v == Verdict::kIoBound ||
+         v == Verdict::kCpuStarved;
 }
 
 json hotspots_json(const std::vector<Hotspot>& hotspots) {
@@ -62,6 +63,11 @@ json issue_json(const Issue& i, const BlockSummary& blocks) {
             {"hotspots", hotspots_json(i.hotspots)},
             {"hotspots_scope", i.hotspots_blocked_time ? "blocked-time" : "window"},
             {"recommendations", i.recommendations}};
+  // Only when one was found: recordings without keep the fields they had.
+  if (i.cause.present()) {
+    j["cause"] = to_string(i.cause.kind);
+    j["cause_text"] = i.cause.line();
+  }
   if (blocks.blocks > 0) j["hotspots_source"] = to_string(i.hotspots_source);
   if (!i.block_hotspots.empty()) j["block_hotspots"] = hotspots_json(i.block_hotspots);
   return j;

@@ -6,13 +6,19 @@
 //     loop's stalls (or there are none, or the heap would hit V8's limit
 //     or the container's memory limit within kLeakExhaustionS at its
 //     growth rate)                                        -> gc-pressure
-//  3. The loop stalled (delay p99 or stalled share)       -> blocked-loop
+//  3. The cpu cgroup's quota throttled the process in a quarter of its
+//     periods or more                                     -> cpu-starved
+//     (its stalls cannot be told from the code's while the quota cuts it
+//     off; the loop's delay is its evidence, the profile's hotspots stay)
+//  4. The loop stalled (delay p99 or stalled share)       -> blocked-loop
 //     (queued connections and rising handles are its consequence, not a
 //     second cause; GC pressure that does not explain the stalls is listed
 //     as a second issue)
-//  4. Slow responses with requests in flight, each taking several times what
+//  5. Slow responses with requests in flight, each taking several times what
 //     its CPU cost and the queue for the loop explain     -> io-bound
-//  5. Otherwise                                           -> healthy
+//     (cause: a full connection pool, a queued threadpool or a slow
+//     upstream, when the probe measured one: analyzer/causes.h)
+//  6. Otherwise                                           -> healthy
 //     (with a note when the load was too light to judge)
 // There is no "unknown": when signals mix, every cause found is an issue.
 // The verdict is the most severe issue (DESIGN.md): issues are ranked by
@@ -24,6 +30,7 @@
 
 #include "analyzer/analysers/analysers.h"
 #include "analyzer/analyze.h"
+#include "analyzer/causes.h"
 #include "analyzer/thresholds.h"
 
 namespace loopdoctor {
@@ -239,7 +246,36 @@ Issue blocked_issue(const Timeline& tl, const WindowStats& st, const std::vector
   return i;
 }
 
-Issue io_issue(const WindowStats& st, const RequestTime& rt, const std::vector<Finding>& fs) {
+// Throttled periods are the deciding evidence: only a quota throttles, so a
+// busy machine cannot make a process look starved this way (its run-queue
+// wait is the note's, below).
+Issue starved_issue(const WindowStats& st, const std::vector<Finding>& fs) {
+  Issue i = make_issue(Verdict::kCpuStarved, std::max(Severity::kMedium, find(fs, Signal::kDelay).severity),
+                       confidence_over(st.throttled_periods_share, kThrottledPeriodsShare));
+  const std::string quota = st.cpu_quota_cores > 0 ? fmt::format("{:.2f} cores", st.cpu_quota_cores) : "its quota";
+  i.summary = fmt::format(
+      "The process was starved of CPU: its cgroup's quota ({}) throttled it in {} of the scheduler's "
+      "periods, {:.1f} s in all, and the loop waited up to {:.0f} ms (p99 {:.0f} ms) while it could not "
+      "run. The code may be fine; the CPU it was allowed was not enough for this load.",
+      quota, pct(st.throttled_periods_share), st.throttled_ms / 1000.0, st.delay_max_ms, st.delay_p99_ms);
+  i.cause = {CauseKind::kCpuQuota, quota,
+             fmt::format("throttled in {} of periods, {:.1f} s", pct(st.throttled_periods_share),
+                         st.throttled_ms / 1000.0),
+             fmt::format("Raise or remove the CPU quota (the container's `--cpus`, Kubernetes' "
+                         "`resources.limits.cpu`, cgroup `cpu.max`) above the {:.2f} cores this load "
+                         "used, or run fewer processes inside it.",
+                         st.cpu_cores)};
+  i.evidence.push_back(analysers::evidence(
+      "cpu_throttled_periods_share", st.throttled_periods_share, kThrottledPeriodsShare,
+      fmt::format("The cgroup's CPU quota ({}) throttled the process in {} of its periods ({:.1f} s "
+                  "throttled)", quota, pct(st.throttled_periods_share), st.throttled_ms / 1000.0)));
+  append(&i.evidence, find(fs, Signal::kDelay));
+  append(&i.evidence, find(fs, Signal::kCpu));
+  append(&i.evidence, find(fs, Signal::kUtilisation));
+  return i;
+}
+
+Issue io_issue(const Timeline& tl, const WindowStats& st, const RequestTime& rt, const std::vector<Finding>& fs) {
   Issue i = make_issue(Verdict::kIoBound, Severity::kMedium);
   i.confidence = std::min(confidence_over(st.http_latency_mean_ms, kIoLatencyMs),
                           confidence_over(rt.wait_factor(), kIoWaitFactor));
@@ -259,6 +295,7 @@ Issue io_issue(const WindowStats& st, const RequestTime& rt, const std::vector<F
   append(&i.evidence, find(fs, Signal::kUtilisation));
   append(&i.evidence, find(fs, Signal::kCpu));
   append(&i.evidence, find(fs, Signal::kDelay));
+  i.cause = io_cause(tl, analysis_window(tl), st, &i.evidence);
   return i;
 }
 
@@ -331,10 +368,12 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
     // Candidates in the documented precedence; rank_issues then puts the most
     // severe first. GC that explains the stalls is one issue, not two.
     const bool gc_first = !delay_bad || gc_explains || leak_urgent;
+    const bool starved = st.throttle_present && st.throttled_periods_share >= kThrottledPeriodsShare;
     if (gc_bad && gc_first) dx.issues.push_back(gc_issue(st, fs, lim, leak_urgent));
-    if (delay_bad && !(gc_bad && gc_explains)) dx.issues.push_back(blocked_issue(tl, st, fs));
+    if (starved && !(gc_bad && gc_first)) dx.issues.push_back(starved_issue(st, fs));
+    if (delay_bad && !(gc_bad && gc_explains) && !starved) dx.issues.push_back(blocked_issue(tl, st, fs));
     if (gc_bad && !gc_first) dx.issues.push_back(gc_issue(st, fs, lim, leak_urgent));
-    if (dx.issues.empty() && waiting) dx.issues.push_back(io_issue(st, rt, fs));
+    if (dx.issues.empty() && waiting) dx.issues.push_back(io_issue(tl, st, rt, fs));
     if (dx.issues.empty()) {
       const bool light = st.elu_mean < kLightLoadElu && st.http_rps < kMinLoadRps;
       dx.issues.push_back(healthy_issue(st, fs, light));

@@ -92,4 +92,31 @@ inline constexpr double kIoWaitFactor = 4;
 // Under this utilisation with no slow responses, the load was too light to judge.
 inline constexpr double kLightLoadElu = 0.05;
 
+// --- causes of an io-bound verdict (analyzer/causes.cc) -------------------
+// Outbound time to one destination per request, as a share of the server's
+// response time, that makes it the cause: "most of each request's time".
+inline constexpr double kUpstreamShare = 0.5;
+// A pool is the bottleneck when its sockets stay at (at least this share
+// of) their most, requests queue for one (at least this many on average)
+// and the server holds this many times more requests in flight than there
+// are sockets. small-pool (2 sockets, 50 connections): 48 waiting, 25x.
+inline constexpr double kPoolSocketsSteady = 0.9;
+inline constexpr double kPoolMinWaiting = 1;
+inline constexpr double kPoolInflightFactor = 4;
+// A one-byte job on the threadpool comes back in well under a millisecond
+// on an idle pool (measured 0.05-0.5 ms), plus the loop's own delay in
+// running its callback: on this shared machine under load, 1-30 ms (p50 of
+// the intervals) with no threadpool use at all (slow-upstream). So the
+// wait counts only past the loop's delay (p50 of its interval maxima): by
+// this much, and this many times over it.
+inline constexpr double kThreadpoolWaitMs = 20;
+inline constexpr double kThreadpoolOverLoopDelay = 3;
+
+// --- cpu-starved -----------------------------------------------------------
+// The cgroup throttled the process in this share of its scheduler periods
+// (cpu.stat nr_throttled / nr_periods): at a quarter of periods, stalls of
+// up to a period's remainder (tens of ms at the 100 ms default) recur
+// several times a second.
+inline constexpr double kThrottledPeriodsShare = 0.25;
+
 }  // namespace loopdoctor::thresholds

@@ -88,6 +88,8 @@ struct Timeline {
   std::vector<ProcSample> proc;
   std::vector<GcEvent> gc;
   std::vector<BlockCapture> blocks;  // the native probe's block stacks, in arrival order
+  std::vector<recording::Outbound> outbound;      // per second: calls per destination
+  std::vector<recording::Threadpool> threadpool;  // per second: the threadpool's queue wait
   std::vector<LoadSecond> load;
   LoadSummary load_summary;
 

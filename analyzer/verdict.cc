@@ -7,6 +7,7 @@ const char* to_string(Verdict v) {
     case Verdict::kBlockedLoop: return "blocked-loop";
     case Verdict::kGcPressure: return "gc-pressure";
     case Verdict::kIoBound: return "io-bound";
+    case Verdict::kCpuStarved: return "cpu-starved";
     case Verdict::kHealthy: return "healthy";
     case Verdict::kInsufficientData: return "insufficient-data";
   }
@@ -15,7 +16,7 @@ const char* to_string(Verdict v) {
 
 bool parse_verdict(const std::string& s, Verdict* v) {
   for (Verdict c : {Verdict::kBlockedLoop, Verdict::kGcPressure, Verdict::kIoBound,
-                    Verdict::kHealthy, Verdict::kInsufficientData}) {
+                    Verdict::kCpuStarved, Verdict::kHealthy, Verdict::kInsufficientData}) {
     if (s == to_string(c)) {
       *v = c;
       return true;

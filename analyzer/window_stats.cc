@@ -220,6 +220,13 @@ void add_proc_stats(WindowStats& st, const Timeline& tl, const Window& w) {
     st.loop_thread_run_share = std::max(0.0, last->sched_run_ms - first->sched_run_ms) / span;
     st.loop_thread_wait_share = std::max(0.0, last->sched_wait_ms - first->sched_wait_ms) / span;
   }
+  if (first && last && first->has_throttle && last->has_throttle && last->cg_periods > first->cg_periods) {
+    st.throttle_present = true;
+    st.throttled_periods_share =
+        std::max(0.0, last->cg_throttled - first->cg_throttled) / (last->cg_periods - first->cg_periods);
+    st.throttled_ms = std::max(0.0, last->cg_throttled_ms - first->cg_throttled_ms);
+    st.cpu_quota_cores = last->cpu_quota_cores;
+  }
 }
 
 void add_gc_stats(WindowStats& st, const Timeline& tl, const Window& w) {

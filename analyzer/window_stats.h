@@ -36,6 +36,11 @@ struct WindowStats {
   // utilisation and loop delay count as busy, though no code of the target ran.
   bool sched_present = false;
   double loop_thread_run_share = 0, loop_thread_wait_share = 0;
+  // The cpu cgroup over the window (cpu.stat): the share of its scheduler
+  // periods in which the quota throttled the process, the time throttled,
+  // and the quota (0: none).
+  bool throttle_present = false;
+  double throttled_periods_share = 0, throttled_ms = 0, cpu_quota_cores = 0;
   double gc_ms = 0, gc_share = 0;  // pause time and share of the window
   double gc_profile_share = 0;     // "(garbage collector)" share of CPU-profile samples
   // The larger of the two: what the rules weigh and every output shows as

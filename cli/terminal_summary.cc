@@ -47,7 +47,8 @@ std::string blocks_line(const Diagnosis& dx, bool markdown) {
 }
 
 std::string also_line(const Issue& issue) {
-  return std::string("also: ") + to_string(issue.kind) + " — " + issue.summary;
+  return std::string("also: ") + to_string(issue.kind) +
+         (issue.cause.present() ? " (cause: " + issue.cause.line() + ")" : "") + " — " + issue.summary;
 }
 
 const char* verdict_colour(Verdict v) {
@@ -55,6 +56,7 @@ const char* verdict_colour(Verdict v) {
     case Verdict::kBlockedLoop: return "\x1b[1;31m";       // bold red
     case Verdict::kGcPressure: return "\x1b[1;35m";        // bold magenta
     case Verdict::kIoBound: return "\x1b[1;33m";           // bold yellow
+    case Verdict::kCpuStarved: return "\x1b[1;36m";        // bold cyan
     case Verdict::kHealthy: return "\x1b[1;32m";           // bold green
     case Verdict::kInsufficientData: return "\x1b[1;37m";  // bold
   }
@@ -144,6 +146,7 @@ void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnos
   if (!dx.issues.empty()) {
     const Issue& top = dx.issues.front();
     out << "  " << on << to_string(dx.verdict) << off;
+    if (top.cause.present()) out << " — cause: " << top.cause.line();
     if (top.kind != Verdict::kHealthy && top.kind != Verdict::kInsufficientData)
       out << fmt::format("  ({} severity, confidence {:.2f})", to_string(top.severity),
                          top.confidence);
@@ -182,6 +185,8 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
                              const std::string& report_path) {
   const WindowStats& st = dx.stats;
   std::string md = fmt::format("### loopdoctor: `{}`\n\n", to_string(dx.verdict));
+  if (!dx.issues.empty() && dx.issues.front().cause.present())
+    md += "**cause:** " + dx.issues.front().cause.line() + "\n\n";
   if (!dx.issues.empty()) md += "> " + dx.issues.front().summary + "\n\n";
   md += markdown_loops(dx);
   md += dx.loops.empty() ? "| figure | value |\n|---|---|\n" : "| main thread | value |\n|---|---|\n";

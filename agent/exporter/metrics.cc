@@ -17,11 +17,11 @@ using Labels = std::vector<ClientMetric::Label>;
 
 using base::kMsPerS;
 
-// The five verdicts, each exported as its own series (1 for the current
+// The six verdicts, each exported as its own series (1 for the current
 // verdict, 0 for the others) so `loopdoctor_diagnosis{kind="blocked-loop"} == 1`
 // is a plain PromQL condition and the series set stays stable.
 constexpr Verdict kAllVerdicts[] = {Verdict::kBlockedLoop, Verdict::kGcPressure, Verdict::kIoBound,
-                                    Verdict::kHealthy, Verdict::kInsufficientData};
+                                    Verdict::kCpuStarved, Verdict::kHealthy, Verdict::kInsufficientData};
 
 class Families {
  public:

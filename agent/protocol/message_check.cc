@@ -4,6 +4,9 @@
 #include <initializer_list>
 
 #include "agent/protocol/block_limits.h"
+// The bound on destinations per `outbound` line, shared with its decoder
+// (header-only: the protocol library links no recording code).
+#include "analyzer/recording/cause_records.h"
 
 namespace loopdoctor::protocol {
 namespace {
@@ -155,6 +158,48 @@ std::string check_block(const json& m) {
   return "";
 }
 
+// A host:port; a longer one is damage, not a destination.
+constexpr std::size_t kMaxDestBytes = 256;
+
+std::string check_destination(const json& d, std::size_t i, const LabelBounds& bounds) {
+  const std::string w = "outbound field destinations[" + std::to_string(i) + "].";
+  if (!d.is_object()) return w.substr(0, w.size() - 1) + " is a " + d.type_name() + ", expected an object";
+  if (auto e = check_string(d, "dest", w, kMaxDestBytes); !e.empty()) return e;
+  if (auto e = check_string(d, "client", w, bounds.max_label_bytes); !e.empty()) return e;
+  if (auto e = check_numbers(d, {"calls", "pool_max"}, w); !e.empty()) return e;
+  for (const char* k : {"latency_ms", "sockets", "waiting"}) {
+    const json* o = nullptr;
+    if (auto e = check_object(d, k, w, &o); !e.empty()) return e;
+    if (o) {
+      if (auto e = check_numbers(*o, {"mean", "p50", "p90", "max"}, w + k + "."); !e.empty()) return e;
+    }
+  }
+  return "";
+}
+
+// `outbound`: calls per destination, at most kMaxOutboundDestinations of them.
+std::string check_outbound(const json& m, const LabelBounds& bounds) {
+  const std::string w = "outbound field ";
+  if (auto e = check_numbers(m, {"interval_ms", "destinations_dropped"}, w); !e.empty()) return e;
+  auto it = m.find("destinations");
+  if (it == m.end() || it->is_null()) return w + "destinations is missing";
+  if (!it->is_array()) return w + "destinations is a " + std::string(it->type_name()) + ", expected an array";
+  if (it->size() > recording::kMaxOutboundDestinations)
+    return w + "destinations has " + std::to_string(it->size()) + " entries, over the limit of " +
+           std::to_string(recording::kMaxOutboundDestinations);
+  for (std::size_t i = 0; i < it->size(); ++i)
+    if (auto e = check_destination((*it)[i], i, bounds); !e.empty()) return e;
+  return "";
+}
+
+std::string check_threadpool(const json& m) {
+  const std::string w = "threadpool field ";
+  if (auto e = check_numbers(m, {"interval_ms", "size", "probes"}, w); !e.empty()) return e;
+  const json* o = nullptr;
+  if (auto e = check_object(m, "wait_ms", w, &o); !e.empty()) return e;
+  return o ? check_numbers(*o, {"mean", "p50", "max"}, w + "wait_ms.") : "";
+}
+
 }  // namespace
 
 std::string check_message(const json& m, const LabelBounds& bounds) {
@@ -167,6 +212,8 @@ std::string check_message(const json& m, const LabelBounds& bounds) {
   if (t == "sample") return check_sample(m, bounds);
   if (t == "gc") return check_gc(m, bounds);
   if (t == "block") return check_block(m);
+  if (t == "outbound") return check_outbound(m, bounds);
+  if (t == "threadpool") return check_threadpool(m);
   return "";
 }
 

@@ -22,7 +22,8 @@ constexpr std::pair<std::string_view, Type> kTypeNames[] = {
     {"load-summary", Type::kLoadSummary}, {"load-end", Type::kLoadEnd},
     {"exit", Type::kExit},         {"interrupt", Type::kInterrupt},
     {"warning", Type::kWarning},   {"block", Type::kBlock},
-    {"threads-unsampled", Type::kThreadsUnsampled}};
+    {"threads-unsampled", Type::kThreadsUnsampled},
+    {"outbound", Type::kOutbound}, {"threadpool", Type::kThreadpool}};
 
 }  // namespace
 

@@ -37,6 +37,7 @@ enum class Type {
   kMeta, kHello, kListen, kSample, kGc, kProfile, kBye, kBlock,  // meta + probe messages
   kThreadsUnsampled,
   kProc, kLoadStart, kLoad, kLoadSummary, kLoadEnd, kExit, kInterrupt, kWarning,
+  kOutbound, kThreadpool,  // probe messages: what is behind an io-bound verdict
   kOther,
 };
 Type type_of(std::string_view type);
@@ -364,3 +365,6 @@ Warning decode_warning(const nlohmann::json& r);
 std::string to_line(const nlohmann::json& record);
 
 }  // namespace loopdoctor::recording
+
+// The outbound and threadpool records.
+#include "analyzer/recording/cause_records.h"

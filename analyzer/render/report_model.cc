@@ -27,6 +27,7 @@ const char* verdict_title(Verdict v) {
     case Verdict::kBlockedLoop: return "Blocked event loop";
     case Verdict::kGcPressure: return "GC pressure";
     case Verdict::kIoBound: return "I/O bound";
+    case Verdict::kCpuStarved: return "Starved of CPU";
     case Verdict::kHealthy: return "Healthy";
     case Verdict::kInsufficientData: return "Not enough data";
   }
@@ -209,6 +210,8 @@ data issue_data(const Issue& is, const BlockSummary& blocks) {
   d.set("severity", to_string(is.severity));
   d.set("confidence", fmt_num(is.confidence * 100, 0) + " %");
   d.set("summary", is.summary);
+  d.set("has_cause", is.cause.present());
+  d.set("cause", is.cause.line());
   d.set("evidence", evidence_list(is.evidence));
   d.set("has_evidence", !is.evidence.empty());
   d.set("recommendations", recommendation_list(is.recommendations));
@@ -228,6 +231,8 @@ void set_banner(data& m, const Timeline& tl, const Diagnosis& dx) {
   if (lead) {
     m.set("severity", to_string(lead->severity));
     m.set("confidence", fmt_num(lead->confidence * 100, 0) + " %");
+    m.set("has_cause", lead->cause.present());
+    m.set("cause", lead->cause.line());
   }
   m.set("crash", dx.exit.crash);
   m.set("crash_text", dx.exit.what);

@@ -239,3 +239,33 @@ TEST_CASE("a recording with a pid and times no integer holds still gives its JSO
   CHECK(j["target"]["pid"] == 0);
   CHECK(j["verdict"].is_string());
 }
+
+TEST_CASE("an issue's cause reads the same in the terminal the Markdown the JSON and the report") {
+  loopdoctor::testing::Scenario s;  // slow responses, idle loop: io-bound
+  s.elu = 0.05, s.cpu_cores = 0.05, s.inflight = 40, s.latency_ms = 200, s.rps = 200;
+  Timeline tl = build_timeline(loopdoctor::testing::make_recording(s));
+  Diagnosis dx = analyze(tl);
+  REQUIRE(dx.verdict == Verdict::kIoBound);
+  dx.issues[0].cause = {CauseKind::kUpstream, "127.0.0.1:9001", "p50 180 ms of 190 ms per request", ""};
+  const std::string line = "upstream 127.0.0.1:9001, p50 180 ms of 190 ms per request";
+  std::ostringstream term;
+  cli::print_terminal_summary(term, tl, dx, "", "", false);
+  CHECK(count(term.str(), "  io-bound — cause: " + line + "  (medium severity") == 1);
+  CHECK(count(cli::markdown_summary(tl, dx, ""), "**cause:** " + line + "\n") == 1);
+  const auto j = diagnosis_json(tl, dx)["issues"][0];
+  CHECK(j["cause"] == "upstream");
+  CHECK(j["cause_text"] == line);
+  // Without a cause the JSON keeps the fields it always had.
+  dx.issues[0].cause = {};
+  CHECK_FALSE(diagnosis_json(tl, dx)["issues"][0].contains("cause"));
+}
+
+TEST_CASE("every cause has its JSON word and none is empty but none") {
+  for (CauseKind k : {CauseKind::kUpstream, CauseKind::kConnectionPool, CauseKind::kThreadpool,
+                      CauseKind::kCpuQuota})
+    CHECK(std::string(to_string(k)).size() > 0);
+  CHECK(std::string(to_string(CauseKind::kNone)).empty());
+  Verdict v;
+  REQUIRE(parse_verdict("cpu-starved", &v));
+  CHECK(v == Verdict::kCpuStarved);
+}

@@ -2,6 +2,7 @@
 // records a collector would, so tests go through the real timeline builder.
 #pragma once
 
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -34,6 +35,10 @@ struct Scenario {
   // When >= 0, proc records carry the loop thread's schedstat: it ran
   // cpu_cores of the time and waited this share in a run queue.
   double sched_wait_share = -1;
+  // When >= 0, proc records carry the cpu cgroup's throttling: this share of
+  // its 100 ms periods throttled, under a quota of quota_cores.
+  double throttled_share = -1;
+  double quota_cores = 0.1;
   unsigned seed = 42;
 };
 
@@ -75,6 +80,13 @@ inline std::vector<nlohmann::json> make_recording(const Scenario& sc) {
     if (sc.sched_wait_share >= 0) {
       proc["sched_run_ms"] = cpu_ms;
       proc["sched_wait_ms"] = sc.sched_wait_share * t;
+    }
+    if (sc.throttled_share >= 0) {
+      const double periods = std::floor(t / 100);
+      proc["cg_periods"] = periods;
+      proc["cg_throttled"] = std::floor(periods * sc.throttled_share);
+      proc["cg_throttled_ms"] = periods * sc.throttled_share * 60;
+      proc["cpu_quota_cores"] = sc.quota_cores;
     }
     out.push_back(std::move(proc));
     if (!sc.probe) continue;

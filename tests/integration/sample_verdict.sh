@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Runs one labelled sample under load and checks that the verdict equals its label.
+# Runs one labelled sample under load and checks that the verdict (and the
+# cause, when the label names one) equals its label.
 #   sample_verdict.sh <sample dir> [builtin|wrk]
 source "$(dirname "$0")/lib.sh"
 sample=$1
 mode=${2:-builtin}
-label=$(tr -d '[:space:]' < "$sample/label")
+# The label: the verdict, then optionally the cause the lead issue must name
+# ("io-bound connection-pool").
+read -r label cause_label _ < "$sample/label" || true
 # 5 s of load: long enough for a leak to show and for percentiles to settle.
 if [[ $mode == wrk ]]; then
   load=(--on-port 'wrk -t1 -c50 -d5s http://127.0.0.1:{port}/')
@@ -22,4 +25,9 @@ grep -q "$verdict" report.html || fail "report does not show the verdict"
 if [[ $verdict != "$label" ]]; then
   json_get out.json 'j.findings.map(f=>f.signal+": "+f.note).join("\n")' >&2
   fail "verdict $verdict != label $label"
+fi
+if [[ -n ${cause_label:-} ]]; then
+  cause=$(json_get out.json '(j.issues[0]||{}).cause')
+  echo "  cause $cause: $(json_get out.json '(j.issues[0]||{}).cause_text')"
+  [[ $cause == "$cause_label" ]] || fail "cause $cause != label $cause_label"
 fi

@@ -21,6 +21,7 @@
 //   gc.js         gc lines
 //   http-view.js  diagnostics_channel request view, listen hook
 //   profiler.js   CPU profile (inspector)
+//   causes.js     outbound calls per destination, threadpool queue wait
 //   native.js     loads the native probe (native/, a watchdog thread) or
 //                 says why the JS sampler runs
 // lib/ is required by absolute path, so the target's module paths (NODE_PATH,
@@ -116,6 +117,11 @@
     profiler = parts.createProfiler(state, transport);
 
     httpView.install();
+    // Outbound calls and the threadpool's queue: the process's, read once,
+    // from its main thread.
+    if (worker === null) {
+      try { lib('causes.js').installCauses(state, transport, process.env); } catch (_) { /* optional part */ }
+    }
     process.on('exit', (code) => {
       if (settings.treeChild || worker !== null) state.exitCode = code;
       try { if (state.connected && !state.finished) finish(true); } catch (_) { /* never throw */ }

@@ -82,3 +82,20 @@ TEST_CASE("block lines: frame count and string length are bounded as the probe c
   m["frames"][0]["url"] = std::string(kMaxBlockStringBytes + 1, 'x');
   CHECK(check_message(m) == "block field frames[0].url is longer than 512 bytes");
 }
+
+TEST_CASE("outbound and threadpool lines pass and are bounded") {
+  CHECK(check_message(json::parse(R"({"type":"outbound","t":1,"interval_ms":1000,"destinations":[
+      {"dest":"127.0.0.1:9001","client":"http","calls":40,"latency_ms":{"mean":12,"p50":10,"p90":20,"max":30},
+       "sockets":{"mean":2,"max":2},"waiting":{"mean":45.5,"max":48},"pool_max":2}]})")) == "");
+  CHECK(check_message(json::parse(R"({"type":"threadpool","t":1,"interval_ms":1000,"size":4,"probes":3,
+      "wait_ms":{"mean":120,"p50":110,"max":200}})")) == "");
+  json many = json::array();
+  for (int i = 0; i < 33; ++i) many.push_back({{"dest", "h:" + std::to_string(i)}, {"calls", 1}});
+  CHECK(check_message(json{{"type", "outbound"}, {"t", 1}, {"destinations", many}}) ==
+        "outbound field destinations has 33 entries, over the limit of 32");
+  CHECK(check_message(json::parse(R"({"type":"outbound","t":1})")) == "outbound field destinations is missing");
+  CHECK(check_message(json::parse(R"({"type":"outbound","t":1,"destinations":[{"dest":"a:1","waiting":{"mean":"x"}}]})")) ==
+        "outbound field destinations[0].waiting.mean is a string, expected a number");
+  CHECK(check_message(json::parse(R"({"type":"threadpool","t":1,"wait_ms":{"max":"x"}})")) ==
+        "threadpool field wait_ms.max is a string, expected a number");
+}

@@ -258,3 +258,25 @@ TEST_CASE("every collector record in tests/data re-encodes to the bytes written"
   }
   CHECK(checked > 1000);
 }
+
+TEST_CASE("outbound round-trips with and without a pool") {
+  Outbound o{2000, 1000, {}, 0};
+  o.destinations.push_back({"127.0.0.1:9001", "http", 40, 12.5, 10, 20, 30, true, 2, 2, 45.5, 48, 2});
+  o.destinations.push_back({"api.example:443", "undici", 3, 180, 170, 200, 210, false, 0, 0, 0, 0, 0});
+  CHECK(round_trip(o, Type::kOutbound, decode_outbound) == o);
+  o.destinations_dropped = 4;
+  CHECK(round_trip(o, Type::kOutbound, decode_outbound) == o);
+}
+
+TEST_CASE("threadpool round-trips") {
+  Threadpool p{3000, 1000, 4, 7, 120.5, 110, 240};
+  CHECK(round_trip(p, Type::kThreadpool, decode_threadpool) == p);
+}
+
+TEST_CASE("an outbound line from a probe keeps at most the protocol's destinations") {
+  json many = json::array();
+  for (int i = 0; i < 40; ++i) many.push_back({{"dest", "h:" + std::to_string(i)}, {"calls", 1}});
+  const Outbound o = decode_outbound(json{{"type", "outbound"}, {"t", 1}, {"destinations", many}});
+  CHECK(o.destinations.size() == kMaxOutboundDestinations);
+  CHECK_FALSE(o.destinations[0].has_pool);
+}

@@ -1,0 +1,39 @@
+'use strict';
+// What is behind an io-bound verdict, measured in the target: outbound
+// calls per destination (outbound.js) and the threadpool's queue
+// (threadpool.js). One unref'd timer reads their gauges every
+// SLOW_REFRESH_MS and, every CAUSES_INTERVAL_MS while sampling, queues one
+// `outbound` and one `threadpool` line (README, "Probe protocol").
+const { SLOW_REFRESH_MS } = require('./config.js');
+const { createOutbound } = require('./outbound.js');
+const { createThreadpool } = require('./threadpool.js');
+
+// Aggregates per second: enough calls per line for percentiles, few lines.
+const CAUSES_INTERVAL_MS = 1000;
+
+function installCauses(state, transport, env) {
+  const outbound = createOutbound(state);
+  const threadpool = createThreadpool(state, env);
+  outbound.install();
+  let lastT = -1;
+
+  function tick() {
+    try {
+      if (state.finished) { clearInterval(timer); return; }
+      if (!state.sampling || !state.connected) { lastT = -1; return; }
+      outbound.poll();
+      threadpool.poll();
+      const t = state.now();
+      if (lastT < 0) { lastT = t; outbound.take(t, 0); threadpool.take(t, 0); return; }
+      if (t - lastT < CAUSES_INTERVAL_MS) return;
+      const lines = outbound.take(t, t - lastT) + threadpool.take(t, t - lastT);
+      lastT = t;
+      if (lines !== '') transport.enqueue(lines);
+    } catch (_) { /* never throw */ }
+  }
+
+  const timer = setInterval(tick, SLOW_REFRESH_MS);
+  timer.unref();
+}
+
+module.exports = { installCauses, CAUSES_INTERVAL_MS };

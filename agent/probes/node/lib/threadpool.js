@@ -1,0 +1,79 @@
+'use strict';
+// libuv's threadpool (fs, dns.lookup, crypto, zlib; UV_THREADPOOL_SIZE
+// threads, 4 by default): how long a new job waits for a thread. Every
+// CANARY_EVERY_MS a one-byte crypto.randomFill (a job of about a
+// microsecond on a pool thread) is queued, one at a time; the time to its
+// callback is the queue's wait, plus the loop's own delay in running the
+// callback (which the sample's delay shows). Ten tiny jobs a second cost
+// nothing measurable; async_hooks (init -> before of each FSREQCALLBACK,
+// PBKDF2REQUEST, ...) would time every job of the application instead, and
+// enabling an init hook makes every promise pay for a hook too.
+const crypto = require('crypto');
+const { performance } = require('perf_hooks');
+const { r3 } = require('./state.js');
+
+const CANARY_EVERY_MS = 100;
+// libuv's default and its cap (uv_threadpool_size in src/threadpool.c).
+const DEFAULT_POOL_SIZE = 4;
+const MAX_POOL_SIZE = 1024;
+
+function poolSize(env) {
+  const n = Math.floor(Number(env.UV_THREADPOOL_SIZE));
+  if (!Number.isFinite(n) || n <= 0) return DEFAULT_POOL_SIZE;
+  return Math.min(n, MAX_POOL_SIZE);
+}
+
+function createThreadpool(state, env) {
+  const size = poolSize(env);
+  const buf = Buffer.alloc(1);
+  let pendingT = -1;  // performance.now() of the canary in flight, -1: none
+  let lastT = -Infinity;
+  const waits = [];
+  let sum = 0, max = 0;
+
+  function record(ms) {
+    waits.push(ms);
+    sum += ms;
+    if (ms > max) max = ms;
+  }
+
+  function onDone() {
+    if (pendingT < 0) return;
+    record(performance.now() - pendingT);
+    pendingT = -1;
+  }
+
+  // Called every SLOW_REFRESH_MS; sends a canary when the last came back.
+  function poll() {
+    const now = performance.now();
+    if (pendingT >= 0 || now - lastT < CANARY_EVERY_MS - 1) return;
+    lastT = pendingT = now;
+    try { crypto.randomFill(buf, onDone); } catch (_) { pendingT = -1; }
+  }
+
+  // The interval's line, or '' without a measurement; starts the next. A
+  // canary still queued counts with its wait so far: on a saturated pool
+  // that is the only figure there is.
+  function take(t, intervalMs) {
+    let n = waits.length;
+    let m = max, total = sum;
+    if (pendingT >= 0) {
+      const so_far = performance.now() - pendingT;
+      if (so_far > m) m = so_far;
+      if (n === 0) { n = 1; total = so_far; waits.push(so_far); }
+    }
+    if (n === 0) return '';
+    const sorted = Float64Array.from(waits).sort();
+    const p50 = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length / 2) - 1)];
+    const line = '{"type":"threadpool","t":' + r3(t) + ',"interval_ms":' + r3(intervalMs) +
+      ',"size":' + size + ',"probes":' + n + ',"wait_ms":{"mean":' + r3(total / n) +
+      ',"p50":' + r3(p50) + ',"max":' + r3(m) + '}}\n';
+    waits.length = 0;
+    sum = max = 0;
+    return line;
+  }
+
+  return { poll, take, size };
+}
+
+module.exports = { createThreadpool, poolSize };

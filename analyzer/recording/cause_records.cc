@@ -1,0 +1,91 @@
+#include "analyzer/recording/cause_records.h"
+
+#include "analyzer/recording/json_fields.h"
+
+namespace loopdoctor::recording {
+
+using nlohmann::json;
+using namespace fields;
+
+namespace {
+
+json dest_json(const OutboundDest& d) {
+  json j = {{"dest", d.dest},
+            {"client", d.client},
+            {"calls", d.calls},
+            {"latency_ms",
+             {{"mean", d.latency_mean}, {"p50", d.latency_p50}, {"p90", d.latency_p90}, {"max", d.latency_max}}}};
+  if (d.has_pool) {
+    j["sockets"] = {{"mean", d.sockets_mean}, {"max", d.sockets_max}};
+    j["waiting"] = {{"mean", d.waiting_mean}, {"max", d.waiting_max}};
+    if (d.pool_max > 0) j["pool_max"] = d.pool_max;
+  }
+  return j;
+}
+
+const json& sub(const json& j, const char* key) {
+  static const json kEmpty = json::object();
+  auto it = j.find(key);
+  return it != j.end() && it->is_object() ? *it : kEmpty;
+}
+
+OutboundDest decode_dest(const json& j) {
+  OutboundDest d;
+  d.dest = str(j, "dest");
+  d.client = str(j, "client");
+  d.calls = num(j, "calls");
+  const json& lat = sub(j, "latency_ms");
+  d.latency_mean = num(lat, "mean"), d.latency_p50 = num(lat, "p50");
+  d.latency_p90 = num(lat, "p90"), d.latency_max = num(lat, "max");
+  d.has_pool = j.contains("sockets");
+  d.sockets_mean = num(sub(j, "sockets"), "mean"), d.sockets_max = num(sub(j, "sockets"), "max");
+  d.waiting_mean = num(sub(j, "waiting"), "mean"), d.waiting_max = num(sub(j, "waiting"), "max");
+  d.pool_max = num(j, "pool_max");
+  return d;
+}
+
+}  // namespace
+
+json encode(const Outbound& r) {
+  json j = record(Type::kOutbound, r.t);
+  j["interval_ms"] = r.interval_ms;
+  json a = json::array();
+  for (const OutboundDest& d : r.destinations) a.push_back(dest_json(d));
+  j["destinations"] = std::move(a);
+  if (r.destinations_dropped > 0) j["destinations_dropped"] = r.destinations_dropped;
+  return j;
+}
+
+Outbound decode_outbound(const json& r) {
+  Outbound o;
+  o.t = num(r, "t");
+  o.interval_ms = num(r, "interval_ms");
+  o.destinations_dropped = num(r, "destinations_dropped");
+  if (auto it = r.find("destinations"); it != r.end() && it->is_array())
+    for (const json& d : *it)
+      if (d.is_object() && o.destinations.size() < kMaxOutboundDestinations)
+        o.destinations.push_back(decode_dest(d));
+  return o;
+}
+
+json encode(const Threadpool& r) {
+  json j = record(Type::kThreadpool, r.t);
+  j["interval_ms"] = r.interval_ms;
+  j["size"] = r.size;
+  j["probes"] = r.probes;
+  j["wait_ms"] = {{"mean", r.wait_mean}, {"p50", r.wait_p50}, {"max", r.wait_max}};
+  return j;
+}
+
+Threadpool decode_threadpool(const json& r) {
+  Threadpool p;
+  p.t = num(r, "t");
+  p.interval_ms = num(r, "interval_ms");
+  p.size = num(r, "size");
+  p.probes = num(r, "probes");
+  const json& w = sub(r, "wait_ms");
+  p.wait_mean = num(w, "mean"), p.wait_p50 = num(w, "p50"), p.wait_max = num(w, "max");
+  return p;
+}
+
+}  // namespace loopdoctor::recording

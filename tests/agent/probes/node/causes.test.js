@@ -1,0 +1,109 @@
+'use strict';
+// The probe's cause lines (agent/probes/node/lib/outbound.js, threadpool.js):
+// their parts driven directly, against a real local server and a real
+// threadpool, with a fake state and a clock of their own.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('path');
+const http = require('http');
+const crypto = require('crypto');
+
+const LIB = path.resolve(__dirname, '..', '..', '..', '..', 'agent', 'probes', 'node', 'lib');
+const { createOutbound, MAX_DESTINATIONS } = require(path.join(LIB, 'outbound.js'));
+const { createThreadpool, poolSize } = require(path.join(LIB, 'threadpool.js'));
+
+const sampling = () => ({ sampling: true, connected: true, finished: false });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function listen(handler) {
+  return new Promise((resolve) => {
+    const s = http.createServer(handler).listen(0, '127.0.0.1', () => resolve(s));
+  });
+}
+
+test('outbound: calls to a pool of 2 show 2 sockets, requests waiting, the limit and the latency', { timeout: 20000 }, async () => {
+  const server = await listen((q, r) => setTimeout(() => r.end('ok'), 40));
+  const port = server.address().port;
+  const out = createOutbound(sampling());
+  out.install();
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+  const get = () => new Promise((res) => http.get({ host: '127.0.0.1', port, agent }, (r) => { r.resume(); r.on('end', res); }));
+  const all = Promise.all(Array.from({ length: 10 }, get));
+  await sleep(20);
+  out.poll();
+  await all;
+  await sleep(20);  // 'http.client.response.finish' is published after the response's 'end'
+  const line = JSON.parse(out.take(1000, 1000));
+  assert.equal(line.type, 'outbound');
+  const d = line.destinations.find((x) => x.client === 'http');
+  assert.equal(d.dest, `127.0.0.1:${port}`);
+  assert.equal(d.calls, 10);
+  // The time on the wire, not the wait for the pool: ~40 ms each.
+  assert.ok(d.latency_ms.p50 >= 35 && d.latency_ms.p50 < 1000, `p50 ${d.latency_ms.p50}`);
+  assert.equal(d.sockets.max, 2);
+  assert.ok(d.waiting.max >= 6, `waiting ${d.waiting.max}`);
+  assert.equal(d.pool_max, 2);
+  // Nothing happened since: no line, and the destination is forgotten.
+  assert.equal(out.take(2000, 1000), '');
+  agent.destroy();
+  server.close();
+});
+
+test('outbound: fetch (undici) calls are their own destination, with no pool', { timeout: 20000 }, async () => {
+  const server = await listen((q, r) => r.end('ok'));
+  const port = server.address().port;
+  const out = createOutbound(sampling());
+  out.install();
+  for (let i = 0; i < 3; i++) await (await fetch(`http://127.0.0.1:${port}/`)).text();
+  await sleep(20);
+  const line = JSON.parse(out.take(1000, 1000));
+  const d = line.destinations.find((x) => x.client === 'undici');
+  assert.equal(d.dest, `127.0.0.1:${port}`);
+  assert.equal(d.calls, 3);
+  assert.equal(d.sockets, undefined);
+  server.close();
+});
+
+test('outbound: at most MAX_DESTINATIONS a line, the rest counted', { timeout: 20000 }, async () => {
+  const state = sampling();
+  const out = createOutbound(state);
+  // Through the channel's own message shape: 40 destinations, one call each.
+  const dc = require('diagnostics_channel');
+  out.install();
+  for (let i = 0; i < 40; i++) {
+    const request = { host: '10.0.0.1', socket: { remotePort: 1000 + i }, agent: null, getHeader: () => undefined };
+    dc.channel('http.client.request.start').publish({ request });
+    dc.channel('http.client.response.finish').publish({ request, response: {} });
+  }
+  const line = JSON.parse(out.take(1000, 1000));
+  assert.equal(line.destinations.length, MAX_DESTINATIONS);
+  assert.equal(line.destinations_dropped, 40 - MAX_DESTINATIONS);
+});
+
+test('threadpool: the pool size is UV_THREADPOOL_SIZE or 4', () => {
+  assert.equal(poolSize({}), 4);
+  assert.equal(poolSize({ UV_THREADPOOL_SIZE: '16' }), 16);
+  assert.equal(poolSize({ UV_THREADPOOL_SIZE: 'x' }), 4);
+  assert.equal(poolSize({ UV_THREADPOOL_SIZE: '5000' }), 1024);
+});
+
+test('threadpool: a job waits behind a pool held by slow work, and not on an idle pool', { timeout: 20000 }, async () => {
+  const tp = createThreadpool(sampling(), {});
+  tp.poll();  // the first job starts the pool's threads
+  await sleep(150);
+  tp.take(500, 500);
+  tp.poll();
+  await sleep(150);
+  const idle = JSON.parse(tp.take(1000, 1000));
+  assert.equal(idle.size, 4);
+  // Hold all 4 threads (and queue 4 more jobs) with pbkdf2 of ~100+ ms each.
+  let left = 8;
+  const done = new Promise((res) => {
+    for (let i = 0; i < 8; i++) crypto.pbkdf2('a', 'b', 300000, 32, 'sha256', () => { if (--left === 0) res(); });
+  });
+  tp.poll();
+  await done;
+  await sleep(20);
+  const busy = JSON.parse(tp.take(2000, 1000));
+  assert.ok(busy.wait_ms.max > idle.wait_ms.max + 50, `busy wait ${busy.wait_ms.max}, idle ${idle.wait_ms.max}`);
+});

@@ -1,0 +1,162 @@
+// What is behind a verdict (analyzer/causes.cc, rules.cc's cpu-starved): the
+// probe's outbound and threadpool lines, the cgroup's throttling, through the
+// real timeline builder.
+#include <catch2/catch.hpp>
+
+#include "analyzer/analyze.h"
+#include "analyzer/causes.h"
+#include "synthetic.h"
+
+using namespace loopdoctor;
+using loopdoctor::testing::Scenario;
+using nlohmann::json;
+
+namespace {
+
+// Slow responses while the loop idles: io-bound, 40 in flight, 200 ms each.
+Scenario waiting() {
+  Scenario s;
+  s.elu = 0.05, s.cpu_cores = 0.05, s.inflight = 40, s.latency_ms = 200, s.rps = 200;
+  return s;
+}
+
+// One `outbound` line per second of the load (probe clock: run time - 40 ms).
+void add_outbound(std::vector<json>* recs, const Scenario& s, json dest) {
+  for (int k = 1; k <= s.seconds; ++k)
+    recs->push_back({{"type", "outbound"}, {"t", 200 + 1000.0 * k - 40}, {"rt", 200 + 1000.0 * k},
+                     {"interval_ms", 1000}, {"destinations", json::array({dest})}});
+}
+
+void add_threadpool(std::vector<json>* recs, const Scenario& s, double wait_p50) {
+  for (int k = 1; k <= s.seconds; ++k)
+    recs->push_back({{"type", "threadpool"}, {"t", 200 + 1000.0 * k - 40}, {"rt", 200 + 1000.0 * k},
+                     {"interval_ms", 1000}, {"size", 4}, {"probes", 9},
+                     {"wait_ms", {{"mean", wait_p50}, {"p50", wait_p50}, {"max", wait_p50 * 2}}}});
+}
+
+Diagnosis diagnose(const std::vector<json>& recs) { return analyze(build_timeline(recs)); }
+
+json upstream_dest(double calls, double p50) {
+  return {{"dest", "127.0.0.1:9001"}, {"client", "http"}, {"calls", calls},
+          {"latency_ms", {{"mean", p50 + 5}, {"p50", p50}, {"p90", p50 + 10}, {"max", p50 + 30}}},
+          {"sockets", {{"mean", 40}, {"max", 42}}}, {"waiting", {{"mean", 0}, {"max", 0}}}};
+}
+
+}  // namespace
+
+TEST_CASE("io-bound whose calls to one destination take most of each request: upstream") {
+  const Scenario s = waiting();
+  auto recs = loopdoctor::testing::make_recording(s);
+  add_outbound(&recs, s, upstream_dest(200, 180));  // one call per request, 185 ms of 200
+  const Diagnosis dx = diagnose(recs);
+  REQUIRE(dx.verdict == Verdict::kIoBound);
+  const Cause& c = dx.issues[0].cause;
+  CHECK(c.kind == CauseKind::kUpstream);
+  CHECK(c.line() == "upstream 127.0.0.1:9001, p50 180 ms of 200 ms per request");
+  CHECK(c.advice.find("`127.0.0.1:9001` answers in 180 ms") != std::string::npos);
+}
+
+TEST_CASE("fast calls to a destination are not the cause") {
+  const Scenario s = waiting();
+  auto recs = loopdoctor::testing::make_recording(s);
+  add_outbound(&recs, s, upstream_dest(200, 20));
+  const Diagnosis dx = diagnose(recs);
+  REQUIRE(dx.verdict == Verdict::kIoBound);
+  CHECK_FALSE(dx.issues[0].cause.present());
+}
+
+TEST_CASE("requests queued for 2 busy sockets to a destination: connection-pool") {
+  const Scenario s = waiting();
+  auto recs = loopdoctor::testing::make_recording(s);
+  json d = upstream_dest(200, 10);
+  d["sockets"] = {{"mean", 2}, {"max", 2}};
+  d["waiting"] = {{"mean", 37.5}, {"max", 39}};
+  d["pool_max"] = 2;
+  add_outbound(&recs, s, d);
+  const Diagnosis dx = diagnose(recs);
+  REQUIRE(dx.verdict == Verdict::kIoBound);
+  const Issue& i = dx.issues[0];
+  CHECK(i.cause.kind == CauseKind::kConnectionPool);
+  CHECK(i.cause.line() == "connection-pool 127.0.0.1:9001, 2 sockets, 38 requests waiting for one, 40 in flight");
+  CHECK(i.cause.advice.find("http.Agent maxSockets is 2") != std::string::npos);
+  bool has_evidence = false;
+  for (const auto& e : i.evidence) has_evidence |= e.signal == "outbound_pool_waiting" && e.value == 37.5;
+  CHECK(has_evidence);
+}
+
+TEST_CASE("a pool with sockets to spare is not the cause even if requests wait") {
+  const Scenario s = waiting();
+  auto recs = loopdoctor::testing::make_recording(s);
+  json d = upstream_dest(200, 10);
+  d["sockets"] = {{"mean", 0.8}, {"max", 2}};  // not steady at its most
+  d["waiting"] = {{"mean", 5}, {"max", 9}};
+  add_outbound(&recs, s, d);
+  CHECK(diagnose(recs).issues[0].cause.kind != CauseKind::kConnectionPool);
+}
+
+TEST_CASE("a threadpool job that waits: threadpool naming UV_THREADPOOL_SIZE and what holds it") {
+  Scenario s = waiting();
+  auto recs = loopdoctor::testing::make_recording(s);
+  for (auto& r : recs)
+    if (r["type"] == "sample") r["handles"]["by_type"]["FSReqCallback"] = 4;
+  add_threadpool(&recs, s, 150);
+  const Diagnosis dx = diagnose(recs);
+  REQUIRE(dx.verdict == Verdict::kIoBound);
+  const Cause& c = dx.issues[0].cause;
+  CHECK(c.kind == CauseKind::kThreadpool);
+  CHECK(c.line() == "threadpool 4 threads, a job waited 150 ms (p50) for a thread; held by 4 fs requests in flight on average");
+  CHECK(c.advice.find("`UV_THREADPOOL_SIZE`") != std::string::npos);
+}
+
+TEST_CASE("a threadpool that answers at once is not the cause") {
+  const Scenario s = waiting();
+  auto recs = loopdoctor::testing::make_recording(s);
+  add_threadpool(&recs, s, 0.4);
+  CHECK_FALSE(diagnose(recs).issues[0].cause.present());
+}
+
+TEST_CASE("an upstream that explains the wait comes before the threadpool") {
+  const Scenario s = waiting();
+  auto recs = loopdoctor::testing::make_recording(s);
+  add_outbound(&recs, s, upstream_dest(200, 180));
+  add_threadpool(&recs, s, 150);
+  CHECK(diagnose(recs).issues[0].cause.kind == CauseKind::kUpstream);
+}
+
+TEST_CASE("a threadpool wait no longer than the loop's own delay is the loop's") {
+  Scenario s = waiting();
+  s.delay_base_ms = 24;  // every callback runs ~12-14 ms late (p50 of interval maxima ~24 ms)
+  auto recs = loopdoctor::testing::make_recording(s);
+  add_threadpool(&recs, s, 40);
+  const Diagnosis dx = diagnose(recs);
+  REQUIRE(dx.verdict == Verdict::kIoBound);
+  CHECK_FALSE(dx.issues[0].cause.present());
+}
+
+TEST_CASE("a quota that throttles a third of periods: cpu-starved with cause cpu-quota") {
+  Scenario s;  // stalls a quota makes: 60 ms every 10th interval, light CPU
+  s.stall_ms = 60, s.stall_every = 3, s.elu = 0.5, s.cpu_cores = 0.1, s.throttled_share = 0.35;
+  const Diagnosis dx = diagnose(loopdoctor::testing::make_recording(s));
+  REQUIRE(dx.verdict == Verdict::kCpuStarved);
+  const Issue& i = dx.issues[0];
+  CHECK(i.cause.kind == CauseKind::kCpuQuota);
+  CHECK(i.cause.subject == "0.10 cores");
+  CHECK(i.evidence.front().signal == "cpu_throttled_periods_share");
+  CHECK(i.evidence.front().value == Approx(0.35).margin(0.01));
+  // The stalls are the quota's: not a second blocked-loop issue.
+  for (const Issue& other : dx.issues) CHECK(other.kind != Verdict::kBlockedLoop);
+  CHECK(diagnosis_json(build_timeline(loopdoctor::testing::make_recording(s)), dx)["verdict"] == "cpu-starved");
+}
+
+TEST_CASE("a quota that rarely throttles leaves the verdict alone") {
+  Scenario s;
+  s.stall_ms = 300, s.stall_every = 1, s.elu = 0.99, s.cpu_cores = 1.0, s.throttled_share = 0.05;
+  CHECK(diagnose(loopdoctor::testing::make_recording(s)).verdict == Verdict::kBlockedLoop);
+}
+
+TEST_CASE("run-queue wait alone is a note and not cpu-starved") {
+  Scenario s;
+  s.stall_ms = 300, s.stall_every = 1, s.elu = 0.99, s.cpu_cores = 0.3, s.sched_wait_share = 0.7;
+  const Diagnosis dx = diagnose(loopdoctor::testing::make_recording(s));
+  CHECK(dx.verdict == Verdict::kBlockedLoop);
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# A light server under a small CPU quota: loopdoctor says cpu-starved, cause
+# cpu-quota. The test makes a cpu cgroup of its own (v2 where its cpu
+# controller is writable, else v1's cpu hierarchy), puts only the target in
+# it (with loopdoctor; the load tool stays outside), and removes it afterwards. Where no
+# cgroup can be made it exits 77 (ctest SKIP) saying why: skipped, not passed.
+source "$(dirname "$0")/lib.sh"
+
+# A tenth of a core: hello-world under 20 connections wants a whole one.
+QUOTA_US=10000 PERIOD_US=100000
+name=loopdoctor-test-$$
+cg=""
+if [[ -w /sys/fs/cgroup/cgroup.subtree_control ]] && grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null &&
+   mkdir "/sys/fs/cgroup/$name" 2>/dev/null; then
+  cg=/sys/fs/cgroup/$name
+  echo "+cpu" > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
+  echo "$QUOTA_US $PERIOD_US" > "$cg/cpu.max" || { rmdir "$cg"; cg=""; }
+fi
+if [[ -z $cg ]]; then
+  for v1 in /sys/fs/cgroup/cpu,cpuacct /sys/fs/cgroup/cpu; do
+    if [[ -d $v1 ]] && mkdir "$v1/$name" 2>/dev/null; then
+      cg=$v1/$name
+      echo "$PERIOD_US" > "$cg/cpu.cfs_period_us" && echo "$QUOTA_US" > "$cg/cpu.cfs_quota_us" ||
+        { rmdir "$cg"; cg=""; continue; }
+      break
+    fi
+  done
+fi
+if [[ -z $cg ]]; then
+  echo "SKIP: no writable cpu cgroup (v2 /sys/fs/cgroup with the cpu controller, or v1 /sys/fs/cgroup/cpu): run as root on a host that delegates one"
+  exit 77
+fi
+# After lib.sh's trap: remove the cgroup, then the work folder.
+trap 'rmdir "$cg" 2>/dev/null; rm -rf "$WORK"' EXIT
+
+# loopdoctor starts inside the cgroup, so the target is in it from its
+# first instruction, as in a container (the /proc sampler finds a target's
+# cgroup when it spawns it); the load tool moves itself back out, so only
+# the target and loopdoctor's light sampler share the quota.
+parent=$(dirname "$cg")
+rc=0
+timeout 90 bash -c "echo \$\$ > '$cg/cgroup.procs' && exec \"\$0\" \"\$@\"" "$LD" run \
+  --on-port "echo \$\$ > '$parent/cgroup.procs' && exec wrk -t1 -c20 -d5s http://127.0.0.1:{port}/" \
+  --json out.json -o report.html --record rec.ndjson.gz \
+  -- node "$ROOT/samples/node/hello-world/server.js" > stdout.txt 2> stderr.txt || rc=$?
+[[ $rc -eq 0 ]] || { cat stderr.txt >&2; fail "loopdoctor exited $rc"; }
+verdict=$(json_get out.json 'j.verdict')
+cause=$(json_get out.json '(j.issues[0]||{}).cause')
+echo "cpu-starved: verdict $verdict, cause $cause: $(json_get out.json '(j.issues[0]||{}).cause_text')"
+[[ $verdict == cpu-starved ]] || { json_get out.json 'j.summary' >&2; fail "verdict $verdict != cpu-starved"; }
+[[ $cause == cpu-quota ]] || fail "cause $cause != cpu-quota"
+grep -q "cause: cpu-quota" stderr.txt || fail "the terminal does not name the cause"
