@@ -23,7 +23,7 @@ Diagnosis analyze_loop(const Timeline& tl) {
   // The profile sees GC work the pause observer misses (incremental marking
   // steps on the main thread), so its share joins the GC evidence.
   // One Mapper for both attributions: each script and its map is read once.
-  sourcemap::Mapper mapper;
+  sourcemap::Mapper mapper(tl.path_map);
   auto attribution = std::make_shared<const profile::Attribution>(profile::attribute(tl, w, &mapper));
   if (attribution->present) st.gc_profile_share = attribution->gc_share;
   std::vector<Finding> findings = {

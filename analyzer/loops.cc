@@ -15,7 +15,8 @@ namespace {
 using thresholds::kBlockedIntervalMs;
 
 bool is_problem(Verdict v) {
-  return v == Verdict::kBlockedLoop || v == Verdict::kGcPressure || v == Verdict::kIoBound;
+  return v == Verdict::kBlockedLoop || v == Verdict::kGcPressure || v == Verdict::kCpuStarved ||
+         v == Verdict::kIoBound;
 }
 
 // blocked-loop first (the order of rules.cc's precedence).
@@ -23,11 +24,12 @@ int kind_rank(Verdict v) {
   switch (v) {
     case Verdict::kBlockedLoop: return 0;
     case Verdict::kGcPressure: return 1;
-    case Verdict::kIoBound: return 2;
-    case Verdict::kHealthy: return 3;
-    case Verdict::kInsufficientData: return 4;
+    case Verdict::kCpuStarved: return 2;
+    case Verdict::kIoBound: return 3;
+    case Verdict::kHealthy: return 4;
+    case Verdict::kInsufficientData: return 5;
   }
-  return 4;
+  return 5;
 }
 
 const Finding* finding(const Diagnosis& dx, Signal s) {

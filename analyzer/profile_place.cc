@@ -15,7 +15,7 @@ namespace {
 std::string at(const PathNamer& names, sourcemap::Mapper* mapper, const std::string& file, int line) {
   std::string shown = names.path(file);
   if (mapper) {
-    const std::string path = sourcemap::path_of_url(file);
+    const std::string path = mapper->local(sourcemap::path_of_url(file));
     if (const sourcemap::Package* pkg = mapper->packages().of(path))
       shown = sourcemap::package_label(*pkg) + " " + path.substr(pkg->dir.size() + 1);
   }

@@ -78,6 +78,9 @@ struct Timeline {
   std::string probe_fallback;  // hello.probe_fallback: why the native probe did not run
   std::map<std::string, std::string> versions;
   double probe_interval_ms = 0, heap_limit = 0;
+  // Where to read the files the recording names (`analyze --path-map`):
+  // (recorded prefix, local directory) pairs; set by the reader, not recorded.
+  std::vector<std::pair<std::string, std::string>> path_map;
   // The memory cgroup's limit from the proc records, bytes; 0: none known.
   double mem_limit = 0;
   // listen

@@ -14,7 +14,29 @@ struct AnalyzeArgs {
   std::vector<std::string> fail_on;
   bool open = false;
   bool no_redact = false;
+  std::vector<std::string> path_map;  // OLD=NEW
 };
+
+// --path-map OLD=NEW: read the files a recording names under OLD from NEW
+// (a recording made on another machine, or in another checkout).
+bool parse_path_map(const std::vector<std::string>& specs, OutputOptions* oo, std::string* err) {
+  for (const std::string& spec : specs) {
+    const std::size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
+      *err = "--path-map '" + spec + "': expected OLD=NEW, a recorded path prefix and a local directory";
+      return false;
+    }
+    std::string from = spec.substr(0, eq), to = spec.substr(eq + 1);
+    if (!std::filesystem::is_directory(to)) {
+      *err = "--path-map '" + spec + "': '" + to + "' is not a directory";
+      return false;
+    }
+    while (from.size() > 1 && from.back() == '/') from.pop_back();
+    while (to.size() > 1 && to.back() == '/') to.pop_back();
+    oo->path_map.emplace_back(std::move(from), std::move(to));
+  }
+  return true;
+}
 
 int analyze_command(const AnalyzeArgs& a) {
   std::string err;
@@ -23,6 +45,10 @@ int analyze_command(const AnalyzeArgs& a) {
     return kExitUsage;
   }
   OutputOptions oo;
+  if (!parse_path_map(a.path_map, &oo, &err)) {
+    std::cerr << "loopdoctor analyze: " << err << "\n";
+    return kExitUsage;
+  }
   oo.json_path = a.json;
   oo.markdown_path = a.markdown;
   oo.fail_on = a.fail_on;
@@ -54,6 +80,9 @@ Command add_analyze(CLI::App& root) {
   s->add_option("--fail-on", a->fail_on, "Exit 3 when the verdict is one of these")->delimiter(',');
   s->add_flag("--open", a->open, "Open the report in a browser");
   add_no_redact_flag(s, &a->no_redact);
+  s->add_option("--path-map", a->path_map,
+                "OLD=NEW: read the source files and maps the recording names under OLD from NEW "
+                "(a recording from another machine or checkout); locations are shown as recorded");
   return {s, [a] { return analyze_command(*a); }};
 }
 

@@ -63,6 +63,8 @@ int analyze_and_report(const std::string& recording_path, const OutputOptions& o
     return kExitFailed;
   }
   if (opts.redact) redact_timeline(&*tl, base::Redactor::from_environment());
+  tl->path_map = opts.path_map;
+  for (Timeline& loop : tl->other_loops) loop.path_map = opts.path_map;
   for (const auto& w : tl->warnings) std::cerr << "loopdoctor: warning: " << w << "\n";
   if (opts.print_recorded_warnings)
     for (const auto& w : tl->recorded_warnings) std::cerr << "loopdoctor: warning: " << w << "\n";

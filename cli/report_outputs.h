@@ -25,6 +25,9 @@ struct OutputOptions {
   // Secrets in the command, URLs and messages are redacted in every output
   // (base/redact.h); --no-redact keeps them.
   bool redact = true;
+  // Where to read the source files the recording names (analyze --path-map):
+  // (recorded prefix, local directory) pairs.
+  std::vector<std::pair<std::string, std::string>> path_map;
 };
 
 // Analyses the recording and writes every requested output. Returns the

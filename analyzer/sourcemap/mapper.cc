@@ -71,10 +71,19 @@ struct Mapper::Script {
   std::vector<bool> originals_loaded;
 };
 
-Mapper::Mapper() = default;
+Mapper::Mapper(PathMap path_map) : path_map_(std::move(path_map)) {}
 Mapper::~Mapper() = default;
 Mapper::Mapper(Mapper&&) noexcept = default;
 Mapper& Mapper::operator=(Mapper&&) noexcept = default;
+
+std::string Mapper::local(const std::string& recorded) const {
+  for (const auto& [from, to] : path_map_) {
+    if (from.empty() || !recorded.starts_with(from)) continue;
+    const std::string rest = recorded.substr(from.size());
+    if (rest.empty() || rest.front() == '/' || from.back() == '/') return to + rest;
+  }
+  return recorded;
+}
 
 // Reads the script once, then its map: inline, or a file beside it.
 Mapper::Script& Mapper::script(const std::string& url) {
@@ -84,7 +93,7 @@ Mapper::Script& Mapper::script(const std::string& url) {
   Script& s = *it->second;
   s.path = path_of_url(url);
   std::string text;
-  if (s.path.empty() || !base::read_file(s.path, &text)) return s;
+  if (s.path.empty() || !base::read_file(local(s.path), &text)) return s;
   s.text.set(std::move(text));
   const auto ref = source_mapping_url(s.text.text);
   if (!ref) return s;
@@ -107,10 +116,10 @@ Mapper::Script& Mapper::script(const std::string& url) {
     if (!p.is_absolute()) p = (s.map_dir / p).lexically_normal();
     s.map_dir = p.parent_path();
     std::error_code ec;
-    const auto size = fs::file_size(p, ec);
+    const auto size = fs::file_size(local(p.string()), ec);
     if (!ec && size > kMaxMapBytes)
       return problem(fmt::format("{} is {} MB, over the {} MB limit", p.string(), size >> 20, kMaxMapBytes >> 20));
-    if (!base::read_file(p.string(), &json, &error)) return problem("cannot be read: " + error);
+    if (!base::read_file(local(p.string()), &json, &error)) return problem("cannot be read: " + error);
   }
   s.map = SourceMap::parse(json, &error);
   if (!s.map) return problem(fmt::format("{} is not a usable source map: {}",
@@ -139,7 +148,7 @@ std::string Mapper::original_text(Script& s, std::size_t source, int line) {
     if (const auto& content = s.map->content(source)) {
       s.originals[source].set(*content);
     } else if (std::string text; fs::path(s.resolved[source]).is_absolute() &&
-                                 base::read_file(s.resolved[source], &text)) {
+                                 base::read_file(local(s.resolved[source]), &text)) {
       s.originals[source].set(std::move(text));
     }
   }

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyzer/sourcemap/packages.h"
@@ -37,9 +38,15 @@ inline constexpr std::size_t kMaxLineTextChars = 120;
 // kMaxLineTextChars with "…" (at a UTF-8 character boundary).
 std::string shown_line(std::string_view line);
 
+// Where to read the files a recording names: (recorded prefix, local
+// directory) pairs, e.g. {"/srv/app", "/home/me/app"} for a recording made
+// on a server and analysed in a checkout (`analyze --path-map`). Locations
+// are still shown as recorded; only reading goes through it.
+using PathMap = std::vector<std::pair<std::string, std::string>>;
+
 class Mapper {
  public:
-  Mapper();
+  explicit Mapper(PathMap path_map = {});
   ~Mapper();
   Mapper(Mapper&&) noexcept;
   Mapper& operator=(Mapper&&) noexcept;
@@ -66,6 +73,10 @@ class Mapper {
   // The npm packages of node_modules files, read once per folder.
   Packages& packages() { return packages_; }
 
+  // The path to read for a recorded one: the first PathMap entry whose
+  // prefix is a whole leading part of it, else the path itself.
+  std::string local(const std::string& recorded) const;
+
   // One sentence per script whose map could not be used, in the order met:
   // "dist/x.js: its source map x.js.map cannot be read: No such file or directory".
   const std::vector<std::string>& problems() const { return problems_; }
@@ -78,6 +89,7 @@ class Mapper {
   std::map<std::string, std::unique_ptr<Script>> scripts_;
   std::vector<std::string> problems_;
   Packages packages_;
+  PathMap path_map_;
 };
 
 }  // namespace loopdoctor::sourcemap
