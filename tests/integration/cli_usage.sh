@@ -23,6 +23,16 @@ expect_usage analyse analyze
 expect_usage comapre compare
 expect_usage agnet agent
 expect_usage frobnicate ""
+# analyze --path-map names what it expects (exit 1, nothing analysed).
+rec="$ROOT/tests/data/hello-world.ndjson.gz"
+for spec in "no-equals" "=/tmp" "/old=/nonexistent-dir-ld"; do
+  rc=0
+  "$LD" analyze "$rec" -o x.html --path-map "$spec" 2>err.txt >out.txt || rc=$?
+  [ "$rc" = 1 ] || fail "analyze --path-map '$spec': exit $rc, expected 1"
+  grep -q "\-\-path-map '$spec'" err.txt || fail "analyze --path-map '$spec': not named: $(cat err.txt)"
+  [ ! -e x.html ] || fail "analyze --path-map '$spec' wrote a report"
+done
+grep -q "is not a directory" err.txt || fail "a missing NEW folder is not said: $(cat err.txt)"
 # Known commands still parse as before.
 "$LD" analyze --help >/dev/null || fail "analyze --help failed"
 echo "cli usage: ok"
