@@ -8,10 +8,7 @@
 # nothing to compare.
 source "$(dirname "$0")/lib.sh"
 sample=$1
-rc=0
-timeout 90 "$LD" run --load / -c 50 -d 5s --json - -- node "$ROOT/samples/node/$sample/server.js" \
-  > out.json 2> stderr.txt || rc=$?
-[[ $rc -eq 0 ]] || { tail -20 stderr.txt >&2; fail "loopdoctor exited $rc"; }
+sample_run "$sample" out.json
 probe=$(json_get out.json 'j.target.probe || ""')
 if [[ $probe != native ]]; then
   echo "SKIP: the probe was '${probe:-unnamed}', not native: $(json_get out.json 'j.target.probe_fallback || ""')"

@@ -6,10 +6,7 @@
 #   costly_line.sh <sample> <regex the line must match> [location regex]
 source "$(dirname "$0")/lib.sh"
 sample=$1 want=$2 want_location=${3:-}
-rc=0
-timeout 90 "$LD" run --load / -c 50 -d 5s --json - -- node "$ROOT/samples/node/$sample/server.js" \
-  > out.json 2> stderr.txt || rc=$?
-[[ $rc -eq 0 ]] || { tail -20 stderr.txt >&2; fail "loopdoctor exited $rc"; }
+sample_run "$sample" out.json
 # The verdict is sample_verdict.sh's to check; here, the hotspots of the
 # blocked-loop issue, or (on a loaded machine a sample can read as
 # gc-pressure) of whichever issue lists them.

@@ -14,10 +14,20 @@ if [[ $mode == wrk ]]; then
 else
   load=(--load / -c 50 -d 5s)
 fi
+# The built-in run's diagnosis is kept for the tests that check more of the
+# same run (block stacks, the costly line, the agent's report): one run of
+# the sample serves them all (ctest fixture sample-run:<name>).
+kept=""
+if [[ $mode == builtin && -n ${LD_SAMPLE_RUNS:-} ]]; then
+  mkdir -p "$LD_SAMPLE_RUNS"
+  kept="$LD_SAMPLE_RUNS/$(basename "$sample").json"
+  rm -f "$kept"
+fi
 rc=0
 timeout 90 "$LD" run "${load[@]}" --json out.json -o report.html --record rec.ndjson.gz \
   -- node "$sample/server.js" > stdout.txt 2> stderr.txt || rc=$?
 [[ $rc -eq 0 ]] || { cat stderr.txt >&2; fail "loopdoctor exited $rc"; }
+[[ -z $kept ]] || cp out.json "$kept"
 verdict=$(json_get out.json 'j.verdict')
 echo "sample $(basename "$sample"): label $label, verdict $verdict"
 [[ -s report.html ]] || fail "no report written"
