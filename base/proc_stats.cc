@@ -64,22 +64,18 @@ std::vector<std::string_view> split_spaces(std::string_view s) {
 // Finds "key<sep><spaces>number" at the start of a line of a "key: value"
 // file (status, io; /proc/stat separates with a space instead).
 bool find_keyed(std::string_view text, std::string_view key, std::uint64_t* out, char sep) {
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t eol = text.find('\n', pos);
-    if (eol == std::string_view::npos) eol = text.size();
-    std::string_view line = text.substr(pos, eol - pos);
-    pos = eol + 1;
-    if (line.size() <= key.size() || line.substr(0, key.size()) != key ||
-        line[key.size()] != sep)
-      continue;
-    std::string_view v = line.substr(key.size() + 1);
-    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
-    std::size_t end = 0;
-    while (end < v.size() && v[end] >= '0' && v[end] <= '9') ++end;
-    return end > 0 && to_number(v.substr(0, end), out);
-  }
-  return false;
+  // The value text of the first line keyed `key`; the first such line decides.
+  auto value = first_line(text, [&](std::string_view line) -> std::optional<std::string_view> {
+    if (line.size() <= key.size() || line.substr(0, key.size()) != key || line[key.size()] != sep)
+      return std::nullopt;
+    return line.substr(key.size() + 1);
+  });
+  if (!value) return false;
+  std::string_view v = *value;
+  while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+  std::size_t end = 0;
+  while (end < v.size() && v[end] >= '0' && v[end] <= '9') ++end;
+  return end > 0 && to_number(v.substr(0, end), out);
 }
 
 // One pread from offset 0: /proc files are generated on each read from the
@@ -107,27 +103,22 @@ bool pread_whole(int fd, std::string* out) {
 int open_proc_file(const std::string& path) { return ::open(path.c_str(), O_RDONLY | O_CLOEXEC); }
 
 std::optional<std::string_view> cgroup_path(std::string_view text, std::string_view controller) {
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    std::size_t eol = text.find('\n', pos);
-    if (eol == std::string_view::npos) eol = text.size();
-    std::string_view line = text.substr(pos, eol - pos);
-    pos = eol + 1;
+  return first_line(text, [&](std::string_view line) -> std::optional<std::string_view> {
     const std::size_t a = line.find(':'), b = line.find(':', a + 1);
-    if (a == std::string_view::npos || b == std::string_view::npos) continue;
+    if (a == std::string_view::npos || b == std::string_view::npos) return std::nullopt;
     std::string_view ctrl = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
     if (controller.empty()) {
       if (line.substr(0, a) == "0" && ctrl.empty()) return path;
-      continue;
+      return std::nullopt;
     }
     for (std::size_t i = 0; i <= ctrl.size();) {  // comma-separated: "cpu,cpuacct"
-      std::size_t j = ctrl.find(',', i);
-      if (j == std::string_view::npos) j = ctrl.size();
-      if (ctrl.substr(i, j - i) == controller) return path;
-      i = j + 1;
+      std::size_t k = ctrl.find(',', i);
+      if (k == std::string_view::npos) k = ctrl.size();
+      if (ctrl.substr(i, k - i) == controller) return path;
+      i = k + 1;
     }
-  }
-  return std::nullopt;
+    return std::nullopt;
+  });
 }
 
 }  // namespace proc_text

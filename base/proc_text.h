@@ -12,6 +12,19 @@
 namespace loopdoctor::base::proc_text {
 
 std::vector<std::string_view> split_spaces(std::string_view s);
+// The first line of `text` ('\n'-separated) for which `pick(line)` returns a
+// value, or nullopt: the one line walk the keyed and cgroup readers share.
+template <class Pick>
+auto first_line(std::string_view text, Pick pick) -> decltype(pick(text)) {
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    std::size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    if (auto found = pick(text.substr(pos, eol - pos))) return found;
+    pos = eol + 1;
+  }
+  return std::nullopt;
+}
 // Finds "key<sep><spaces>number" at the start of a line ("key: value" files
 // like status and io; /proc/stat and cpu.stat separate with a space).
 bool find_keyed(std::string_view text, std::string_view key, std::uint64_t* out, char sep = ':');

@@ -103,12 +103,16 @@ TEST_CASE("no probe: the message says how to let it connect") {
   CHECK(dx.issues.front().summary.find("NODE_OPTIONS intact") != std::string::npos);
 }
 
-TEST_CASE("verdict is never anything but the five kinds, across seeds") {
-  for (unsigned seed = 1; seed <= 20; ++seed) {
-    for (Scenario s : {blocked(), gc_churn(), io_wait()}) {
+TEST_CASE("each scenario keeps its verdict across seeds") {
+  // The jitter of a seed must not move a clear case across a threshold.
+  const std::pair<Scenario, Verdict> cases[] = {{blocked(), Verdict::kBlockedLoop},
+                                                {gc_churn(), Verdict::kGcPressure},
+                                                {io_wait(), Verdict::kIoBound}};
+  for (unsigned seed = 1; seed <= 8; ++seed) {
+    for (auto [s, want] : cases) {
       s.seed = seed;
-      Verdict v = verdict_of(s);
-      CHECK((v == Verdict::kBlockedLoop || v == Verdict::kGcPressure || v == Verdict::kIoBound));
+      INFO("seed " << seed << ", expected " << to_string(want));
+      CHECK(verdict_of(s) == want);
     }
   }
 }

@@ -1,7 +1,6 @@
 #include <catch2/catch.hpp>
 
 #include <random>
-#include <regex>
 
 #include "analyzer/render/svg_chart.h"
 
@@ -25,16 +24,26 @@ ChartSpec delay_chart(size_t n, double spike_ms) {
   return c;
 }
 
-// Every y coordinate of the line path (class "ln").
+// Every y coordinate of the line path (class "ln"). Found with find, not
+// std::regex: libstdc++'s regex recurses per character and overflows the
+// stack on a path of thousands of points under a sanitizer.
 std::vector<double> path_ys(const std::string& svg) {
-  std::smatch m;
-  REQUIRE(std::regex_search(svg, m, std::regex("class=\"ln\" stroke=\"[^\"]*\" d=\"([^\"]*)\"")));
-  std::string d = m[1];
+  const std::size_t ln = svg.find("class=\"ln\" stroke=\"");
+  REQUIRE(ln != std::string::npos);
+  const std::size_t d_at = svg.find(" d=\"", ln);
+  REQUIRE(d_at != std::string::npos);
+  const std::size_t begin = d_at + 4, end = svg.find('"', begin);
+  REQUIRE(end != std::string::npos);
+  const std::string d = svg.substr(begin, end - begin);
   std::vector<double> ys;
-  std::regex num("-?[0-9.]+");
   int i = 0;
-  for (auto it = std::sregex_iterator(d.begin(), d.end(), num); it != std::sregex_iterator(); ++it, ++i) {
-    if (i % 2 == 1) ys.push_back(std::stod(it->str()));
+  for (std::size_t pos = 0; pos < d.size();) {
+    const std::size_t at = d.find_first_of("-0123456789.", pos);
+    if (at == std::string::npos) break;
+    std::size_t len = 0;
+    const double v = std::stod(d.substr(at), &len);
+    if (i++ % 2 == 1) ys.push_back(v);
+    pos = at + len;
   }
   return ys;
 }
