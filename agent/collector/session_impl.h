@@ -18,6 +18,7 @@
 #include "agent/collector/probe_connection.h"
 #include "agent/collector/proc_sampler.h"
 #include "agent/collector/recording_writer.h"
+#include "base/ignore_sigpipe.h"
 #include "base/run_clock.h"
 #include "agent/collector/session.h"
 #include "agent/collector/stop_sequence.h"
@@ -33,24 +34,9 @@ namespace loopdoctor::collector::detail {
 inline constexpr double kProbeDrainMs = 1000;
 inline constexpr double kDefaultSampleIntervalMs = 10;
 
-// Writing to the probe after it died must be an error code, not a SIGPIPE that
-// kills loopdoctor. libuv resets signal dispositions in the children it spawns,
-// so the target still gets the default SIGPIPE behaviour.
-class IgnoreSigpipe {
- public:
-  IgnoreSigpipe() {
-    struct sigaction ign {};
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
-    ::sigaction(SIGPIPE, &ign, &previous_);
-  }
-  ~IgnoreSigpipe() { ::sigaction(SIGPIPE, &previous_, nullptr); }
-  IgnoreSigpipe(const IgnoreSigpipe&) = delete;
-  IgnoreSigpipe& operator=(const IgnoreSigpipe&) = delete;
-
- private:
-  struct sigaction previous_ {};
-};
+// Writing to the probe after it died must be an error code, not a SIGPIPE
+// that kills loopdoctor (base/ignore_sigpipe.h).
+using base::IgnoreSigpipe;
 
 class Session {
  public:

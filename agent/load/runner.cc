@@ -12,6 +12,7 @@
 #include "agent/load/request.h"
 #include "agent/load/validate.h"
 #include "agent/load/worker.h"
+#include "base/ignore_sigpipe.h"
 #include "base/units.h"
 
 namespace loopdoctor::load {
@@ -173,6 +174,11 @@ class LoadRunner final : public Runner {
     if (done) done(summary);
   }
 
+  // A server closing its end while a worker writes a request is an error
+  // the connection handles (reconnects), not a signal that ends the run --
+  // in `loopdoctor load` alone as inside `run` (seen as a SIGPIPE death of
+  // the load tests under clang's ASan).
+  base::IgnoreSigpipe sigpipe_;
   uv_loop_t* loop_;
   const Plan plan_;
   double rate_;
