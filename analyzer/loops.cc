@@ -32,20 +32,9 @@ int kind_rank(Verdict v) {
   return 5;
 }
 
-const Finding* finding(const Diagnosis& dx, Signal s) {
-  for (const Finding& f : dx.findings)
-    if (f.signal == s) return &f;
-  return nullptr;
-}
-
-bool abnormal(const Diagnosis& dx, Signal s) {
-  const Finding* f = finding(dx, s);
-  return f && f->outcome == Outcome::kAbnormal;
-}
-
 // The main thread's requests waited while its own loop was free to run them.
 bool requests_waited(const Diagnosis& main) {
-  return abnormal(main, Signal::kHttp) && !abnormal(main, Signal::kDelay);
+  return analysers::abnormal(main.findings, Signal::kHttp) && !analysers::abnormal(main.findings, Signal::kDelay);
 }
 
 const Timeline* timeline_of(const Timeline& tl, LoopRef loop) {

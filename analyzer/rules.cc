@@ -37,19 +37,10 @@ namespace loopdoctor {
 namespace {
 
 using namespace thresholds;
+using analysers::abnormal;
+using analysers::find_finding;
 using analysers::mib;
 using analysers::pct;
-
-const Finding& find(const std::vector<Finding>& fs, Signal signal) {
-  for (const auto& f : fs)
-    if (f.signal == signal) return f;
-  static const Finding kNone;
-  return kNone;
-}
-
-bool abnormal(const std::vector<Finding>& fs, Signal signal) {
-  return find(fs, signal).outcome == Outcome::kAbnormal;
-}
 
 void append(std::vector<Evidence>* to, const Finding& f) {
   to->insert(to->end(), f.evidence.begin(), f.evidence.end());
@@ -185,16 +176,16 @@ Issue gc_issue(const WindowStats& st, const std::vector<Finding>& fs, const Memo
   const HeapTrend trend = heap_trend(st, fs);
   Issue i = make_issue(Verdict::kGcPressure);
   i.severity = leak_urgent ? Severity::kHigh
-                           : std::max(find(fs, Signal::kGc).severity, find(fs, Signal::kMemory).severity);
+                           : std::max(find_finding(fs, Signal::kGc).severity, find_finding(fs, Signal::kMemory).severity);
   i.confidence = std::max(confidence_over(st.gc_effective_share(), kGcShareLimit),
                           trend == HeapTrend::kLeak
                               ? confidence_over(st.heap_growth_bytes_per_s, kHeapGrowthLeakBytesPerS)
                               : 0.0);
   i.advice = gc_advice(trend);
   i.summary = gc_summary(st, trend, lim);
-  append(&i.evidence, find(fs, Signal::kGc));
-  append(&i.evidence, find(fs, Signal::kMemory));
-  if (abnormal(fs, Signal::kDelay)) append(&i.evidence, find(fs, Signal::kDelay));
+  append(&i.evidence, find_finding(fs, Signal::kGc));
+  append(&i.evidence, find_finding(fs, Signal::kMemory));
+  if (abnormal(fs, Signal::kDelay)) append(&i.evidence, find_finding(fs, Signal::kDelay));
   return i;
 }
 
@@ -213,7 +204,7 @@ void append_request_view(Issue* i, const Timeline& tl, const WindowStats& st,
     return;
   }
   if (!st.http_present) return;
-  for (Evidence e : find(fs, Signal::kHttp).evidence) {
+  for (Evidence e : find_finding(fs, Signal::kHttp).evidence) {
     e.text = "Server side, while the loop was free to answer: " + e.text;
     i->evidence.push_back(std::move(e));
   }
@@ -221,7 +212,7 @@ void append_request_view(Issue* i, const Timeline& tl, const WindowStats& st,
 
 Issue blocked_issue(const Timeline& tl, const WindowStats& st, const std::vector<Finding>& fs) {
   Issue i = make_issue(Verdict::kBlockedLoop);
-  i.severity = find(fs, Signal::kDelay).severity;
+  i.severity = find_finding(fs, Signal::kDelay).severity;
   i.confidence = std::max(confidence_over(st.delay_p99_ms, kDelayP99LimitMs),
                           confidence_over(st.blocked_share, kBlockedShareLimit));
   // Another loop than the first process's main thread is named (loops.h).
@@ -239,9 +230,9 @@ Issue blocked_issue(const Timeline& tl, const WindowStats& st, const std::vector
       "{} was blocked: callbacks waited up to {:.0f} ms (p99 {:.0f} ms) while the loop was busy "
       "{} of the time. {}",
       which, st.delay_max_ms, st.delay_p99_ms, pct(st.elu_mean), holder);
-  append(&i.evidence, find(fs, Signal::kDelay));
-  append(&i.evidence, find(fs, Signal::kUtilisation));
-  append(&i.evidence, find(fs, Signal::kCpu));
+  append(&i.evidence, find_finding(fs, Signal::kDelay));
+  append(&i.evidence, find_finding(fs, Signal::kUtilisation));
+  append(&i.evidence, find_finding(fs, Signal::kCpu));
   append_request_view(&i, tl, st, fs);
   return i;
 }
@@ -250,7 +241,7 @@ Issue blocked_issue(const Timeline& tl, const WindowStats& st, const std::vector
 // busy machine cannot make a process look starved this way (its run-queue
 // wait is the note's, below).
 Issue starved_issue(const WindowStats& st, const std::vector<Finding>& fs) {
-  Issue i = make_issue(Verdict::kCpuStarved, std::max(Severity::kMedium, find(fs, Signal::kDelay).severity),
+  Issue i = make_issue(Verdict::kCpuStarved, std::max(Severity::kMedium, find_finding(fs, Signal::kDelay).severity),
                        confidence_over(st.throttled_periods_share, kThrottledPeriodsShare));
   const std::string quota = st.cpu_quota_cores > 0 ? fmt::format("{:.2f} cores", st.cpu_quota_cores) : "its quota";
   i.summary = fmt::format(
@@ -269,9 +260,9 @@ Issue starved_issue(const WindowStats& st, const std::vector<Finding>& fs) {
       "cpu_throttled_periods_share", st.throttled_periods_share, kThrottledPeriodsShare,
       fmt::format("The cgroup's CPU quota ({}) throttled the process in {} of its periods ({:.1f} s "
                   "throttled)", quota, pct(st.throttled_periods_share), st.throttled_ms / 1000.0)));
-  append(&i.evidence, find(fs, Signal::kDelay));
-  append(&i.evidence, find(fs, Signal::kCpu));
-  append(&i.evidence, find(fs, Signal::kUtilisation));
+  append(&i.evidence, find_finding(fs, Signal::kDelay));
+  append(&i.evidence, find_finding(fs, Signal::kCpu));
+  append(&i.evidence, find_finding(fs, Signal::kUtilisation));
   return i;
 }
 
@@ -291,10 +282,10 @@ Issue io_issue(const Timeline& tl, const WindowStats& st, const RequestTime& rt,
       fmt::format("A response took {:.0f}x what the loop explains: {:.1f} ms of CPU per request, "
                   "queued for a loop {} busy (the lower of utilisation and CPU), is {:.1f} ms",
                   rt.wait_factor(), rt.cpu_ms, pct(rt.loop_busy), rt.loop_explained_ms)));
-  append(&i.evidence, find(fs, Signal::kHttp));
-  append(&i.evidence, find(fs, Signal::kUtilisation));
-  append(&i.evidence, find(fs, Signal::kCpu));
-  append(&i.evidence, find(fs, Signal::kDelay));
+  append(&i.evidence, find_finding(fs, Signal::kHttp));
+  append(&i.evidence, find_finding(fs, Signal::kUtilisation));
+  append(&i.evidence, find_finding(fs, Signal::kCpu));
+  append(&i.evidence, find_finding(fs, Signal::kDelay));
   i.cause = io_cause(tl, analysis_window(tl), st, &i.evidence);
   return i;
 }
@@ -305,9 +296,9 @@ Issue healthy_issue(const WindowStats& st, const std::vector<Finding>& fs, bool 
       "No problem found: loop delay p99 {:.1f} ms, loop busy {}, GC {} of the time{}.",
       st.delay_p99_ms, pct(st.elu_mean), pct(st.gc_effective_share()),
       st.http_present && st.http_requests > 0 ? fmt::format(", {:.0f} req/s", st.http_rps) : std::string());
-  append(&i.evidence, find(fs, Signal::kDelay));
-  append(&i.evidence, find(fs, Signal::kUtilisation));
-  append(&i.evidence, find(fs, Signal::kGc));
+  append(&i.evidence, find_finding(fs, Signal::kDelay));
+  append(&i.evidence, find_finding(fs, Signal::kUtilisation));
+  append(&i.evidence, find_finding(fs, Signal::kGc));
   return i;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -25,6 +26,19 @@ bool enough_probe_data(const WindowStats& st);
 
 inline Evidence evidence(std::string signal, double value, double threshold, std::string text) {
   return Evidence{std::move(signal), value, threshold, std::move(text)};
+}
+
+// One signal's finding among an analysis's findings (a default finding, with
+// not enough data, when there is none), and whether it is abnormal: the
+// combiner's and the loops' one way to ask.
+inline const Finding& find_finding(const std::vector<Finding>& fs, Signal signal) {
+  for (const auto& f : fs)
+    if (f.signal == signal) return f;
+  static const Finding kNone;
+  return kNone;
+}
+inline bool abnormal(const std::vector<Finding>& fs, Signal signal) {
+  return find_finding(fs, signal).outcome == Outcome::kAbnormal;
 }
 
 inline std::string mib(double bytes) { return fmt::format("{:.0f} MB", bytes / 1048576.0); }

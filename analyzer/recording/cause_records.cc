@@ -23,23 +23,17 @@ json dest_json(const OutboundDest& d) {
   return j;
 }
 
-const json& sub(const json& j, const char* key) {
-  static const json kEmpty = json::object();
-  auto it = j.find(key);
-  return it != j.end() && it->is_object() ? *it : kEmpty;
-}
-
 OutboundDest decode_dest(const json& j) {
   OutboundDest d;
   d.dest = str(j, "dest");
   d.client = str(j, "client");
   d.calls = num(j, "calls");
-  const json& lat = sub(j, "latency_ms");
+  const json& lat = obj(j, "latency_ms");
   d.latency_mean = num(lat, "mean"), d.latency_p50 = num(lat, "p50");
   d.latency_p90 = num(lat, "p90"), d.latency_max = num(lat, "max");
   d.has_pool = j.contains("sockets");
-  d.sockets_mean = num(sub(j, "sockets"), "mean"), d.sockets_max = num(sub(j, "sockets"), "max");
-  d.waiting_mean = num(sub(j, "waiting"), "mean"), d.waiting_max = num(sub(j, "waiting"), "max");
+  d.sockets_mean = num(obj(j, "sockets"), "mean"), d.sockets_max = num(obj(j, "sockets"), "max");
+  d.waiting_mean = num(obj(j, "waiting"), "mean"), d.waiting_max = num(obj(j, "waiting"), "max");
   d.pool_max = num(j, "pool_max");
   return d;
 }
@@ -83,7 +77,7 @@ Threadpool decode_threadpool(const json& r) {
   p.interval_ms = num(r, "interval_ms");
   p.size = num(r, "size");
   p.probes = num(r, "probes");
-  const json& w = sub(r, "wait_ms");
+  const json& w = obj(r, "wait_ms");
   p.wait_mean = num(w, "mean"), p.wait_p50 = num(w, "p50"), p.wait_max = num(w, "max");
   return p;
 }
