@@ -24,7 +24,10 @@ Diagnosis analyze_loop(const Timeline& tl) {
   // steps on the main thread), so its share joins the GC evidence.
   // One Mapper for both attributions: each script and its map is read once.
   sourcemap::Mapper mapper(tl.path_map);
-  auto attribution = std::make_shared<const profile::Attribution>(profile::attribute(tl, w, &mapper));
+  profile::Attribution profiled = profile::attribute(tl, w, &mapper);
+  blocks::BlockAttribution blocked = blocks::attribute(tl, w, &mapper);
+  blocks::charge_inlined_callee(&profiled.hotspots, &blocked);
+  auto attribution = std::make_shared<const profile::Attribution>(std::move(profiled));
   if (attribution->present) st.gc_profile_share = attribution->gc_share;
   std::vector<Finding> findings = {
       analysers::delay(st),           analysers::utilisation(st),
@@ -38,8 +41,7 @@ Diagnosis analyze_loop(const Timeline& tl) {
   profile::attach_profile(*attribution, &dx);
   // Block stacks name the code when no profile did; else they are shown
   // beside the profile's hotspots.
-  blocks::attach_blocks(blocks::attribute(tl, w, &mapper),
-                        attribution->present && !attribution->hotspots.empty(), &dx);
+  blocks::attach_blocks(blocked, attribution->present && !attribution->hotspots.empty(), &dx);
   profile::attach_map_problems(mapper.problems(), &dx);
   dx.window = w;
   dx.window_samples = st.samples;

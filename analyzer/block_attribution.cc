@@ -86,6 +86,15 @@ std::vector<Hotspot> hotspots_of(const std::map<std::pair<std::string, std::stri
   return out;
 }
 
+// Where a caller made the call: "handler (server.js:28)" and, for an
+// anonymous caller, "server.js:28" -> "server.js:28".
+std::string_view call_location(std::string_view caller) {
+  const std::size_t open = caller.rfind('(');
+  if (caller.ends_with(')') && open != std::string_view::npos)
+    return caller.substr(open + 1, caller.size() - open - 2);
+  return caller;
+}
+
 }  // namespace
 
 BlockAttribution attribute(const std::vector<BlockCapture>& captures, const Window& w,
@@ -138,6 +147,38 @@ std::string source_phrase(const BlockSummary& s) {
                      s.blocked_ms / 1000.0);
 }
 
+void charge_inlined_callee(std::vector<Hotspot>* hotspots, BlockAttribution* b) {
+  if (hotspots->empty() || b->hotspots.empty()) return;
+  const Hotspot& callee = b->hotspots.front();
+  const Hotspot& seen = hotspots->front();
+  if (seen.hot_line.empty() || call_location(callee.caller) != seen.hot_line) return;
+  const std::string where = seen.hot_line;
+  const double share = seen.share;
+  hotspots->erase(hotspots->begin());
+  // The profile places a function at its first line, block stacks at the line
+  // running: the same function is the same name in the same script. Where
+  // the profile has it, its place is kept.
+  const auto script = [](std::string_view location) { return location.substr(0, location.rfind(':')); };
+  auto same = std::find_if(hotspots->begin(), hotspots->end(), [&](const Hotspot& h) {
+    return h.function == callee.function && script(h.location) == script(callee.location);
+  });
+  Hotspot charged = callee;
+  charged.share = share;
+  if (same != hotspots->end()) {
+    charged = *same;
+    charged.share += share;
+    hotspots->erase(same);
+  }
+  hotspots->insert(std::upper_bound(hotspots->begin(), hotspots->end(), charged,
+                                    [](const Hotspot& x, const Hotspot& y) { return x.share > y.share; }),
+                   charged);
+  b->inlined_callee = Evidence{
+      "profile_inlined_share", share, 0,
+      fmt::format("the CPU profile charged {:.0f} % to line {}, the call of {}: V8 had inlined it "
+                  "there before the profile started; block stacks saw it running, so that time is its",
+                  share * 100, where, place(callee.function, callee.location))};
+}
+
 void attach_blocks(const BlockAttribution& b, bool have_profile, Diagnosis* dx) {
   dx->blocks = b.summary;
   if (b.summary.blocks == 0) return;
@@ -152,6 +193,7 @@ void attach_blocks(const BlockAttribution& b, bool have_profile, Diagnosis* dx) 
     is.evidence.push_back({"block_longest_ms", s.longest_ms, 0, longest});
     if (have_profile) {
       is.block_hotspots = b.hotspots;
+      if (b.inlined_callee) is.evidence.push_back(*b.inlined_callee);
       continue;
     }
     is.hotspots = b.hotspots;

@@ -17,6 +17,7 @@
 // are one hotspot, located at the line most of its time was seen at.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,8 @@ inline constexpr std::string_view kNoStack = "(no JavaScript stack)";
 struct BlockAttribution {
   BlockSummary summary;
   std::vector<Hotspot> hotspots;  // shares of summary.blocked_ms, largest first
+  // Set by charge_inlined_callee when it moved the profile's time.
+  std::optional<Evidence> inlined_callee = std::nullopt;
 };
 
 // Captures whose time `t` lies in `w`; a block straddling w.start is charged
@@ -49,7 +52,18 @@ BlockAttribution attribute(const Timeline& tl, const Window& w, sourcemap::Mappe
 // The blocked-loop issue takes the block stacks' hotspots when there is no
 // CPU profile (`have_profile` false), else shows them beside the profile's
 // (Issue::block_hotspots); either way an evidence line names the longest block.
+// With a profile, the evidence of charge_inlined_callee joins the issue.
 void attach_blocks(const BlockAttribution& b, bool have_profile, Diagnosis* dx);
+
+// A CPU profile started after V8 optimised the code (the default starts it at
+// the first block) misses the inlining of code compiled before it: an inlined
+// callee's time lands on the line of its caller that calls it. Block stacks
+// read the running frames and still see the callee. So when the profile's top
+// hotspot (`hotspots`, largest first) spent its time on the very line block
+// stacks' top function was called from, that time is the callee's: it is
+// charged there (added to the profile's own hotspot for it, if any), and
+// b->inlined_callee says so.
+void charge_inlined_callee(std::vector<Hotspot>* hotspots, BlockAttribution* b);
 
 // A function where it ran, as sentences say it: "spin (server.js:14)",
 // "pbkdf2Sync (in native code, node:internal/crypto/pbkdf2:64)", "(native code)".

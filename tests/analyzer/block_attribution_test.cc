@@ -212,3 +212,52 @@ TEST_CASE("block stacks: frames are placed through source maps with the running 
   CHECK(h.caller_line_text == "return roundCents(sum);");
   CHECK(b.summary.longest_in == "roundCents (money.ts:2)");
 }
+
+TEST_CASE("a profile's time on the line calling block stacks' top function is charged to it") {
+  // V8 inlined `spin` into the handler before a late-started profile: the
+  // profile saw the handler busy on line 14, the line that calls spin.
+  auto b = run({capture(1000, 50, {kSpin, kHandler}), capture(1000, 330, {kSpin, kHandler})});
+  REQUIRE(b.hotspots.front().caller == "server.js:14");
+  std::vector<Hotspot> hotspots = {
+      {"(anonymous)", "server.js:12", 0.8, "", "server.js:14", "const r = spin(req.url);"},
+      {"parse", "server.js:30", 0.1},
+      {"spin", "server.js:3", 0.05}};
+  blocks::charge_inlined_callee(&hotspots, &b);
+  REQUIRE(hotspots.size() == 2);
+  CHECK(hotspots[0].function == "spin");
+  CHECK(hotspots[0].location == "server.js:3");  // the profile's own place for spin, its 5 % added
+  CHECK(hotspots[0].share == Approx(0.85));
+  CHECK(hotspots[1].function == "parse");
+  // The issue says so.
+  Diagnosis dx = blocked_diagnosis();
+  dx.issues[0].hotspots = hotspots;
+  blocks::attach_blocks(b, true, &dx);
+  const Issue& is = dx.issues[0];
+  CHECK(is.hotspots_source == HotspotSource::kCpuProfile);
+  REQUIRE(is.evidence.size() == 2);
+  CHECK(is.evidence[1].signal == "profile_inlined_share");
+  CHECK(is.evidence[1].text ==
+        "the CPU profile charged 80 % to line server.js:14, the call of spin (server.js:5): V8 had "
+        "inlined it there before the profile started; block stacks saw it running, so that time is its");
+}
+
+TEST_CASE("a profile's top hotspot on another line than the call stays as it is") {
+  auto b = run({capture(1000, 50, {kSpin, kHandler})});
+  std::vector<Hotspot> hotspots = {{"(anonymous)", "server.js:12", 0.8, "", "server.js:13"}};
+  blocks::charge_inlined_callee(&hotspots, &b);
+  CHECK(hotspots[0].function == "(anonymous)");
+  CHECK_FALSE(b.inlined_callee);
+}
+
+TEST_CASE("a callee the profile never saw takes block stacks' place and the profile's share") {
+  auto b = run({capture(1000, 50, {kSpin, kHandler})});
+  std::vector<Hotspot> hotspots = {{"(anonymous)", "server.js:12", 0.7, "", "server.js:14"},
+                                   {"parse", "server.js:30", 0.2}};
+  blocks::charge_inlined_callee(&hotspots, &b);
+  REQUIRE(hotspots.size() == 2);
+  CHECK(hotspots[0].function == "spin");
+  CHECK(hotspots[0].location == "server.js:5");
+  CHECK(hotspots[0].share == Approx(0.7));
+  CHECK(hotspots[0].caller == "server.js:14");
+  CHECK(b.inlined_callee);
+}
