@@ -2,8 +2,6 @@
 
 #include <unistd.h>
 
-#include <charconv>
-
 #include "base/file.h"
 #include "base/proc_text.h"
 
@@ -13,11 +11,8 @@ namespace {
 using proc_text::find_keyed;
 
 std::optional<double> to_double(std::string_view s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.remove_suffix(1);
-  std::int64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
-  return static_cast<double>(v);
+  auto v = proc_text::whole_number<std::int64_t>(s);  // v1 quota: -1 when unlimited
+  return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
 }
 
 bool is_dir(const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }

@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 
 #include "base/file.h"
@@ -44,11 +43,9 @@ std::optional<double> v2_limit(const std::string& root, std::string path) {
 }  // namespace
 
 std::optional<double> parse_memory_limit(std::string_view text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
-  std::uint64_t v = 0;
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || p != text.data() + text.size()) return std::nullopt;  // "max", junk
-  return limit_value(v);
+  auto v = proc_text::whole_number<std::uint64_t>(text);
+  if (!v) return std::nullopt;  // "max", junk
+  return limit_value(*v);
 }
 
 std::optional<double> parse_hierarchical_memory_limit(std::string_view memory_stat) {

@@ -3,6 +3,7 @@
 // "key<sep> number" lines.
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,6 +25,17 @@ auto first_line(std::string_view text, Pick pick) -> decltype(pick(text)) {
     pos = eol + 1;
   }
   return std::nullopt;
+}
+// A kernel file's whole content as one integer ("100000\n", "-1"): nullopt
+// for anything else ("max", junk, an empty file), so callers name their own
+// special words.
+template <class Int>
+std::optional<Int> whole_number(std::string_view s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.remove_suffix(1);
+  Int v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
 }
 // Finds "key<sep><spaces>number" at the start of a line ("key: value" files
 // like status and io; /proc/stat and cpu.stat separate with a space).
