@@ -64,22 +64,28 @@ std::size_t function_end(std::string_view line, std::size_t from, int* depth, bo
 }
 
 // The (line, 1-based column) in the caller's script where it calls
-// `callee`, searched from the caller's definition to its closing brace.
+// `callee`, searched from the caller's definition to its closing brace. A
+// profile says only which function called: when its code calls `callee`
+// from two lines, which one ran is not known, so none is named.
 std::optional<std::pair<int, int>> find_call_in(const Frame& caller, const std::string& callee,
                                                 sourcemap::Mapper* mapper) {
   int depth = 0;
   bool opened = false;
+  std::optional<std::pair<int, int>> found;
   for (int n = caller.line; n < caller.line + kMaxCallSearchLines; ++n) {
     const auto text = mapper->script_line(caller.url, n);
-    if (!text) return std::nullopt;
+    if (!text) break;
     const std::size_t from = n == caller.line ? std::min<std::size_t>(std::max(caller.column - 1, 0), text->size()) : 0;
     const std::size_t end = function_end(*text, from, &depth, &opened);
     const std::string_view body = text->substr(0, end);
-    if (const auto col = sourcemap::find_call(body, callee, from)) return std::pair{n, static_cast<int>(*col) + 1};
+    if (const auto col = sourcemap::find_call(body, callee, from)) {
+      if (found) return std::nullopt;  // a second line calls it too
+      found = std::pair{n, static_cast<int>(*col) + 1};
+    }
     // An arrow function without braces ends on its line.
-    if (end != std::string_view::npos || !opened) return std::nullopt;
+    if (end != std::string_view::npos || !opened) break;
   }
-  return std::nullopt;
+  return found;
 }
 
 }  // namespace

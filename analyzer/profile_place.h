@@ -46,10 +46,10 @@ struct CallSite {
 };
 
 // A profile's caller frame is located by its definition line (V8's profile
-// has no call lines): the call is looked for in its code, the first line
-// from there that calls `callee` (V8's name of the called function) within
-// the caller's own braces. Without it the definition line is shown, without
-// code.
+// has no call lines): the call is looked for in its code, the one line from
+// there that calls `callee` (V8's name of the called function) within the
+// caller's own braces. When no line or two lines call it, the definition
+// line is shown, without code.
 CallSite call_site(const Frame& caller, const std::string& callee, const PathNamer& names,
                    sourcemap::Mapper* mapper);
 

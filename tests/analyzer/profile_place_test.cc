@@ -187,3 +187,27 @@ TEST_CASE("The flame view and callers of a tsc build are in the .ts files") {
   REQUIRE(a.flame.children[0].children.size() == 1);
   CHECK(a.flame.children[0].children[0].location == "money.ts:1");
 }
+
+TEST_CASE("A caller that calls the function from two lines is named by its definition, without code") {
+  // blocked-queue's fs.stat callback (server.js:28) calls res.end on its
+  // error path (line 29) and after the render (line 32): the profile cannot
+  // say which ran, so neither is claimed.
+  const std::string dir = std::string(LOOPDOCTOR_SOURCE_DIR) + "/samples/node/blocked-queue";
+  json nodes = json::array({
+      {{"id", 1}, {"callFrame", {{"functionName", "(root)"}, {"url", ""}}}, {"children", {2}}},
+      {{"id", 2},
+       {"callFrame", {{"functionName", ""}, {"url", "file://" + dir + "/server.js"}, {"lineNumber", 27}, {"columnNumber", 22}}},
+       {"children", {3}}},
+      {{"id", 3},
+       {"callFrame", {{"functionName", "end"}, {"url", "node:_http_outgoing"}, {"lineNumber", 1033}, {"columnNumber", 45}}}},
+  });
+  std::vector<int> samples(20, 3);
+  std::vector<double> deltas(20, 1000);
+  const json j = {{"nodes", nodes}, {"startTime", 0}, {"endTime", 20000}, {"samples", samples}, {"timeDeltas", deltas}};
+  sourcemap::Mapper mapper;
+  const auto a = run(j, PathNamer({"node", dir + "/server.js"}), &mapper);
+  REQUIRE(a.hotspots.size() == 1);
+  CHECK(a.hotspots[0].function == "end");
+  CHECK(a.hotspots[0].caller == "server.js:28");
+  CHECK(a.hotspots[0].caller_line_text == "");
+}
