@@ -50,6 +50,10 @@ Figures figures_of(const Timeline& tl, const Diagnosis& dx) {
   }
   if (st.cpu_present) f.cpu_cores = st.cpu_cores;
   if (st.rss_max > 0) f.rss_max_bytes = st.rss_max;
+  if (st.sched_present) {
+    f.loop_running_share = st.loop_thread_run_share;
+    f.loop_cpu_wait_share = st.loop_thread_wait_share;
+  }
   return f;
 }
 
@@ -67,7 +71,9 @@ json figures_json(const Figures& f) {
           {"gc_time_share", opt(f.gc_time_share)},
           {"heap_used_max_bytes", opt(f.heap_used_max_bytes)},
           {"cpu_cores", opt(f.cpu_cores)},
-          {"rss_max_bytes", opt(f.rss_max_bytes)}};
+          {"rss_max_bytes", opt(f.rss_max_bytes)},
+          {"loop_running_share", opt(f.loop_running_share)},
+          {"loop_cpu_wait_share", opt(f.loop_cpu_wait_share)}};
 }
 
 bool figures_from_diagnosis_json(const json& j, Figures* f, std::string* error) {
@@ -96,6 +102,8 @@ bool figures_from_diagnosis_json(const json& j, Figures* f, std::string* error) 
   f->heap_used_max_bytes = read(g, "heap_used_max_bytes");
   f->cpu_cores = read(g, "cpu_cores");
   f->rss_max_bytes = read(g, "rss_max_bytes");
+  f->loop_running_share = read(g, "loop_running_share");
+  f->loop_cpu_wait_share = read(g, "loop_cpu_wait_share");
   return true;
 }
 

@@ -22,6 +22,9 @@ struct Figures {
   // pause share and the CPU profile's GC share (WindowStats::gc_effective_share).
   std::optional<double> gc_time_share;
   std::optional<double> cpu_cores, rss_max_bytes;
+  // Where the loop thread's schedstat was read: the share of the window it
+  // ran, and waited for a CPU (analysers::busy_split says them).
+  std::optional<double> loop_running_share, loop_cpu_wait_share;
 };
 
 Figures figures_of(const Timeline& tl, const Diagnosis& dx);

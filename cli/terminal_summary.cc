@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/analysers/analysers.h"
 #include "analyzer/profile_attribution.h"
 #include "analyzer/block_attribution.h"
 #include "analyzer/recording/record_words.h"
@@ -121,7 +122,8 @@ std::string key_figures(const Timeline& tl, const WindowStats& st, const char* s
   auto add = [&](const std::string& part) { s += (s.empty() ? "" : sep) + part; };
   if (st.samples > 0) {
     add(fmt::format("loop delay p99 {:.0f} ms, max {:.0f} ms", st.delay_p99_ms, st.delay_max_ms));
-    add(fmt::format("loop busy {:.0f} %", st.elu_mean * 100));
+    const std::string split = analysers::busy_split(st);
+    add(fmt::format("loop busy {:.0f} %{}", st.elu_mean * 100, split.empty() ? "" : " (" + split + ")"));
   }
   if (st.cpu_present) add(fmt::format("CPU {:.0f} %", st.cpu_cores * 100));
   if (st.samples > 0) add(fmt::format("GC {:.1f} %", st.gc_effective_share() * 100));
@@ -193,7 +195,9 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
   if (st.samples > 0) {
     md += fmt::format("| loop delay p99 / max | {:.0f} ms / {:.0f} ms |\n", st.delay_p99_ms,
                       st.delay_max_ms);
-    md += fmt::format("| loop utilisation | {:.0f} % |\n", st.elu_mean * 100);
+    const std::string split = analysers::busy_split(st);
+    md += fmt::format("| loop utilisation | {:.0f} %{} |\n", st.elu_mean * 100,
+                      split.empty() ? "" : " (" + split + ")");
     md += fmt::format("| time in GC | {:.1f} % ({} {}) |\n", st.gc_effective_share() * 100,
                       st.gc_count, st.gc_count == 1 ? "pause" : "pauses");
     md += fmt::format("| heap used peak | {:.0f} MB |\n", st.heap_used_max / 1048576.0);

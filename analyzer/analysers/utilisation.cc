@@ -14,8 +14,10 @@ Finding utilisation(const WindowStats& st) {
     f.note = "No event-loop utilisation samples from a probe in the window.";
     return f;
   }
+  const std::string split = busy_split(st);
   f.evidence.push_back(evidence("elu_mean", st.elu_mean, kEluBusy,
-                                fmt::format("Event loop busy {} of the time", pct(st.elu_mean))));
+                                fmt::format("Event loop busy {} of the time{}", pct(st.elu_mean),
+                                            split.empty() ? "" : " (" + split + ")")));
   if (st.sched_present && st.loop_thread_wait_share >= kCpuWaitNotable)
     f.evidence.push_back(evidence(
         "loop_thread_cpu_wait_share", st.loop_thread_wait_share, kCpuWaitNotable,

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "analyzer/analysers/analysers.h"
 #include "analyzer/render/text.h"
 #include "analyzer/window_stats.h"
 #include "base/units.h"
@@ -36,7 +37,9 @@ std::vector<KeyFigure> key_figures(const Timeline& tl, const Diagnosis& dx) {
   if (st.samples > 0) {
     out.push_back({"Loop delay p99", fmt_ms(st.delay_p99_ms), "max " + fmt_ms(st.delay_max_ms),
                    finding_abnormal(dx, Signal::kDelay)});
-    out.push_back({"Utilisation", fmt_percent(st.elu_mean, 0), "event loop busy, 100 % = never idle",
+    const std::string split = analysers::busy_split(st);
+    out.push_back({"Utilisation", fmt_percent(st.elu_mean, 0),
+                   split.empty() ? "event loop busy, 100 % = never idle" : split,
                    finding_abnormal(dx, Signal::kUtilisation)});
   }
   if (st.cpu_present) {

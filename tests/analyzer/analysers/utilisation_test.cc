@@ -17,3 +17,18 @@ TEST_CASE("utilisation: busy from kEluBusy, said in %") {
   CHECK(f.evidence.front().threshold == thresholds::kEluBusy);
   CHECK(f.evidence.front().text == "Event loop busy 100 % of the time");
 }
+
+TEST_CASE("utilisation: said beside what the loop thread ran and waited for a CPU where known") {
+  WindowStats st = enough_window();
+  st.elu_mean = 0.65;
+  CHECK(analysers::busy_split(st).empty());
+  st.sched_present = true;
+  st.loop_thread_run_share = 0.12;
+  st.loop_thread_wait_share = 0.53;
+  CHECK(analysers::busy_split(st) == "its thread ran 12 %, waited for a CPU 53 %");
+  const Finding f = analysers::utilisation(st);
+  CHECK(f.evidence.front().text ==
+        "Event loop busy 65 % of the time (its thread ran 12 %, waited for a CPU 53 %)");
+  REQUIRE(f.evidence.size() == 2);
+  CHECK(f.evidence[1].signal == "loop_thread_cpu_wait_share");
+}
