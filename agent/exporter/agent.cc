@@ -327,8 +327,14 @@ class Agent {
     for (const auto& [id, p] : table_.all())
       if (!p->has_probe) results.emplace_back(id, verdict_state(analyze(p->timeline(now))));
     std::vector<std::pair<ProcessLoops, Diagnosis>> processes;
-    for (auto& [key, g] : group_loops(table_))
-      if (g.main || !g.workers.empty()) processes.emplace_back(g, analyze(loops_timeline(table_, g, now)));
+    for (auto& [key, g] : group_loops(table_)) {
+      if (g.main) {
+        processes.emplace_back(g, analyze(loops_timeline(table_, g, now)));
+        continue;
+      }
+      // Workers whose main thread has not said hello (yet): each alone.
+      for (Id w : g.workers) results.emplace_back(w, verdict_state(analyze(table_.find(w)->timeline(now))));
+    }
     std::lock_guard lock(table_.mutex());
     for (auto& [id, v] : results)
       if (ProcessState* p = table_.find(id)) p->verdict = std::move(v);
