@@ -326,19 +326,12 @@ class Agent {
     std::vector<std::pair<Id, VerdictState>> results;
     for (const auto& [id, p] : table_.all())
       if (!p->has_probe) results.emplace_back(id, verdict_state(analyze(p->timeline(now))));
-    std::vector<std::pair<ProcessLoops, Diagnosis>> processes;
-    for (auto& [key, g] : group_loops(table_)) {
-      if (g.main) {
-        processes.emplace_back(g, analyze(loops_timeline(table_, g, now)));
-        continue;
-      }
-      // Workers whose main thread has not said hello (yet): each alone.
-      for (Id w : g.workers) results.emplace_back(w, verdict_state(analyze(table_.find(w)->timeline(now))));
-    }
+    std::vector<LoopVerdicts> processes;
+    for (const auto& [key, g] : group_loops(table_)) processes.push_back(analyse_loops(table_, g, now));
     std::lock_guard lock(table_.mutex());
     for (auto& [id, v] : results)
       if (ProcessState* p = table_.find(id)) p->verdict = std::move(v);
-    for (const auto& [g, dx] : processes) publish_loop_verdicts(table_, g, dx);
+    for (const LoopVerdicts& v : processes) publish_loop_verdicts(table_, v);
   }
 
   void shutdown() {

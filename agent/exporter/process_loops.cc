@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "analyzer/analyze.h"
+
 namespace loopdoctor::exporter {
 namespace {
 
@@ -94,24 +96,33 @@ Timeline loops_timeline(const ProcessTable& table, const ProcessLoops& g, double
   return tl;
 }
 
-void publish_loop_verdicts(ProcessTable& table, const ProcessLoops& g, const Diagnosis& dx) {
-  auto& all = table.all();
-  const VerdictState run = verdict_state(dx);
+LoopVerdicts analyse_loops(const ProcessTable& table, const ProcessLoops& g, double now_ms) {
+  const auto& all = table.all();
+  LoopVerdicts out;
   if (g.main == 0) {
-    if (!g.workers.empty()) all.at(g.workers.front())->verdict = run;
-    return;
+    for (Id w : g.workers) out.loops.emplace_back(w, verdict_state(analyze(all.at(w)->timeline(now_ms))));
+    return out;
   }
-  all.at(g.main)->process_verdict = run;
+  const Diagnosis dx = analyze(loops_timeline(table, g, now_ms));
+  out.main = g.main;
+  out.process = verdict_state(dx);
   // One loop: its verdict is the run's. More: each entry takes its own loop's.
-  if (dx.loops.empty()) all.at(g.main)->verdict = run;
+  if (dx.loops.empty()) out.loops.emplace_back(g.main, out.process);
   for (const LoopDiagnosis& l : dx.loops) {
     if (l.loop.thread == 0) {
-      all.at(g.main)->verdict = verdict_state(l.dx);
+      out.loops.emplace_back(g.main, verdict_state(l.dx));
       continue;
     }
     for (Id w : g.workers)
-      if (all.at(w)->id.thread == l.loop.thread) all.at(w)->verdict = verdict_state(l.dx);
+      if (all.at(w)->id.thread == l.loop.thread) out.loops.emplace_back(w, verdict_state(l.dx));
   }
+  return out;
+}
+
+void publish_loop_verdicts(ProcessTable& table, const LoopVerdicts& v) {
+  for (const auto& [id, verdict] : v.loops)
+    if (ProcessState* p = table.find(id)) p->verdict = verdict;
+  if (ProcessState* p = v.main ? table.find(v.main) : nullptr) p->process_verdict = v.process;
 }
 
 double threads_folded(const ProcessTable& table, const ProcessLoops& g) {

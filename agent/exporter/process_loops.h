@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "agent/exporter/process_table.h"
+#include "analyzer/analyze.h"
 
 namespace loopdoctor::exporter {
 
@@ -47,9 +48,20 @@ bool release_folded(ProcessState* folded);
 // main-thread entry, the first worker's alone.
 Timeline loops_timeline(const ProcessTable& table, const ProcessLoops& g, double now_ms);
 
-// Publishes `dx` (analyze(loops_timeline(g))) on the group's entries: each
-// loop's own verdict, and the run's on the main thread's entry.
-void publish_loop_verdicts(ProcessTable& table, const ProcessLoops& g, const Diagnosis& dx);
+// The verdicts of a process's loops over the window ending at `now_ms`,
+// computed without changing the table (the loop thread analyses without
+// the lock, then takes it to publish). With a main-thread entry, its loops
+// go through analyze() together: each entry gets its own loop's verdict and
+// the main thread's entry the run's too. Without one (workers whose main
+// thread has not said hello yet), each worker is analysed alone.
+struct LoopVerdicts {
+  std::vector<std::pair<ProcessTable::Id, VerdictState>> loops;  // each loop's own
+  ProcessTable::Id main = 0;
+  VerdictState process;  // the run's, for `main`
+};
+LoopVerdicts analyse_loops(const ProcessTable& table, const ProcessLoops& g, double now_ms);
+// Stores them on the entries still in the table.
+void publish_loop_verdicts(ProcessTable& table, const LoopVerdicts& v);
 
 // Workers of the process not exported on series of their own: folded into
 // thread="other" by the agent, or left unsampled by the probe.

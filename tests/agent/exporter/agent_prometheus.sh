@@ -100,8 +100,8 @@ grep -q '<section id="loops">' "$WORK/workers.html" || fail "the report has no L
 
 # Both processes' series, under their own pid and job.
 got=$(query 'nodejs_eventloop_lag_p99_seconds > -1')
-echo "$got" | grep -q "^blocked $BLOCKED_PID " || fail "no lag series for the blocked server: $got"
-echo "$got" | grep -q "^healthy $HEALTHY_PID " || fail "no lag series for the healthy server: $got"
+grep -q "^blocked $BLOCKED_PID " <<<"$got" || fail "no lag series for the blocked server: $got"
+grep -q "^healthy $HEALTHY_PID " <<<"$got" || fail "no lag series for the healthy server: $got"
 [ "$(query 'count(process_cpu_seconds_total{job=~"healthy|blocked"})' | awk '{print $3}')" = 2 ] ||
   fail "expected CPU series of 2 processes"
 # The blocked one only.

@@ -128,7 +128,7 @@ TEST_CASE("the agent's verdict per loop is the one-shot analyzer's loops") {
   REQUIRE(tl.other_loops.size() == 1);
   CHECK(tl.other_loops[0].loop_name == "worker 1 (pool.js)");
   const Diagnosis dx = analyze(tl);
-  publish_loop_verdicts(table, g, dx);
+  publish_loop_verdicts(table, analyse_loops(table, g, one_shot.end_t));
 
   REQUIRE(dx.loops.size() == expected.loops.size());
   for (std::size_t i = 0; i < dx.loops.size(); ++i) {
@@ -174,4 +174,26 @@ TEST_CASE("workers past the limit per process share one thread=other series and 
   // The last folded connection gone: the entry is disconnected.
   CHECK_FALSE(release_folded(table.find(a)));
   CHECK(release_folded(table.find(a)));
+}
+
+TEST_CASE("workers whose main thread has not said hello are each diagnosed alone") {
+  ProcessTable table;
+  std::vector<json> records;
+  const ProcessTable::Id main = add_loop(table, 0), worker = add_loop(table, 1);
+  feed(table, main, worker, &records);
+  const ProcessTable::Id second = add_loop(table, 2);
+  for (int i = 1; i <= 40; ++i) {
+    ProbeSample s = recording::decode_sample(sample_msg(i * 1000.0, 2, 2, 3, 0.02, 10e6), 1000);
+    s.t = i * 1000.0;
+    table.find(second)->add_sample(s, 0);
+  }
+  table.remove(main);
+  const ProcessLoops g = loops_of(table, worker);
+  REQUIRE(g.main == 0);
+  REQUIRE(g.workers.size() == 2);
+  publish_loop_verdicts(table, analyse_loops(table, g, 41'000));
+  CHECK(table.find(worker)->verdict.analysed);
+  CHECK(table.find(worker)->verdict.verdict == Verdict::kBlockedLoop);
+  CHECK(table.find(second)->verdict.analysed);
+  CHECK(table.find(second)->verdict.verdict != Verdict::kBlockedLoop);
 }
