@@ -14,6 +14,7 @@
 #include "agent/exporter/peer_check.h"
 #include "agent/exporter/probe_link.h"
 #include "agent/exporter/probe_listener.h"
+#include "agent/exporter/process_loops.h"
 #include "agent/exporter/routes.h"
 #include "agent/exporter/sample_convert.h"
 #include "analyzer/recording/proc_record.h"
@@ -164,6 +165,10 @@ class Agent {
       b.start += t - b.t;  // the same shift as t: onto the agent's clock
       b.t = t;
       p->add_block(std::move(b), probe_start);
+    } else if (type == "threads-unsampled") {
+      // The last line holds the total; a count never goes down.
+      const recording::ThreadsUnsampled u = recording::decode_threads_unsampled(m);
+      p->threads_unsampled = std::max(p->threads_unsampled, u.count);
     }
   }
 
@@ -188,17 +193,19 @@ class Agent {
 
   void register_hello(Link& l, ProcessIdentity id, int peer,
                       std::vector<ProbeLink*>* replaced) {
-    Id existing = find_process(id.pid, id.job);
+    Id existing = find_process(id.pid, id.job, id.thread);
     if (existing && owned_by_another(*table_.find(existing), peer)) {
       // Same pid and job from another process (two containers' pid
       // namespaces): this agent's view of the pid tells them apart, and
       // neither takes over the other's window.
       id.pid = peer;
-      existing = find_process(id.pid, id.job);
+      existing = find_process(id.pid, id.job, id.thread);
       // A contained process whose own pid is `peer` holds that label: a
       // second entry, never a takeover.
       if (existing && owned_by_another(*table_.find(existing), peer)) existing = 0;
     }
+    if (!existing && id.thread != 0 && loops_counted(table_, id.pid, id.job) >= kMaxThreadsPerProcess)
+      return fold(l, std::move(id), peer);
     if (existing) {
       ProcessState* p = table_.find(existing);
       if (p->connected) detach_links_of(existing, replaced);
@@ -213,8 +220,18 @@ class Agent {
       l.process = table_.add(std::move(p));
     }
     const ProcessState* p = table_.find(l.process);
-    spdlog::info("probe connected: pid {} job {} ({} {})", p->id.pid, p->id.job, p->id.runtime,
+    spdlog::info("probe connected: pid {} job {} thread {} ({} {})", p->id.pid, p->id.job,
+                 thread_label(p->id.thread), p->id.runtime,
                  p->id.versions.count("node") ? p->id.versions.at("node") : "");
+  }
+
+  // A worker past kMaxThreadsPerProcess: its messages go to the process's one
+  // thread="other" entry.
+  void fold(Link& l, ProcessIdentity id, int peer) {
+    l.process = fold_worker(table_, std::move(id), opt_.window_ms, peer);
+    const ProcessState* p = table_.find(l.process);
+    spdlog::info("probe connected: pid {} job {}: a worker past the {} loops of one process, folded "
+                 "into thread=\"other\"", p->id.pid, p->id.job, kMaxThreadsPerProcess);
   }
 
   // Where a process's command line and job enter the agent: /processes,
@@ -231,9 +248,9 @@ class Agent {
     return p.peer_pid > 0 && p.peer_pid != peer && (p.connected || base::process_alive(p.peer_pid));
   }
 
-  Id find_process(long pid, const std::string& job) {
+  Id find_process(long pid, const std::string& job, double thread) {
     for (const auto& [id, p] : table_.all())
-      if (p->has_probe && p->id.pid == pid && p->id.job == job) return id;
+      if (p->has_probe && p->id.pid == pid && p->id.job == job && p->id.thread == thread) return id;
     return 0;
   }
 
@@ -255,7 +272,7 @@ class Agent {
     if (protocol) spdlog::warn("probe {} disconnected: {}", who, reason);
     else if (!reason.empty()) spdlog::info("probe {} disconnected: {}", who, reason);
     else spdlog::info("probe {} disconnected", who);
-    if (p) {
+    if (p && (p->id.thread != kFoldedThread || release_folded(p))) {
       p->connected = false;
       p->disconnected_at_ms = clock_.now_ms();
     }
@@ -302,30 +319,19 @@ class Agent {
   // Every kAnalysisPeriodMs: each window through the one-shot analyzer. The
   // loop thread is the only writer of the windows, so it reads them without
   // the lock and takes it only to publish the verdicts.
+  // A process's loops are analysed together (process_loops.h): each loop's
+  // verdict and the run's are the analyzer's combination of them.
   void analyse_all() {
     const double now = clock_.now_ms();
     std::vector<std::pair<Id, VerdictState>> results;
-    for (const auto& [id, p] : table_.all()) {
-      Diagnosis dx = analyze(p->timeline(now));
-      VerdictState v;
-      v.analysed = true;
-      v.verdict = dx.verdict;
-      // Problems only, as in the diagnosis JSON: not "healthy" or "not enough data".
-      for (const auto& issue : dx.issues)
-        if (issue.kind != Verdict::kHealthy && issue.kind != Verdict::kInsufficientData)
-          v.issue_kinds.push_back(issue.kind);
-      v.summary = dx.issues.empty() ? (dx.notes.empty() ? "" : dx.notes.front()) : dx.issues.front().summary;
-      v.window_samples = dx.window_samples;
-      for (const auto& f : dx.findings)
-        for (const auto& e : f.evidence) {
-          if (e.signal == "loop_delay_p99_ms") v.delay_p99_ms = e.value;
-          if (e.signal == "elu_mean") v.elu_mean = e.value;
-        }
-      results.emplace_back(id, std::move(v));
-    }
+    for (const auto& [id, p] : table_.all())
+      if (!p->has_probe) results.emplace_back(id, verdict_state(analyze(p->timeline(now))));
+    std::vector<LoopVerdicts> processes;
+    for (const auto& [key, g] : group_loops(table_)) processes.push_back(analyse_loops(table_, g, now));
     std::lock_guard lock(table_.mutex());
     for (auto& [id, v] : results)
       if (ProcessState* p = table_.find(id)) p->verdict = std::move(v);
+    for (const LoopVerdicts& v : processes) publish_loop_verdicts(table_, v);
   }
 
   void shutdown() {

@@ -5,6 +5,8 @@
 
 #include <cstddef>
 
+#include "analyzer/timeline.h"
+
 namespace loopdoctor::exporter {
 
 // --- rolling analysis --------------------------------------------------------
@@ -52,6 +54,12 @@ inline constexpr double kFloodBytesPerSecond = 8.0 * 1024 * 1024;
 inline constexpr double kFloodBurstBytes = 32.0 * 1024 * 1024;
 // A connection must say hello this soon, or it holds a socket for nothing.
 inline constexpr double kHelloTimeoutMs = 10'000;
+// Loops of one process with series of their own (its main thread
+// included): the analyzer's bound (kMaxLoopsPerProcess), so every loop the
+// agent exports is also one it diagnoses. The probe samples at most 64
+// workers; a worker past this bound has its series folded into one
+// thread="other" entry per process and counted (loopdoctor_threads_folded).
+inline constexpr std::size_t kMaxThreadsPerProcess = kMaxLoopsPerProcess;
 // Each handle type becomes a series: cap them (Node has ~30 resource types).
 inline constexpr std::size_t kMaxHandleTypes = 64;
 inline constexpr std::size_t kMaxLabelValueBytes = 128;

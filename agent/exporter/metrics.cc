@@ -5,6 +5,7 @@
 #include <limits>
 #include <sstream>
 
+#include "agent/exporter/process_loops.h"
 #include "base/units.h"
 
 namespace loopdoctor::exporter {
@@ -121,33 +122,39 @@ void add_node_version(Families& f, const Labels& l, const ProcessIdentity& id) {
   f.value("nodejs_version_info", "Node.js version info.", MetricType::Gauge, vl, 1);
 }
 
-void add_process(Families& f, ProcessState& p) {
-  const auto g = MetricType::Gauge, c = MetricType::Counter;
-  const Labels l = {{"pid", std::to_string(p.id.pid)}, {"job", p.id.job}};
+// The series of one loop (a main thread's or a worker's), labelled with
+// its thread: delay, heap, handles and utilisation are each loop's own.
+void add_loop(Families& f, const Labels& l, ProcessState& p) {
+  const auto g = MetricType::Gauge;
+  // A scrape takes what arrived since the previous one; with nothing new
+  // (a scrape faster than the probe) it repeats the last published figures.
+  if (p.lag_pending.any) {
+    p.lag_published = p.lag_pending;
+    p.lag_pending = {};
+  }
+  add_lag(f, l, p.lag_published);
+  const ProbeSample& s = p.latest;
+  f.value("nodejs_heap_size_total_bytes", "Process heap size from Node.js in bytes.", g, l, s.heap_total);
+  f.value("nodejs_heap_size_used_bytes", "Process heap size used from Node.js in bytes.", g, l, s.heap_used);
+  f.value("nodejs_external_memory_bytes", "Node.js external memory size in bytes.", g, l, s.external);
+  for (const auto& [type, n] : s.handles_by_type)
+    f.value("nodejs_active_handles", "Number of active libuv handles grouped by handle type.", g,
+            with(l, "type", type), n);
+  // prom-client's name and type: a gauge despite the `_total` suffix, so
+  // its dashboards, Grafana's type hints and OpenMetrics/OTLP conversions
+  // treat it as prom-client's. promtool's suffix lint flags the name; the
+  // tests accept that one finding (tests/agent/exporter/lib.sh promtool_check).
+  f.value("nodejs_active_handles_total", "Total number of active handles.", g, l, s.handles_total);
+  f.value("loopdoctor_eventloop_utilization",
+          "Share of the last probe interval the event loop was busy (0..1).", g, l, s.elu);
+}
 
+// The process's own series (no thread label): from its main thread's probe,
+// whose samples carry the process's CPU and RSS, or from /proc when attached.
+void add_process_wide(Families& f, const Labels& l, const ProcessState& p) {
+  const auto g = MetricType::Gauge, c = MetricType::Counter;
   if (p.has_probe && p.have_latest) {
-    // A scrape takes what arrived since the previous one; with nothing new
-    // (a scrape faster than the probe) it repeats the last published figures.
-    if (p.lag_pending.any) {
-      p.lag_published = p.lag_pending;
-      p.lag_pending = {};
-    }
-    add_lag(f, l, p.lag_published);
-    const ProbeSample& s = p.latest;
-    f.value("nodejs_heap_size_total_bytes", "Process heap size from Node.js in bytes.", g, l, s.heap_total);
-    f.value("nodejs_heap_size_used_bytes", "Process heap size used from Node.js in bytes.", g, l, s.heap_used);
-    f.value("nodejs_external_memory_bytes", "Node.js external memory size in bytes.", g, l, s.external);
-    for (const auto& [type, n] : s.handles_by_type)
-      f.value("nodejs_active_handles", "Number of active libuv handles grouped by handle type.", g,
-              with(l, "type", type), n);
-    // prom-client's name and type: a gauge despite the `_total` suffix, so
-    // its dashboards, Grafana's type hints and OpenMetrics/OTLP conversions
-    // treat it as prom-client's. promtool's suffix lint flags the name; the
-    // tests accept that one finding (tests/agent/exporter/lib.sh promtool_check).
-    f.value("nodejs_active_handles_total", "Total number of active handles.", g, l, s.handles_total);
-    f.value("process_resident_memory_bytes", "Resident memory size in bytes.", g, l, s.rss);
-    f.value("loopdoctor_eventloop_utilization",
-            "Share of the last probe interval the event loop was busy (0..1).", g, l, s.elu);
+    f.value("process_resident_memory_bytes", "Resident memory size in bytes.", g, l, p.latest.rss);
     f.value("process_cpu_user_seconds_total", "Total user CPU time spent in seconds.", c, l,
             p.cpu_user_seconds);
     f.value("process_cpu_system_seconds_total", "Total system CPU time spent in seconds.", c, l,
@@ -162,19 +169,44 @@ void add_process(Families& f, ProcessState& p) {
   if (p.id.start_time_s > 0)
     f.value("process_start_time_seconds", "Start time of the process since unix epoch in seconds.", g,
             l, p.id.start_time_s);
-  add_gc(f, l, p.gc_by_kind);
   add_node_version(f, l, p.id);
-  if (p.has_probe) {
-    add_blocks(f, l, p);
-    f.value("loopdoctor_probe_connected", "1 while the probe is connected to this agent.", g, l,
-            p.connected ? 1 : 0);
-    f.value("loopdoctor_probe_dropped_samples_total",
-            "Samples the probe dropped because the agent was slow or gone.", c, l, p.dropped_total);
-  }
+}
+
+void add_diagnosis(Families& f, const Labels& l, const VerdictState& verdict) {
   for (Verdict v : kAllVerdicts)
     f.value("loopdoctor_diagnosis",
-            "1 for the verdict of the process's rolling analysis window, 0 for the other kinds.", g,
-            with(l, "kind", to_string(v)), p.verdict.analysed && p.verdict.verdict == v ? 1 : 0);
+            "1 for the verdict of the loop's rolling analysis window, 0 for the other kinds.",
+            MetricType::Gauge, with(l, "kind", to_string(v)),
+            verdict.analysed && verdict.verdict == v ? 1 : 0);
+}
+
+// `folded`: the process's workers without series of their own (main thread's
+// entry only).
+void add_process(Families& f, ProcessState& p, double folded) {
+  const auto g = MetricType::Gauge, c = MetricType::Counter;
+  const Labels pl = {{"pid", std::to_string(p.id.pid)}, {"job", p.id.job}};
+  if (!p.has_probe) {
+    add_process_wide(f, pl, p);
+    add_diagnosis(f, pl, p.verdict);
+    return;
+  }
+  const Labels l = with(pl, "thread", thread_label(p.id.thread));
+  if (p.have_latest) add_loop(f, l, p);
+  if (p.id.thread == 0) {
+    add_process_wide(f, pl, p);
+    f.value("loopdoctor_threads_folded",
+            "Worker threads of the process without series of their own: past the agent's limit of "
+            "loops per process (folded into thread=\"other\") or not sampled by the probe.",
+            g, pl, folded);
+  }
+  add_gc(f, l, p.gc_by_kind);
+  add_blocks(f, l, p);
+  f.value("loopdoctor_probe_connected", "1 while the probe is connected to this agent.", g, l,
+          p.connected ? 1 : 0);
+  f.value("loopdoctor_probe_dropped_samples_total",
+          "Samples the probe dropped because the agent was slow or gone.", c, l, p.dropped_total);
+  // The folded workers are not analysed (the analyzer folds them too).
+  if (p.id.thread != kFoldedThread) add_diagnosis(f, l, p.verdict);
 }
 
 }  // namespace
@@ -182,7 +214,10 @@ void add_process(Families& f, ProcessState& p) {
 std::vector<MetricFamily> collect_metrics(ProcessTable& table) {
   Families f;
   std::lock_guard lock(table.mutex());
-  for (auto& [id, p] : table.all()) add_process(f, *p);
+  std::map<ProcessTable::Id, double> folded;  // main thread's entry -> its folded workers
+  for (const auto& [key, g] : group_loops(table))
+    if (g.main) folded[g.main] = threads_folded(table, g);
+  for (auto& [id, p] : table.all()) add_process(f, *p, folded.count(id) ? folded[id] : 0);
   AgentCounters& a = table.counters;
   a.scrapes += 1;
   f.value("loopdoctor_agent_processes", "Processes the agent currently exports.", MetricType::Gauge, {},

@@ -1,6 +1,7 @@
 #include "agent/exporter/process_state.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "agent/exporter/job_name.h"
 #include "agent/exporter/limits.h"
@@ -11,6 +12,14 @@ namespace {
 
 // A probe in agent mode reports once a second unless told otherwise.
 constexpr double kDefaultProbeIntervalMs = 1000;
+
+// At most `bytes` of `s`, cut before a UTF-8 continuation byte so the JSON
+// of /processes stays valid.
+std::string utf8_prefix(const std::string& s, std::size_t bytes) {
+  if (s.size() <= bytes) return s;
+  while (bytes > 0 && (static_cast<unsigned char>(s[bytes]) & 0xC0) == 0x80) --bytes;
+  return s.substr(0, bytes);
+}
 
 }  // namespace
 
@@ -30,7 +39,36 @@ ProcessIdentity identity_from_hello(const nlohmann::json& m) {
   id.heap_limit = h.heap_limit;
   id.probe = std::move(h.probe);
   id.probe_fallback = std::move(h.probe_fallback);
+  // A negative or fractional threadId is not a worker's: read as the main
+  // thread, so a probe cannot mint label values or take the folded entry.
+  if (h.thread >= 1 && h.thread == std::floor(h.thread) && h.thread < 1e15) {
+    id.thread = h.thread;
+    id.thread_name = utf8_prefix(h.thread_name, kMaxLabelValueBytes);
+  }
   return id;
+}
+
+std::string thread_label(double thread) {
+  if (thread == 0) return "main";
+  if (thread < 0) return "other";
+  return "worker-" + std::to_string(static_cast<long long>(thread));
+}
+
+VerdictState verdict_state(const Diagnosis& dx) {
+  VerdictState v;
+  v.analysed = true;
+  v.verdict = dx.verdict;
+  for (const auto& issue : dx.issues)
+    if (issue.kind != Verdict::kHealthy && issue.kind != Verdict::kInsufficientData)
+      v.issue_kinds.push_back(issue.kind);
+  v.summary = dx.issues.empty() ? (dx.notes.empty() ? "" : dx.notes.front()) : dx.issues.front().summary;
+  v.window_samples = dx.window_samples;
+  for (const auto& f : dx.findings)
+    for (const auto& e : f.evidence) {
+      if (e.signal == "loop_delay_p99_ms") v.delay_p99_ms = e.value;
+      if (e.signal == "elu_mean") v.elu_mean = e.value;
+    }
+  return v;
 }
 
 void LagSinceScrape::add(const DelayStats& d) {

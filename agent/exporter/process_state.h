@@ -30,7 +30,20 @@ struct ProcessIdentity {
   double start_time_s = 0;  // Unix time the process started; 0 when unknown
   std::string probe;           // hello.probe: "native", "js"; empty from older probes
   std::string probe_fallback;  // hello.probe_fallback: why the native probe did not run
+  // Which loop of the process this connection samples (hello.thread): 0 for
+  // the main thread, a worker's threadId, or kFoldedThread for the entry
+  // that holds the workers past kMaxThreadsPerProcess. Its readable name
+  // (hello.thread_name, "worker 1 (pool.js)") is what reports show.
+  double thread = 0;
+  std::string thread_name;
 };
+
+// The entry of a process's workers folded past kMaxThreadsPerProcess.
+inline constexpr double kFoldedThread = -1;
+
+// The `thread` label of a loop: "main", "worker-<threadId>" (as
+// prom-client's per-worker setups name them), "other" for the folded entry.
+std::string thread_label(double thread);
 
 // Blocks of the loop counted from the native probe's `block` lines. A block
 // is sent again every capture while it lasts, each line with the same
@@ -84,6 +97,10 @@ struct VerdictState {
   double delay_p99_ms = 0, elu_mean = 0;
 };
 
+// The published verdict of a diagnosis (issues: problems only, as in the
+// diagnosis JSON).
+VerdictState verdict_state(const Diagnosis& dx);
+
 struct ProcessState {
   ProcessState(ProcessIdentity identity, double window_ms);
 
@@ -125,7 +142,15 @@ struct ProcessState {
   double messages_total = 0;
   std::map<std::string, GcHistogram> gc_by_kind;  // prom-client kind names
   BlockCounter block_counter;
+  // This loop's own verdict (loopdoctor_diagnosis{thread}); on a main
+  // thread's entry, `process_verdict` is the run's over all the process's
+  // loops (the worst loop's, analyzer/loops.h), what /processes shows.
   VerdictState verdict;
+  VerdictState process_verdict;
+  // Main thread: workers the probe did not sample (its threads-unsampled
+  // line). Folded entry: connections of workers folded into it now open.
+  double threads_unsampled = 0;
+  double folded_links = 0;
 };
 
 // The probe's GC kinds (minor|major|incremental|weak) under prom-client's

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/exporter/metrics.h"
+#include "agent/exporter/process_loops.h"
 #include "analyzer/analyze.h"
 #include "analyzer/render/html_report.h"
 
@@ -27,9 +28,27 @@ std::string hostname() {
   return gethostname(buf, sizeof buf - 1) == 0 ? buf : "";
 }
 
-nlohmann::json process_json(const ProcessState& p) {
+std::string verdict_text(const VerdictState& v) {
+  return v.analysed ? to_string(v.verdict) : "insufficient-data";
+}
+
+// One loop of a process: its label, its hello's name and its own verdict.
+nlohmann::json loop_json(const ProcessState& p) {
+  nlohmann::json j = {{"thread", thread_label(p.id.thread)},
+                      {"name", p.id.thread == 0 ? "main" : p.id.thread_name},
+                      {"connected", p.connected}};
+  if (p.id.thread > 0) j["thread_id"] = p.id.thread;
+  if (p.id.thread == kFoldedThread) j["folded"] = p.folded_links;
+  else j["verdict"] = verdict_text(p.verdict);
+  return j;
+}
+
+// `p` is the process's main-thread entry (or its only entry): the process's
+// verdict is the run's over its loops, listed in `loops` main first.
+nlohmann::json process_json(const ProcessTable& table, const ProcessLoops& g, const ProcessState& p) {
+  const VerdictState& run = p.has_probe && p.id.thread == 0 ? p.process_verdict : p.verdict;
   nlohmann::json issues = nlohmann::json::array();
-  for (Verdict v : p.verdict.issue_kinds) issues.push_back(to_string(v));
+  for (Verdict v : run.issue_kinds) issues.push_back(to_string(v));
   nlohmann::json j = {
       {"pid", p.id.pid},
       {"job", p.id.job},
@@ -37,12 +56,12 @@ nlohmann::json process_json(const ProcessState& p) {
       {"argv", p.id.argv},
       {"probe", p.has_probe},
       {"connected", p.has_probe && p.connected},
-      {"verdict", p.verdict.analysed ? to_string(p.verdict.verdict) : "insufficient-data"},
+      {"verdict", verdict_text(run)},
       {"issues", issues},
-      {"summary", p.verdict.summary},
-      {"window_samples", p.verdict.window_samples},
-      {"loop_delay_p99_ms", p.verdict.delay_p99_ms},
-      {"elu", p.verdict.elu_mean},
+      {"summary", run.summary},
+      {"window_samples", run.window_samples},
+      {"loop_delay_p99_ms", run.delay_p99_ms},
+      {"elu", run.elu_mean},
       {"report", "/report/" + std::to_string(p.id.pid)},
   };
   if (!p.id.probe.empty()) j["probe_kind"] = p.id.probe;
@@ -51,6 +70,13 @@ nlohmann::json process_json(const ProcessState& p) {
   if (p.id.start_time_s > 0) j["start_time"] = iso_time(static_cast<std::time_t>(p.id.start_time_s));
   if (p.has_probe && p.have_latest) j["rss_bytes"] = p.latest.rss;
   else if (!p.has_probe) j["rss_bytes"] = p.proc_rss;
+  if (p.has_probe) {
+    nlohmann::json loops = nlohmann::json::array();
+    if (g.main) loops.push_back(loop_json(*table.all().at(g.main)));
+    for (ProcessTable::Id id : g.workers) loops.push_back(loop_json(*table.all().at(id)));
+    if (g.folded) loops.push_back(loop_json(*table.all().at(g.folded)));
+    j["loops"] = std::move(loops);
+  }
   return j;
 }
 
@@ -64,7 +90,14 @@ HttpResponse processes_response(ProcessTable& table, double) {
   nlohmann::json list = nlohmann::json::array();
   {
     std::lock_guard lock(table.mutex());
-    for (const auto& [id, p] : table.all()) list.push_back(process_json(*p));
+    for (const auto& [id, p] : table.all())
+      if (!p->has_probe) list.push_back(process_json(table, {}, *p));
+    // A process with probes is listed once, from its main thread's entry (or
+    // its first worker's while its main thread has not said hello).
+    for (const auto& [key, g] : group_loops(table)) {
+      const ProcessTable::Id first = g.main ? g.main : (g.workers.empty() ? g.folded : g.workers.front());
+      if (first) list.push_back(process_json(table, g, *table.all().at(first)));
+    }
   }
   nlohmann::json body = {{"schema", "loopdoctor.processes/1"}, {"processes", std::move(list)}};
   return {200, "application/json", body.dump(2) + "\n"};
@@ -74,11 +107,13 @@ HttpResponse report_response(ProcessTable& table, long pid, double now_ms, const
   Timeline tl;
   {
     std::lock_guard lock(table.mutex());
-    ProcessState* p = table.find(table.find_by_pid(pid));
+    const ProcessTable::Id id = table.find_by_pid(pid);
+    ProcessState* p = table.find(id);
     if (!p)
       return {404, "text/plain",
               "no process with pid " + std::to_string(pid) + " is observed by this agent; see /processes\n"};
-    tl = p->timeline(now_ms);
+    // Every loop of the process, as the CLI's analyzer takes a recording's.
+    tl = p->has_probe ? loops_timeline(table, loops_of(table, id), now_ms) : p->timeline(now_ms);
   }
   // The report's header shows when its window began, in wall time.
   const double first_t = tl.samples.empty() ? (tl.proc.empty() ? now_ms : tl.proc.front().t)

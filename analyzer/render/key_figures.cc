@@ -68,4 +68,30 @@ std::vector<KeyFigure> key_figures(const Timeline& tl, const Diagnosis& dx) {
   return out;
 }
 
+std::vector<KeyFigure> loop_key_figures(const Timeline& lt, const LoopDiagnosis& loop) {
+  const Diagnosis& dx = loop.dx;
+  const WindowStats& st = dx.stats;
+  std::vector<KeyFigure> out;
+  if (st.samples > 0) {
+    out.push_back({"Delay p99", fmt_ms(st.delay_p99_ms), "max " + fmt_ms(st.delay_max_ms),
+                   finding_abnormal(dx, Signal::kDelay)});
+    out.push_back({"Utilisation", fmt_percent(st.elu_mean, 0), "loop busy",
+                   finding_abnormal(dx, Signal::kUtilisation)});
+  }
+  const bool worker = loop.loop.thread != 0;
+  // A main thread's /proc figures (or probe's) are its process's, all threads.
+  if (st.cpu_present && (!worker || st.proc_samples > 1))
+    out.push_back({"CPU", fmt_percent(st.cpu_cores, st.cpu_cores < 0.1 ? 1 : 0),
+                   worker ? "this thread, of one core" : "the process, of one core",
+                   finding_abnormal(dx, Signal::kCpu)});
+  if (st.heap_used_max > 0)
+    out.push_back({"Heap", fmt_bytes(st.heap_used_max), worker ? "peak, this thread" : "peak, main thread",
+                   finding_abnormal(dx, Signal::kMemory)});
+  if (lt.probe_connected && st.samples > 0)
+    out.push_back({"Time in GC", fmt_percent(st.gc_effective_share(), 1),
+                   std::to_string(st.gc_count) + (st.gc_count == 1 ? " pause" : " pauses"),
+                   finding_abnormal(dx, Signal::kGc)});
+  return out;
+}
+
 }  // namespace loopdoctor::render

@@ -25,6 +25,13 @@ Window report_window(const Timeline& tl, const Diagnosis& dx);
 
 std::vector<KeyFigure> key_figures(const Timeline& tl, const Diagnosis& dx);
 
+// One loop's figures for its card in the report's Loops section (a
+// recording of several loops): delay p99 and max, utilisation, the CPU of
+// its thread, peak heap and time in GC, from the loop's own diagnosis.
+// A worker's CPU is shown only from /proc's per-thread figures: the probe's
+// CPU in a worker (process.cpuUsage()) is the whole process's.
+std::vector<KeyFigure> loop_key_figures(const Timeline& lt, const LoopDiagnosis& loop);
+
 // CPU used in one probe interval as a share of one core (1.0 = 100 %).
 double probe_cpu_share(const ProbeSample& s);
 

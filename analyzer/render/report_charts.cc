@@ -242,6 +242,7 @@ const Timeline& timeline_of(const Timeline& run, LoopRef loop) {
 LoopLane loop_lane(const LoopDiagnosis& ld, const Timeline& lt, const ChartSpec& axis) {
   LoopLane lane;
   lane.loop = &ld;
+  lane.timeline = &lt;
   const SampleLines sl(lt.samples);
   ChartSpec delay = axis;
   delay.title = ld.name + ": event-loop delay";

@@ -30,6 +30,7 @@ ChartSet build_charts(const Timeline& tl, const Diagnosis& dx);
 // one time axis shared by every lane.
 struct LoopLane {
   const LoopDiagnosis* loop = nullptr;
+  const Timeline* timeline = nullptr;  // the loop's own (tl or one of other_loops)
   std::string delay_svg, elu_svg;
 };
 struct LoopLanes {

@@ -240,9 +240,9 @@ void set_banner(data& m, const Timeline& tl, const Diagnosis& dx) {
   m.set("truncated", tl.truncated);
 }
 
-data figures_data(const Timeline& tl, const Diagnosis& dx) {
+data figures_data(const std::vector<KeyFigure>& figures) {
   data figs = list();
-  for (const KeyFigure& f : key_figures(tl, dx)) {
+  for (const KeyFigure& f : figures) {
     data d;
     d.set("label", f.label);
     d.set("value", f.value);
@@ -328,10 +328,14 @@ void set_loop_lanes(data& m, const Timeline& tl, const Diagnosis& dx) {
     data d;
     d.set("name", l.name);
     d.set("verdict", to_string(l.dx.verdict));
-    d.set("pid", l.pid > 0 ? fmt_num(l.pid, 0) : "");
+    // A loop of another process is named by its pid already ("pid 4312 (cluster worker 2)").
+    const bool show_pid = l.pid > 0 && !l.name.starts_with("pid ");
+    d.set("pid", show_pid ? fmt_num(l.pid, 0) : "");
+    d.set("has_pid", show_pid);
     d.set("summary", l.dx.issues.empty() ? "" : l.dx.issues.front().summary);
     d.set("waited_on", l.waited_on);
     d.set("has_waited_on", !l.waited_on.empty());
+    d.set("figures", figures_data(loop_key_figures(*lane.timeline, l)));
     d.set("delay_svg", lane.delay_svg);
     d.set("elu_svg", lane.elu_svg);
     d.set("has_charts", !lane.delay_svg.empty() || !lane.elu_svg.empty());
@@ -367,7 +371,7 @@ data warnings_data(const Timeline& tl) {
 kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, const ReportOptions& opt) {
   data m;
   set_banner(m, tl, dx);
-  m.set("figures", figures_data(tl, dx));
+  m.set("figures", figures_data(key_figures(tl, dx)));
   set_issues_and_profile(m, dx);
   // With no issue the diagnosis carries no recommendations; the per-verdict
   // texts still tell a reader what to watch or how to get data.

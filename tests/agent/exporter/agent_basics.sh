@@ -28,7 +28,7 @@ hostile-probes)
   curl -sf "http://127.0.0.1:$PORT/metrics" >"$WORK/m.txt"
   errors=$(sed -n 's/^loopdoctor_agent_probe_protocol_errors_total \(.*\)/\1/p' "$WORK/m.txt")
   [ "$errors" = 5 ] || fail "protocol errors counted: '$errors', expected 5"
-  grep -q '^nodejs_eventloop_lag_p99_seconds{pid="[0-9]*",job="good"}' "$WORK/m.txt" ||
+  grep -q '^nodejs_eventloop_lag_p99_seconds{pid="[0-9]*",job="good",thread="main"}' "$WORK/m.txt" ||
     fail "the good probe's series are missing"
   if command -v promtool >/dev/null; then
     promtool_check "$WORK/m.txt" || fail "promtool check metrics failed"
@@ -108,17 +108,17 @@ lying-probe)
   }
   # 1. It claims pid 1, a process no probe speaks for.
   lie 1 init-liar
-  wait_for 10 bash -c "curl -sf http://127.0.0.1:$PORT/metrics | grep -q '^nodejs_eventloop_lag_max_seconds{pid=\"$LIAR_PID\",job=\"init-liar\"} 9.999'" ||
+  wait_for 10 bash -c "curl -sf http://127.0.0.1:$PORT/metrics | grep -q '^nodejs_eventloop_lag_max_seconds{pid=\"$LIAR_PID\",job=\"init-liar\",thread=\"main\"} 9.999'" ||
     fail "the lying probe's series are not under its own pid $LIAR_PID: $(curl -s http://127.0.0.1:$PORT/metrics | grep init-liar)"
   curl -sf "http://127.0.0.1:$PORT/metrics" | grep -q 'pid="1",' && fail "a series is labelled with the claimed pid 1"
   grep -q "probe job init-liar: the probe claims pid 1 but the connection comes from pid $LIAR_PID; its series are labelled pid $LIAR_PID" \
     "$WORK/agent.log" || fail "no logged reason for the re-keyed pid"
   # 2. It claims the honest probe's pid and job: the victim keeps its window.
   lie "$NODE_PID" victim
-  wait_for 10 bash -c "curl -sf http://127.0.0.1:$PORT/metrics | grep -q '^nodejs_eventloop_lag_max_seconds{pid=\"$LIAR_PID\",job=\"victim\"} 9.999'" ||
+  wait_for 10 bash -c "curl -sf http://127.0.0.1:$PORT/metrics | grep -q '^nodejs_eventloop_lag_max_seconds{pid=\"$LIAR_PID\",job=\"victim\",thread=\"main\"} 9.999'" ||
     fail "the impostor's series are not under its own pid"
   curl -sf "http://127.0.0.1:$PORT/metrics" >"$WORK/m.txt"
-  victim_max=$(sed -n "s/^nodejs_eventloop_lag_max_seconds{pid=\"$NODE_PID\",job=\"victim\"} \(.*\)/\1/p" "$WORK/m.txt")
+  victim_max=$(sed -n "s/^nodejs_eventloop_lag_max_seconds{pid=\"$NODE_PID\",job=\"victim\",thread=\"main\"} \(.*\)/\1/p" "$WORK/m.txt")
   [ -n "$victim_max" ] || fail "the victim's series are gone"
   node -e 'process.exit(Number(process.argv[1]) < 1 ? 0 : 1)' "$victim_max" || fail "the victim's lag max is $victim_max: written by the impostor"
   curl -sf "http://127.0.0.1:$PORT/processes" >"$WORK/p.json"
@@ -164,7 +164,7 @@ native)
   }
   wait_for 10 nat_up || fail "no native probe of pid $NODE_PID in /processes: $(cat "$WORK/p.json")"
   metric() {  # metric NAME JOB: the value for JOB, empty when absent
-    curl -sf "http://127.0.0.1:$PORT/metrics" | sed -n "s/^$1{pid=\"[0-9]*\",job=\"$2\"} \(.*\)/\1/p"
+    curl -sf "http://127.0.0.1:$PORT/metrics" | sed -n "s/^$1{pid=\"[0-9]*\",job=\"$2\",thread=\"main\"} \(.*\)/\1/p"
   }
   has_samples() { [ -n "$(metric nodejs_heap_size_used_bytes nat)" ]; }
   wait_for 10 has_samples || fail "no samples from the native probe"

@@ -35,6 +35,16 @@ BLOCKED_PID=$NODE_PID
 BLOCKED_PORT=$NODE_PORT
 wrk -t1 -c20 -d60s "http://127.0.0.1:$BLOCKED_PORT/" >"$WORK/wrk.out" 2>&1 &
 PIDS+=($!)
+# A server that answers from a worker thread whose loop stalls 300 ms every
+# 500 ms (issue 13). The probe samples worker threads in a run's tree only
+# (agent/probes/node/lib/config.js): LOOPDOCTOR_TREE puts this one in that
+# mode, each worker on its own connection to the agent.
+export LOOPDOCTOR_TREE=agent-test
+start_node workers worker-stall workers
+unset LOOPDOCTOR_TREE
+WORKERS_PID=$NODE_PID
+wrk -t1 -c10 -d60s "http://127.0.0.1:$NODE_PORT/" >"$WORK/wrk-workers.out" 2>&1 &
+PIDS+=($!)
 
 cat >"$WORK/prometheus.yml" <<YML
 global:
@@ -62,10 +72,36 @@ blocked_diagnosed() {
 wait_for 40 blocked_diagnosed ||
   fail "Prometheus never saw blocked-loop = 1 for the blocked server: $(query 'loopdoctor_diagnosis == 1')"
 
+# Each loop its own verdict: the worker's blocked-loop, the main thread's not.
+worker_diagnosed() {
+  [ "$(query 'loopdoctor_diagnosis{kind="blocked-loop",job="workers",thread="worker-1"}')" = "workers $WORKERS_PID 1" ]
+}
+wait_for 40 worker_diagnosed ||
+  fail "Prometheus never saw blocked-loop = 1 for worker-stall's worker: $(query 'loopdoctor_diagnosis{job="workers"} == 1')"
+[ "$(query 'loopdoctor_diagnosis{kind="blocked-loop",job="workers",thread="main"}')" = "workers $WORKERS_PID 0" ] ||
+  fail "worker-stall's main thread is diagnosed blocked: $(curl -s "http://127.0.0.1:$APORT/metrics" | grep 'job="workers"' | grep diagnosis)"
+wp99=$(query 'max_over_time(nodejs_eventloop_lag_max_seconds{job="workers",thread="worker-1"}[10s])' | awk '{print $3}')
+node -e "process.exit(+process.argv[1] > 0.2 ? 0 : 1)" "$wp99" || fail "the worker's lag max $wp99 s is not over 200 ms"
+[ -n "$(query 'nodejs_heap_size_used_bytes{job="workers",thread="main"}')" ] || fail "no heap series for the main thread"
+# CPU and RSS are the process's: one series each, no thread label.
+[ "$(query 'count(process_cpu_seconds_total{job="workers"})' | awk '{print $3}')" = 1 ] || fail "expected one CPU series for worker-stall"
+[ -z "$(query 'process_resident_memory_bytes{job="workers",thread!=""}')" ] || fail "RSS carries a thread label"
+[ "$(query 'loopdoctor_threads_folded{job="workers"}')" = "workers $WORKERS_PID 0" ] || fail "worker-stall: folded threads"
+# /processes: one process, its loops with their verdicts; /report/<pid> covers them.
+curl -sf "http://127.0.0.1:$APORT/processes" >"$WORK/p.json" || fail "/processes failed"
+loops=$(js "$WORK/p.json" "j.processes.filter(p=>p.pid===$WORKERS_PID).map(p=>p.verdict+' '+p.loops.map(l=>l.thread+'='+l.verdict).join(' ')).join(';')")
+case "$loops" in
+  "blocked-loop main="*" worker-1=blocked-loop") ;;
+  *) fail "/processes for worker-stall: $loops" ;;
+esac
+curl -sf -o "$WORK/workers.html" "http://127.0.0.1:$APORT/report/$WORKERS_PID" || fail "/report of worker-stall failed"
+grep -q '</span> worker 1 (stall-worker.js) <span class="muted">pid' "$WORK/workers.html" || fail "the report has no lane for the worker"
+grep -q '<section id="loops">' "$WORK/workers.html" || fail "the report has no Loops section"
+
 # Both processes' series, under their own pid and job.
 got=$(query 'nodejs_eventloop_lag_p99_seconds > -1')
-echo "$got" | grep -q "^blocked $BLOCKED_PID " || fail "no lag series for the blocked server: $got"
-echo "$got" | grep -q "^healthy $HEALTHY_PID " || fail "no lag series for the healthy server: $got"
+grep -q "^blocked $BLOCKED_PID " <<<"$got" || fail "no lag series for the blocked server: $got"
+grep -q "^healthy $HEALTHY_PID " <<<"$got" || fail "no lag series for the healthy server: $got"
 [ "$(query 'count(process_cpu_seconds_total{job=~"healthy|blocked"})' | awk '{print $3}')" = 2 ] ||
   fail "expected CPU series of 2 processes"
 # The blocked one only.
@@ -119,4 +155,4 @@ healthy_gone() {
 }
 wait_for 20 healthy_gone || fail "the killed target's series are still there"
 [ -n "$(query 'nodejs_heap_size_used_bytes{job="blocked"}')" ] || fail "the other target's series went too"
-echo "ok: agent with prometheus (blocked p99 ${p99} s)"
+echo "ok: agent with prometheus (blocked p99 ${p99} s; worker-stall: $loops)"

@@ -65,23 +65,23 @@ TEST_CASE("every process's series carry pid and job, with prom-client names and 
     table.add(process(202, "search", 2, Verdict::kHealthy));
   }
   auto m = parse_exposition(render_metrics(table));
-  CHECK(m.at(R"(nodejs_eventloop_lag_p99_seconds{pid="101",job="checkout"})") == Approx(0.45));
-  CHECK(m.at(R"(nodejs_eventloop_lag_max_seconds{pid="101",job="checkout"})") == Approx(0.54));
-  CHECK(m.at(R"(nodejs_eventloop_lag_p99_seconds{pid="202",job="search"})") == Approx(0.002));
+  CHECK(m.at(R"(nodejs_eventloop_lag_p99_seconds{pid="101",job="checkout",thread="main"})") == Approx(0.45));
+  CHECK(m.at(R"(nodejs_eventloop_lag_max_seconds{pid="101",job="checkout",thread="main"})") == Approx(0.54));
+  CHECK(m.at(R"(nodejs_eventloop_lag_p99_seconds{pid="202",job="search",thread="main"})") == Approx(0.002));
   CHECK(m.at(R"(process_cpu_seconds_total{pid="101",job="checkout"})") == Approx(0.4));
   CHECK(m.at(R"(process_cpu_user_seconds_total{pid="101",job="checkout"})") == Approx(0.3));
-  CHECK(m.at(R"(nodejs_heap_size_used_bytes{pid="202",job="search"})") == 10e6);
-  CHECK(m.at(R"(nodejs_active_handles{pid="101",job="checkout",type="TCPSocketWrap"})") == 3);
-  CHECK(m.at(R"(nodejs_active_handles_total{pid="101",job="checkout"})") == 4);
-  CHECK(m.at(R"(loopdoctor_eventloop_utilization{pid="101",job="checkout"})") == 0.25);
-  CHECK(m.at(R"(nodejs_gc_duration_seconds_bucket{pid="101",job="checkout",kind="major",le="0.1"})") == 1);
-  CHECK(m.at(R"(nodejs_gc_duration_seconds_bucket{pid="101",job="checkout",kind="major",le="0.01"})") == 0);
-  CHECK(m.at(R"(nodejs_gc_duration_seconds_count{pid="101",job="checkout",kind="minor"})") == 1);
-  CHECK(m.at(R"(loopdoctor_probe_dropped_samples_total{pid="101",job="checkout"})") == 7);
-  CHECK(m.at(R"(loopdoctor_diagnosis{pid="101",job="checkout",kind="blocked-loop"})") == 1);
-  CHECK(m.at(R"(loopdoctor_diagnosis{pid="101",job="checkout",kind="healthy"})") == 0);
-  CHECK(m.at(R"(loopdoctor_diagnosis{pid="202",job="search",kind="blocked-loop"})") == 0);
-  CHECK(m.at(R"(loopdoctor_diagnosis{pid="202",job="search",kind="healthy"})") == 1);
+  CHECK(m.at(R"(nodejs_heap_size_used_bytes{pid="202",job="search",thread="main"})") == 10e6);
+  CHECK(m.at(R"(nodejs_active_handles{pid="101",job="checkout",thread="main",type="TCPSocketWrap"})") == 3);
+  CHECK(m.at(R"(nodejs_active_handles_total{pid="101",job="checkout",thread="main"})") == 4);
+  CHECK(m.at(R"(loopdoctor_eventloop_utilization{pid="101",job="checkout",thread="main"})") == 0.25);
+  CHECK(m.at(R"(nodejs_gc_duration_seconds_bucket{pid="101",job="checkout",thread="main",kind="major",le="0.1"})") == 1);
+  CHECK(m.at(R"(nodejs_gc_duration_seconds_bucket{pid="101",job="checkout",thread="main",kind="major",le="0.01"})") == 0);
+  CHECK(m.at(R"(nodejs_gc_duration_seconds_count{pid="101",job="checkout",thread="main",kind="minor"})") == 1);
+  CHECK(m.at(R"(loopdoctor_probe_dropped_samples_total{pid="101",job="checkout",thread="main"})") == 7);
+  CHECK(m.at(R"(loopdoctor_diagnosis{pid="101",job="checkout",thread="main",kind="blocked-loop"})") == 1);
+  CHECK(m.at(R"(loopdoctor_diagnosis{pid="101",job="checkout",thread="main",kind="healthy"})") == 0);
+  CHECK(m.at(R"(loopdoctor_diagnosis{pid="202",job="search",thread="main",kind="blocked-loop"})") == 0);
+  CHECK(m.at(R"(loopdoctor_diagnosis{pid="202",job="search",thread="main",kind="healthy"})") == 1);
   CHECK(m.at("loopdoctor_agent_processes") == 2);
 
   // A process that went away has no series left: cardinality follows the
@@ -114,10 +114,10 @@ TEST_CASE("a scrape takes the loop delay since the previous scrape, worst second
     p->add_sample(calm, 7);
   }
   auto m = parse_exposition(render_metrics(table));
-  CHECK(m.at(R"(nodejs_eventloop_lag_max_seconds{pid="7",job="w"})") == Approx(0.9));
+  CHECK(m.at(R"(nodejs_eventloop_lag_max_seconds{pid="7",job="w",thread="main"})") == Approx(0.9));
   // Nothing new: the next scrape repeats the same figures rather than zeros.
   m = parse_exposition(render_metrics(table));
-  CHECK(m.at(R"(nodejs_eventloop_lag_p99_seconds{pid="7",job="w"})") == Approx(0.8));
+  CHECK(m.at(R"(nodejs_eventloop_lag_p99_seconds{pid="7",job="w",thread="main"})") == Approx(0.8));
 }
 
 TEST_CASE("the fast text writer says what prometheus-cpp's TextSerializer says") {
@@ -213,12 +213,12 @@ TEST_CASE("block counters count each block once and its seconds while it lasts")
     p->add_block(block_at(1090, 1000, 90, "spin"), 1000);
   }
   auto m = parse_exposition(render_metrics(table));
-  CHECK(m.at(R"(loopdoctor_eventloop_blocks_total{pid="31",job="blocked"})") == 1);
-  CHECK(m.at(R"(loopdoctor_eventloop_blocked_seconds_total{pid="31",job="blocked"})") == Approx(0.09));
-  CHECK(m.at(R"(loopdoctor_eventloop_blocks_total{pid="32",job="idle"})") == 0);
-  CHECK(m.at(R"(loopdoctor_eventloop_blocked_seconds_total{pid="32",job="idle"})") == 0);
+  CHECK(m.at(R"(loopdoctor_eventloop_blocks_total{pid="31",job="blocked",thread="main"})") == 1);
+  CHECK(m.at(R"(loopdoctor_eventloop_blocked_seconds_total{pid="31",job="blocked",thread="main"})") == Approx(0.09));
+  CHECK(m.at(R"(loopdoctor_eventloop_blocks_total{pid="32",job="idle",thread="main"})") == 0);
+  CHECK(m.at(R"(loopdoctor_eventloop_blocked_seconds_total{pid="32",job="idle",thread="main"})") == 0);
   // The JS probe cannot see blocks: no series rather than a misleading 0.
-  CHECK(m.count(R"(loopdoctor_eventloop_blocks_total{pid="33",job="js-probe"})") == 0);
+  CHECK(m.count(R"(loopdoctor_eventloop_blocks_total{pid="33",job="js-probe",thread="main"})") == 0);
   {
     std::lock_guard lock(table.mutex());
     // The same block goes on (the counter moves during it), then a second one.
@@ -227,8 +227,8 @@ TEST_CASE("block counters count each block once and its seconds while it lasts")
     p->add_block(block_at(2055, 2000, 55, "spin"), 2000);  // out of order: adds nothing
   }
   m = parse_exposition(render_metrics(table));
-  CHECK(m.at(R"(loopdoctor_eventloop_blocks_total{pid="31",job="blocked"})") == 2);
-  CHECK(m.at(R"(loopdoctor_eventloop_blocked_seconds_total{pid="31",job="blocked"})") == Approx(0.56));
+  CHECK(m.at(R"(loopdoctor_eventloop_blocks_total{pid="31",job="blocked",thread="main"})") == 2);
+  CHECK(m.at(R"(loopdoctor_eventloop_blocked_seconds_total{pid="31",job="blocked",thread="main"})") == Approx(0.56));
   // No function label: one series per process whatever blocked it.
   const std::string text = render_metrics(table);
   CHECK(text.find("spin") == std::string::npos);

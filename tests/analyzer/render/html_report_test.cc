@@ -228,3 +228,43 @@ TEST_CASE("block stacks: the report of a recording without a profile shows them"
   CHECK(contains(html, "the longest in pbkdf2Sync (in native code, node:internal/crypto/pbkdf2:64)"));
   CHECK_FALSE(contains(html, "id=\"flame\""));  // no profile, no flame view
 }
+
+// The lane of each loop carries its own figures (issue 13): the worker that
+// blocked first, with its thread's CPU from /proc; the main thread's CPU is
+// its process's.
+TEST_CASE("loops: each lane shows the loop's own figures worst first", "[render][html]") {
+  std::string err;
+  auto tl = load_timeline(LOOPDOCTOR_DATA_DIR "/worker-stall.ndjson.gz", &err);
+  INFO(err);
+  REQUIRE(tl);
+  const std::string html = render_report(*tl, analyze(*tl));
+  const size_t section = html.find("<section id=\"loops\">");
+  REQUIRE(section != std::string::npos);
+  const size_t worker = html.find("</span> worker 1 (stall-worker.js) <span", section);
+  const size_t main = html.find("</span> main <span", section);
+  REQUIRE(worker != std::string::npos);
+  REQUIRE(main != std::string::npos);
+  CHECK(worker < main);
+  const std::string worker_lane = html.substr(worker, main - worker);
+  CHECK(contains(worker_lane, "class=\"figures lane-figures\""));
+  CHECK(contains(worker_lane, "<div class=\"figure alarm\"><div class=\"fig-label\">Delay p99</div>"));
+  CHECK(contains(worker_lane, "this thread, of one core"));
+  CHECK(contains(worker_lane, "peak, this thread"));
+  const std::string main_lane = html.substr(main, html.find("</section>", main) - main);
+  CHECK(contains(main_lane, "the process, of one core"));
+  CHECK(contains(main_lane, "peak, main thread"));
+  CHECK_FALSE(contains(main_lane, "this thread"));
+}
+
+// A loop of another process is named by its pid: the lane does not say it twice.
+TEST_CASE("loops: a child process's lane names its pid once", "[render][html]") {
+  std::string err;
+  auto tl = load_timeline(LOOPDOCTOR_DATA_DIR "/cluster-blocked.ndjson.gz", &err);
+  INFO(err);
+  REQUIRE(tl);
+  const std::string html = render_report(*tl, analyze(*tl));
+  const std::regex twice(R"(</span> pid (\d+) \(cluster worker \d\) <span class="muted">pid \1</span>)");
+  CHECK_FALSE(std::regex_search(html, twice));
+  CHECK(contains(html, " (cluster worker 1)</h3>"));
+  CHECK(contains(html, "</span> main <span class=\"muted\">pid "));
+}
