@@ -36,7 +36,6 @@ Target target_of(const BlockCapture& c, const profile::PathNamer& names, sourcem
       [&](int i) { return kinds[static_cast<std::size_t>(i)]; });
   const profile::Frame& f = frames[static_cast<std::size_t>(at)];
   Target t{profile::function_name(f), f.url, profile::place_running(f, names, mapper), {}};
-  if (c.in_native) t.function += kInNativeSuffix;
   if (caller >= 0) t.caller = profile::call_site_running(frames[static_cast<std::size_t>(caller)], names, mapper);
   return t;
 }
@@ -45,6 +44,7 @@ Target target_of(const BlockCapture& c, const profile::PathNamer& names, sourcem
 // with how each line and caller is shown.
 struct Tally {
   double ms = 0;
+  double native_ms = 0;  // of ms, captured while the thread ran native code
   std::map<std::string, double> locations, callers;
   std::map<std::string, profile::Place> places;        // location -> its place
   std::map<std::string, std::string> caller_lines;     // caller -> its line's code
@@ -76,7 +76,11 @@ std::vector<Hotspot> hotspots_of(const std::map<std::pair<std::string, std::stri
     if (share < profile::kMinHotspotShare) continue;
     const std::string location = most(t.locations), caller = most(t.callers);
     const profile::Place& p = t.places.at(location);
-    out.push_back({key.first, location, share, caller, p.hot_line, p.hot_line_text, p.generated_location,
+    // One function is one row whether an interrupt found it in JavaScript
+    // or inside a binding it called; named by where most of its time was.
+    const std::string function =
+        t.native_ms * 2 > t.ms ? key.first + std::string(kInNativeSuffix) : key.first;
+    out.push_back({function, location, share, caller, p.hot_line, p.hot_line_text, p.generated_location,
                    t.caller_lines.at(caller)});
   }
   std::sort(out.begin(), out.end(), [](const Hotspot& x, const Hotspot& y) {
@@ -111,11 +115,13 @@ BlockAttribution attribute(const std::vector<BlockCapture>& captures, const Wind
       const Target t = target_of(*c, names, mapper);
       Tally& tally = tallies[{t.function, t.url}];
       tally.ms += ms;
+      if (c->in_native && !c->frames.empty()) tally.native_ms += ms;  // (native code) has no frames
       tally.locations[t.place.location] += ms;
       tally.places.try_emplace(t.place.location, t.place);
       tally.callers[t.caller.text] += ms;
       tally.caller_lines.try_emplace(t.caller.text, t.caller.line_text);
-      in_block[place(t.function, t.place.location)] += ms;
+      const bool native = c->in_native && !c->frames.empty();
+      in_block[place(native ? t.function + std::string(kInNativeSuffix) : t.function, t.place.location)] += ms;
       charged += ms;
     }
     if (in_block.empty()) continue;  // no capture in the window

@@ -95,6 +95,18 @@ TEST_CASE("block stacks: native captures name their last JavaScript frames or na
   CHECK(b.summary.longest_in == "pbkdf2Sync (in native code, node:internal/crypto/pbkdf2:62)");
 }
 
+TEST_CASE("block stacks: a function caught in JavaScript and in native code is one row") {
+  // An interrupt finds pbkdf2Sync inside its binding or just outside it:
+  // one function, named by where most of its time was.
+  auto b = run({capture(0, 80, {kPbkdf2, kHandler}, true), capture(500, 30, {kPbkdf2, kHandler}, false)});
+  REQUIRE(b.hotspots.size() == 1);
+  CHECK(b.hotspots[0].function == "pbkdf2Sync (in native code)");
+  CHECK(b.hotspots[0].share == Approx(1.0));
+  b = run({capture(0, 20, {kPbkdf2, kHandler}, true), capture(500, 30, {kPbkdf2, kHandler}, false)});
+  REQUIRE(b.hotspots.size() == 1);
+  CHECK(b.hotspots[0].function == "pbkdf2Sync");
+}
+
 TEST_CASE("block stacks: sentences place a function once, native or not") {
   CHECK(blocks::place("spin", "server.js:5") == "spin (server.js:5)");
   CHECK(blocks::place("pbkdf2Sync (in native code)", "node:internal/crypto/pbkdf2:62") ==

@@ -38,7 +38,10 @@ got=$(sed -n '/class="data hotspots"/,$p' "$WORK/report.html" | grep -o '<tr><td
   sed 's/<tr><td><code>//; s/<\/code>//')
 got=${got//&#39;/\'}
 echo "$sample: the agent's /report names '$got' first; the one-shot run '$expected'"
-[ "$got" = "$expected" ] || fail "the agent's report names '$got', the one-shot run '$expected'"
+# Whether most of a function's time was caught inside its binding can differ
+# between two runs; the function cannot.
+[ "${got% (in native code)}" = "${expected% (in native code)}" ] ||
+  fail "the agent's report names '$got', the one-shot run '$expected'"
 if [ -n "$want_location" ]; then
   row=$(sed -n '/class="data hotspots"/,$p' "$WORK/report.html" | grep -o '<tr><td><code>.*</tr>' | head -1)
   echo "first row: $row"
