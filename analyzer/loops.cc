@@ -93,6 +93,39 @@ void connect_waits(const Timeline& tl, std::vector<LoopDiagnosis>* loops) {
   }
 }
 
+// Whether every worker thread of `pid` among `loops` had no idle time.
+bool pool_saturated(const std::vector<LoopDiagnosis>& loops, double pid, int* workers) {
+  *workers = 0;
+  for (const LoopDiagnosis& l : loops) {
+    if (l.pid != pid || l.loop.thread == 0) continue;
+    if (l.dx.stats.elu_mean < kPoolSaturatedElu) return false;
+    ++*workers;
+  }
+  return *workers > 0;
+}
+
+// A worker's blocked-loop: the advice for a worker, and a saturated pool
+// said in its summary.
+void advise_workers(std::vector<LoopDiagnosis>* loops) {
+  for (LoopDiagnosis& l : *loops) {
+    if (l.loop.thread == 0 || l.dx.verdict != Verdict::kBlockedLoop) continue;
+    Issue& blocked = l.dx.issues.front();
+    int workers = 0;
+    if (!pool_saturated(*loops, l.pid, &workers)) {
+      blocked.advice = kBlockedWorkerAdvice;
+      continue;
+    }
+    blocked.advice = kPoolSaturatedAdvice;
+    const double pct = kPoolSaturatedElu * 100;
+    blocked.summary +=
+        workers == 1 ? fmt::format(" The process's one worker thread was busy {:.0f} % of the time or more: "
+                                   "jobs queued for it (the pool is saturated).", pct)
+                     : fmt::format(" All {} worker threads of the process were busy {:.0f} % of the time or "
+                                   "more: more jobs than workers, so jobs queued for a free one (the pool is "
+                                   "saturated).", workers, pct);
+  }
+}
+
 // Rule 2's order, as a key compared ascending.
 auto rank_key(const LoopDiagnosis& l) {
   const Issue& top = l.dx.issues.front();
@@ -134,6 +167,7 @@ void combine_loops(const Timeline& tl, Diagnosis* dx) {
   loops.push_back({tl.loop, tl.pid, tl.loop_name, *dx, {}});
   for (const Timeline& lt : tl.other_loops)
     loops.push_back({lt.loop, lt.pid, lt.loop_name, analyze_loop(lt), {}});
+  advise_workers(&loops);
   connect_waits(tl, &loops);
   std::stable_sort(loops.begin(), loops.end(), [](const LoopDiagnosis& a, const LoopDiagnosis& b) {
     return rank_key(a) < rank_key(b);

@@ -310,3 +310,69 @@ TEST_CASE("loops: npm-start is blocked-loop in the server npm started") {
   CHECK(dx.loops[0].name == "pid 31712 (server.js)");
   CHECK(dx.loops[0].dx.verdict == Verdict::kBlockedLoop);
 }
+
+// A blocked worker gets advice for a worker (analyzer/loops.h): its work is
+// already off the main thread, so the recommendations must not say to move it
+// to a worker thread.
+namespace {
+std::string joined_recommendations(Diagnosis* dx) {
+  std::string err;
+  REQUIRE(attach_recommendations(dx, LOOPDOCTOR_SOURCE_DIR "/report_templates", &err));
+  std::string all;
+  for (const std::string& r : dx->issues.front().recommendations) all += r + "\n";
+  return all;
+}
+
+Scenario busy_worker(double elu, unsigned seed) {  // a 300 ms job every other interval
+  Scenario s = stalled_worker();
+  s.elu = elu, s.cpu_cores = elu, s.seed = seed;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("loops: worker-stall's blocked worker gets the advice for a worker") {
+  Diagnosis dx = analyze_data("worker-stall.ndjson.gz");
+  REQUIRE(dx.issues.front().advice == kBlockedWorkerAdvice);
+  CHECK(dx.loops[0].dx.issues.front().advice == kBlockedWorkerAdvice);
+  const std::string recs = joined_recommendations(&dx);
+  CHECK(recs.find("already off the main thread") != std::string::npos);
+  CHECK(recs.find("back-pressure") != std::string::npos);
+  CHECK(recs.find("belong in `worker_threads`") == std::string::npos);
+  CHECK(recs.find("move it to a worker thread") == std::string::npos);
+  CHECK(dx.issues.front().summary.find("saturated") == std::string::npos);
+}
+
+TEST_CASE("loops: every worker of a process busy is a saturated pool with its own advice") {
+  std::vector<json> run = loopdoctor::testing::make_recording(waiting_main());
+  add_loop(&run, busy_worker(0.97, 7), 0, 1, "worker 1 (pool.js)");
+  add_loop(&run, busy_worker(0.96, 8), 0, 2, "worker 2 (pool.js)");
+  Diagnosis dx = analyze(build_timeline(run));
+  CHECK(dx.verdict == Verdict::kBlockedLoop);
+  REQUIRE(dx.issues.front().advice == kPoolSaturatedAdvice);
+  CHECK(dx.issues.front().summary.find("All 2 worker threads of the process were busy 90 % of the time or more") !=
+        std::string::npos);
+  CHECK(dx.issues.front().summary.find("The main thread waited on it") != std::string::npos);
+  const std::string recs = joined_recommendations(&dx);
+  CHECK(recs.find("os.availableParallelism()") != std::string::npos);
+  CHECK(recs.find("piscina") != std::string::npos);
+  CHECK(recs.find("job queue") != std::string::npos);
+}
+
+TEST_CASE("loops: one busy worker beside an idle one is not a saturated pool") {
+  std::vector<json> run = loopdoctor::testing::make_recording(waiting_main());
+  add_loop(&run, busy_worker(0.97, 7), 0, 1, "worker 1 (pool.js)");
+  add_loop(&run, idle_worker(), 0, 2, "worker 2 (pool.js)");
+  const Diagnosis dx = analyze(build_timeline(run));
+  CHECK(dx.issues.front().advice == kBlockedWorkerAdvice);
+  CHECK(dx.issues.front().summary.find("saturated") == std::string::npos);
+}
+
+TEST_CASE("loops: a blocked main thread keeps the blocked-loop advice") {
+  Scenario blocked = stalled_worker();
+  std::vector<json> run = loopdoctor::testing::make_recording(blocked);
+  add_loop(&run, idle_worker(), 0, 1, "worker 1 (pool.js)");
+  Diagnosis dx = analyze(build_timeline(run));
+  REQUIRE(dx.verdict == Verdict::kBlockedLoop);
+  CHECK(dx.issues.front().advice.empty());
+  CHECK(joined_recommendations(&dx).find("belong in `worker_threads`") != std::string::npos);
+}
