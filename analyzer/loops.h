@@ -14,7 +14,8 @@
 //  2. Loops are ordered worst first: a loop with a problem of its own
 //     (blocked-loop, gc-pressure, io-bound, not explained by rule 1) before
 //     one without; then by the severity of its verdict, then blocked-loop >
-//     gc-pressure > io-bound > healthy > insufficient-data, then confidence;
+//     gc-pressure > io-bound > healthy > insufficient-data, then a loop a
+//     main thread waited on (rule 1) before one it did not, then confidence;
 //     equal loops keep the order of their keys (the first process's main
 //     thread first).
 //  3. The run's verdict and issues are the first loop's, its summary naming

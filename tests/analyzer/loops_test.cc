@@ -376,3 +376,50 @@ TEST_CASE("loops: a blocked main thread keeps the blocked-loop advice") {
   CHECK(dx.issues.front().advice.empty());
   CHECK(joined_recommendations(&dx).find("belong in `worker_threads`") != std::string::npos);
 }
+
+// Recordings of this branch's samples (loopdoctor run --load / -c 20 -d 3s,
+// Node 20, the native probe in every loop).
+TEST_CASE("loops: supervisor is blocked-loop in the app it spawned") {
+  const Diagnosis dx = analyze_data("supervisor.ndjson.gz");
+  CHECK(dx.verdict == Verdict::kBlockedLoop);
+  REQUIRE(dx.loops.size() == 2);
+  CHECK(dx.loops[0].name == "pid 23353 (app.js)");
+  CHECK(dx.loops[0].dx.verdict == Verdict::kBlockedLoop);
+  CHECK(dx.loops[1].name == "main");
+  CHECK(dx.loops[1].dx.verdict == Verdict::kHealthy);
+}
+
+TEST_CASE("loops: offload-saturated is a saturated pool the main thread waited on") {
+  const Diagnosis dx = analyze_data("offload-saturated.ndjson.gz");
+  CHECK(dx.verdict == Verdict::kBlockedLoop);
+  REQUIRE(dx.loops.size() == 3);
+  const LoopDiagnosis* main = loop_named(dx, "main");
+  REQUIRE(main != nullptr);
+  CHECK(main->dx.verdict == Verdict::kIoBound);
+  // The worker the main thread waited on is the run's, first of the two.
+  CHECK(dx.loops[0].name == main->waited_on);
+  CHECK(dx.loops[1].dx.verdict == Verdict::kBlockedLoop);
+  const Issue& top = dx.issues.front();
+  CHECK(top.advice == kPoolSaturatedAdvice);
+  CHECK(top.summary.find("(the pool is saturated)") != std::string::npos);
+  CHECK(top.summary.find("The main thread waited on it") != std::string::npos);
+}
+
+// The native probe in the worker (no CPU profile): the worker's block stacks
+// are its loop's, and they name the function that stalls it.
+TEST_CASE("loops: worker-stall-native charges the worker's block stacks to rebuildCache") {
+  const Diagnosis dx = analyze_data("worker-stall-native.ndjson.gz");
+  REQUIRE(dx.loops.size() == 2);
+  const LoopDiagnosis& worker = dx.loops[0];
+  CHECK(worker.name == "worker 1 (stall-worker.js)");
+  CHECK(worker.dx.verdict == Verdict::kBlockedLoop);
+  // The main thread's own (a start-up block on the busy machine) stay its.
+  CHECK(worker.dx.blocks.blocks >= 5);
+  CHECK(loop_named(dx, "main")->dx.blocks.blocks <= 1);
+  CHECK(worker.dx.blocks.longest_in.rfind("rebuildCache", 0) == 0);
+  const Issue& top = dx.issues.front();
+  CHECK(top.hotspots_source == HotspotSource::kBlockStacks);
+  REQUIRE(!top.hotspots.empty());
+  CHECK(top.hotspots.front().function == "rebuildCache");
+  CHECK(top.hotspots.front().share > 0.8);
+}
