@@ -42,11 +42,15 @@ test('native: the main thread and a worker each run the addon on their own conne
 
 // The worker's samples come from its watchdog thread: on time while its JS
 // spins (the JS probe's timer would send none then), and its block lines
-// carry the worker's stack and thread id; the main loop sees no block.
+// carry the worker's stack and thread id, on the worker's connection only.
 test('native: a worker whose JS blocks 600 ms still samples and its block lines name its function', { timeout: TEST_TIMEOUT_MS, skip: skipNative }, async () => {
   const { fd, conns } = await runTree('worker-stall-native.js', { STALL_MS: '600' });
   assert.equal(fd.r.code, 0, fd.r.stderr);
-  assert.equal(fd.msgs.filter((m) => m.type === 'block').length, 0, 'the main loop never blocked');
+  // The worker's stack is on its own connection only (the main loop may
+  // block too on a loaded machine: loading the module, creating the worker).
+  const mainBlocks = fd.msgs.filter((m) => m.type === 'block');
+  assert.ok(mainBlocks.every((b) => b.thread === undefined && b.frames.every((f) => f.function !== 'stallInWorker')),
+            JSON.stringify(mainBlocks));
   const msgs = conns[0];
   assert.equal(msgs[0].probe, 'native');
   const blocks = msgs.filter((m) => m.type === 'block');
