@@ -96,6 +96,28 @@ test('native: 20 workers terminated one after another at random points: the proc
   assert.ok(conns.every((c) => c.every((m) => m.type !== 'hello' || m.probe === 'native')), 'every worker hello says native');
 });
 
+// The addon's bound is the sampling bound plus the main thread: all 64
+// sampled workers and the main thread get a watchdog (one fewer and the 64th
+// worker would fall back to the JS probe).
+test('native: 70 workers alive at once: the 64 sampled ones and the main thread all run the addon', { timeout: 120000, skip: skipNative }, async () => {
+  const sink = startSink();
+  await sink.ready;
+  try {
+    const fd = await runFd('tree-workers.js', { LOOPDOCTOR_ENDPOINT: sink.path, LOOPDOCTOR_NATIVE_DIR: NATIVE_DIR,
+      WORKERS: '70', LIFE_MS: '500', LOOPDOCTOR_INTERVAL_MS: '200' }, 100000);
+    await sink.waitFor(() => sink.conns.length > 0 && sink.conns.every((c) => c.closed), 'worker connections closed', 20000);
+    assert.equal(fd.r.code, 0, fd.r.stderr);
+    assert.deepEqual(JSON.parse(fd.r.stdout.trim()), { exited: 70 });
+    assert.equal(fd.msgs[0].probe, 'native');
+    const hellos = sink.conns.map((c) => c.msgs[0]).filter((m) => m && m.type === 'hello');
+    assert.equal(hellos.length, 64);
+    assert.deepEqual(hellos.filter((h) => h.probe !== 'native').map((h) => h.probe_fallback), []);
+    assert.equal(sink.conns.filter((c) => c.msgs[c.msgs.length - 1].type === 'bye').length, 64, 'every worker said bye');
+  } finally {
+    await sink.close();
+  }
+});
+
 test('native: a child process writes through the addon on its own connection and ends with bye', { timeout: TEST_TIMEOUT_MS, skip: skipNative }, async () => {
   const { fd, conns } = await runTree('spawn-children.js', {});
   assert.equal(fd.r.code, 0, fd.r.stderr);
