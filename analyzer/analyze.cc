@@ -57,7 +57,16 @@ namespace {
 // names the top one takes its place.
 constexpr std::string_view kWithoutHotspotsTag = "[without-hotspots] ";
 
-std::string top_hotspot_advice(const Hotspot& h, bool blocked_time) {
+// What to do with the function a hotspot names: a worker thread's loop is
+// already off the main thread, so "move it to a worker" would send the job
+// back where it is (loops.h's advice for a blocked worker).
+std::string_view hotspot_action(const Issue& issue) {
+  if (issue.advice == kBlockedWorkerAdvice || issue.advice == kPoolSaturatedAdvice)
+    return "Split that job into smaller pieces or make it cheaper";
+  return "Make that call asynchronous, move it to a worker thread or make it cheaper";
+}
+
+std::string top_hotspot_advice(const Hotspot& h, bool blocked_time, std::string_view action) {
   // Block stacks name a native call by its JavaScript function plus a note;
   // only the function goes in backticks.
   std::string code = h.function, note;
@@ -71,8 +80,7 @@ std::string top_hotspot_advice(const Hotspot& h, bool blocked_time) {
   return "Start with `" + code + "`" + where + caller +
          (blocked_time ? ": it was running during " + pct + " of the time the loop was blocked"
                        : ": it took " + pct + " of the CPU profile") +
-         " (see the hotspots). Make that call asynchronous, move it to a worker thread or make it "
-         "cheaper, then run the same command again.";
+         " (see the hotspots). " + std::string(action) + ", then run the same command again.";
 }
 
 }  // namespace
@@ -100,7 +108,8 @@ bool attach_recommendations(Diagnosis* dx, const std::string& templates_dir, std
         if (issue.hotspots.empty()) {
           issue.recommendations.push_back(para.substr(kWithoutHotspotsTag.size()));
         } else if (!named_hotspot) {
-          issue.recommendations.push_back(top_hotspot_advice(issue.hotspots.front(), issue.hotspots_blocked_time));
+          issue.recommendations.push_back(top_hotspot_advice(issue.hotspots.front(), issue.hotspots_blocked_time,
+                                                            hotspot_action(issue)));
           named_hotspot = true;
         }
       } else if (!para.empty()) {

@@ -93,12 +93,54 @@ void connect_waits(const Timeline& tl, std::vector<LoopDiagnosis>* loops) {
   }
 }
 
-// Rule 2's order, as a key compared ascending.
-auto rank_key(const LoopDiagnosis& l) {
+// Whether every worker thread of `pid` among `loops` had no idle time.
+bool pool_saturated(const std::vector<LoopDiagnosis>& loops, double pid, int* workers) {
+  *workers = 0;
+  for (const LoopDiagnosis& l : loops) {
+    if (l.pid != pid || l.loop.thread == 0) continue;
+    if (l.dx.stats.elu_mean < kPoolSaturatedElu) return false;
+    ++*workers;
+  }
+  return *workers > 0;
+}
+
+// A worker's blocked-loop: the advice for a worker, and a saturated pool
+// said in its summary.
+void advise_workers(std::vector<LoopDiagnosis>* loops) {
+  for (LoopDiagnosis& l : *loops) {
+    if (l.loop.thread == 0 || l.dx.verdict != Verdict::kBlockedLoop) continue;
+    Issue& blocked = l.dx.issues.front();
+    int workers = 0;
+    if (!pool_saturated(*loops, l.pid, &workers)) {
+      blocked.advice = kBlockedWorkerAdvice;
+      continue;
+    }
+    blocked.advice = kPoolSaturatedAdvice;
+    const double pct = kPoolSaturatedElu * 100;
+    blocked.summary +=
+        workers == 1 ? fmt::format(" The process's one worker thread was busy {:.0f} % of the time or more: "
+                                   "jobs queued for it (the pool is saturated).", pct)
+                     : fmt::format(" All {} worker threads of the process were busy {:.0f} % of the time or "
+                                   "more: more jobs than workers, so jobs queued for a free one (the pool is "
+                                   "saturated).", workers, pct);
+  }
+}
+
+// Rule 2's order, as a key compared ascending. `waited_by_main`: a main
+// thread waited on this loop (rule 1), which puts it first among equals (of
+// a saturated pool's workers, the one whose summary says the main thread
+// waited on it).
+auto rank_key(const LoopDiagnosis& l, bool waited_by_main) {
   const Issue& top = l.dx.issues.front();
   const bool own_problem = is_problem(l.dx.verdict) && l.waited_on.empty();
   return std::make_tuple(!own_problem, -static_cast<int>(top.severity), kind_rank(l.dx.verdict),
-                         -top.confidence);
+                         !waited_by_main, -top.confidence);
+}
+
+bool waited_on_by_main(const std::vector<LoopDiagnosis>& loops, const LoopDiagnosis& l) {
+  for (const LoopDiagnosis& m : loops)
+    if (m.waited_on == l.name && m.pid == l.pid) return true;
+  return false;
 }
 
 // Rule 3: the summaries of a loop other than the first process's main
@@ -134,10 +176,15 @@ void combine_loops(const Timeline& tl, Diagnosis* dx) {
   loops.push_back({tl.loop, tl.pid, tl.loop_name, *dx, {}});
   for (const Timeline& lt : tl.other_loops)
     loops.push_back({lt.loop, lt.pid, lt.loop_name, analyze_loop(lt), {}});
+  advise_workers(&loops);
   connect_waits(tl, &loops);
-  std::stable_sort(loops.begin(), loops.end(), [](const LoopDiagnosis& a, const LoopDiagnosis& b) {
-    return rank_key(a) < rank_key(b);
-  });
+  std::vector<std::pair<decltype(rank_key(loops[0], false)), std::size_t>> keys;
+  for (std::size_t i = 0; i < loops.size(); ++i)
+    keys.emplace_back(rank_key(loops[i], waited_on_by_main(loops, loops[i])), i);
+  std::stable_sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<LoopDiagnosis> ranked;
+  for (const auto& k : keys) ranked.push_back(std::move(loops[k.second]));
+  loops = std::move(ranked);
   if (!(loops.front().loop == tl.loop)) take_verdict(loops.front(), dx);
   dx->loops = std::move(loops);
   dx->folded_loops = tl.folded_loops;

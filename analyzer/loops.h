@@ -14,17 +14,23 @@
 //  2. Loops are ordered worst first: a loop with a problem of its own
 //     (blocked-loop, gc-pressure, io-bound, not explained by rule 1) before
 //     one without; then by the severity of its verdict, then blocked-loop >
-//     gc-pressure > io-bound > healthy > insufficient-data, then confidence;
+//     gc-pressure > io-bound > healthy > insufficient-data, then a loop a
+//     main thread waited on (rule 1) before one it did not, then confidence;
 //     equal loops keep the order of their keys (the first process's main
 //     thread first).
 //  3. The run's verdict and issues are the first loop's, its summary naming
 //     the loop; the other top-level fields stay the first process's main
 //     thread's.
+// Before the order, a worker thread's blocked-loop gets the advice that fits
+// a worker ("move the work to a worker thread" does not): a pool saturated
+// when every worker of its process was busy (kPoolSaturatedElu), whose
+// summary then says so; otherwise the advice for one worker's long job.
 #pragma once
 
 #include <vector>
 
 #include "analyzer/diagnosis.h"
+#include "analyzer/thresholds.h"
 
 namespace loopdoctor {
 
@@ -35,6 +41,18 @@ namespace loopdoctor {
 // together, not by chance (a worker stalled all run long overlaps fully;
 // one stalled only after the load does not at all).
 inline constexpr double kLoopWaitOverlapShare = 0.5;
+
+// A worker thread whose loop was busy (thresholds::kEluBusy, 0.9 and not 1:
+// the loop turns between jobs and its message port's reads count as idle)
+// had no idle time between jobs: a job posted to it waited for the one
+// before. When every worker of a process is that busy, the pool is
+// saturated (more work than workers), not one job too long.
+inline constexpr double kPoolSaturatedElu = thresholds::kEluBusy;
+
+// The recommendations files (report_templates/recommendations/<name>.txt)
+// for a blocked worker loop.
+inline constexpr const char* kBlockedWorkerAdvice = "blocked-loop-worker";
+inline constexpr const char* kPoolSaturatedAdvice = "blocked-loop-pool-saturated";
 
 // `dx` is the main thread's diagnosis (analyze_loop(tl)); fills dx->loops
 // from every loop of `tl` and makes dx the run's (rules above).

@@ -59,7 +59,13 @@ const extra = (process.env.VARIANTS || '').split(/\s+/).filter(Boolean);
 for (const v of extra) if (!VARIANTS[v]) throw new Error(`unknown variant '${v}'; known: ${Object.keys(VARIANTS).join(' ')}`);
 const names = ['none', 'control', 'default', 'native', 'js', ...extra];
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-overhead-'));
-const SERVER = "const s=require('http').createServer((q,r)=>r.end('hello world'));" +
+// WORKERS=n (issue 13): every server, plain or probed, also starts n idle
+// worker threads, each a loop of its own that `run` samples (with the native
+// probe, a watchdog thread per worker, counted under "watchdog" below).
+const WORKERS = Number(process.env.WORKERS || 0);
+const SERVER = (WORKERS > 0 ? "const{Worker}=require('worker_threads');" +
+  `for(let i=0;i<${WORKERS};i++)new Worker('setInterval(()=>{},1000)',{eval:true}).unref();` : '') +
+  "const s=require('http').createServer((q,r)=>r.end('hello world'));" +
   "s.listen(0,'127.0.0.1',()=>console.log(s.address().port))";
 
 function run(cmd, args) { return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }); }
@@ -187,6 +193,7 @@ async function oneSet(set) {
 function report() {
   const [rps] = mq(results.none.rps), [us] = mq(results.none.us);
   const f = (x, d) => (x >= 0 ? '+' : '') + x.toFixed(d);
+  if (WORKERS > 0) console.log(`\nevery server (plain and probed) with ${WORKERS} idle worker thread(s)`);
   console.log(`\n${sets} sets x ${rounds} rounds of ${secs} s phases; load average now ${os.loadavg().map((x) => x.toFixed(2)).join(' ')} on ${CPUS} CPUs`);
   console.log(`${'variant'.padEnd(32)} ${'req/s vs plain at saturation'.padEnd(36)} target CPU per request at ${rate} req/s, added (quartiles)`);
   console.log(`${VARIANTS.none.label.padEnd(32)} ${(rps.toFixed(0) + ' req/s').padEnd(36)} ${us.toFixed(2)} us`);

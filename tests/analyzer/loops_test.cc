@@ -310,3 +310,116 @@ TEST_CASE("loops: npm-start is blocked-loop in the server npm started") {
   CHECK(dx.loops[0].name == "pid 31712 (server.js)");
   CHECK(dx.loops[0].dx.verdict == Verdict::kBlockedLoop);
 }
+
+// A blocked worker gets advice for a worker (analyzer/loops.h): its work is
+// already off the main thread, so the recommendations must not say to move it
+// to a worker thread.
+namespace {
+std::string joined_recommendations(Diagnosis* dx) {
+  std::string err;
+  REQUIRE(attach_recommendations(dx, LOOPDOCTOR_SOURCE_DIR "/report_templates", &err));
+  std::string all;
+  for (const std::string& r : dx->issues.front().recommendations) all += r + "\n";
+  return all;
+}
+
+Scenario busy_worker(double elu, unsigned seed) {  // a 300 ms job every other interval
+  Scenario s = stalled_worker();
+  s.elu = elu, s.cpu_cores = elu, s.seed = seed;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("loops: worker-stall's blocked worker gets the advice for a worker") {
+  Diagnosis dx = analyze_data("worker-stall.ndjson.gz");
+  REQUIRE(dx.issues.front().advice == kBlockedWorkerAdvice);
+  CHECK(dx.loops[0].dx.issues.front().advice == kBlockedWorkerAdvice);
+  const std::string recs = joined_recommendations(&dx);
+  CHECK(recs.find("already off the main thread") != std::string::npos);
+  CHECK(recs.find("back-pressure") != std::string::npos);
+  CHECK(recs.find("belong in `worker_threads`") == std::string::npos);
+  CHECK(recs.find("move it to a worker thread") == std::string::npos);
+  CHECK(dx.issues.front().summary.find("saturated") == std::string::npos);
+}
+
+TEST_CASE("loops: every worker of a process busy is a saturated pool with its own advice") {
+  std::vector<json> run = loopdoctor::testing::make_recording(waiting_main());
+  add_loop(&run, busy_worker(0.97, 7), 0, 1, "worker 1 (pool.js)");
+  add_loop(&run, busy_worker(0.96, 8), 0, 2, "worker 2 (pool.js)");
+  Diagnosis dx = analyze(build_timeline(run));
+  CHECK(dx.verdict == Verdict::kBlockedLoop);
+  REQUIRE(dx.issues.front().advice == kPoolSaturatedAdvice);
+  CHECK(dx.issues.front().summary.find("All 2 worker threads of the process were busy 90 % of the time or more") !=
+        std::string::npos);
+  CHECK(dx.issues.front().summary.find("The main thread waited on it") != std::string::npos);
+  const std::string recs = joined_recommendations(&dx);
+  CHECK(recs.find("os.availableParallelism()") != std::string::npos);
+  CHECK(recs.find("piscina") != std::string::npos);
+  CHECK(recs.find("job queue") != std::string::npos);
+}
+
+TEST_CASE("loops: one busy worker beside an idle one is not a saturated pool") {
+  std::vector<json> run = loopdoctor::testing::make_recording(waiting_main());
+  add_loop(&run, busy_worker(0.97, 7), 0, 1, "worker 1 (pool.js)");
+  add_loop(&run, idle_worker(), 0, 2, "worker 2 (pool.js)");
+  const Diagnosis dx = analyze(build_timeline(run));
+  CHECK(dx.issues.front().advice == kBlockedWorkerAdvice);
+  CHECK(dx.issues.front().summary.find("saturated") == std::string::npos);
+}
+
+TEST_CASE("loops: a blocked main thread keeps the blocked-loop advice") {
+  Scenario blocked = stalled_worker();
+  std::vector<json> run = loopdoctor::testing::make_recording(blocked);
+  add_loop(&run, idle_worker(), 0, 1, "worker 1 (pool.js)");
+  Diagnosis dx = analyze(build_timeline(run));
+  REQUIRE(dx.verdict == Verdict::kBlockedLoop);
+  CHECK(dx.issues.front().advice.empty());
+  CHECK(joined_recommendations(&dx).find("belong in `worker_threads`") != std::string::npos);
+}
+
+// Recordings of this branch's samples (loopdoctor run --load / -c 20 -d 3s,
+// Node 20, the native probe in every loop).
+TEST_CASE("loops: supervisor is blocked-loop in the app it spawned") {
+  const Diagnosis dx = analyze_data("supervisor.ndjson.gz");
+  CHECK(dx.verdict == Verdict::kBlockedLoop);
+  REQUIRE(dx.loops.size() == 2);
+  CHECK(dx.loops[0].name == "pid 23353 (app.js)");
+  CHECK(dx.loops[0].dx.verdict == Verdict::kBlockedLoop);
+  CHECK(dx.loops[1].name == "main");
+  CHECK(dx.loops[1].dx.verdict == Verdict::kHealthy);
+}
+
+TEST_CASE("loops: offload-saturated is a saturated pool the main thread waited on") {
+  const Diagnosis dx = analyze_data("offload-saturated.ndjson.gz");
+  CHECK(dx.verdict == Verdict::kBlockedLoop);
+  REQUIRE(dx.loops.size() == 3);
+  const LoopDiagnosis* main = loop_named(dx, "main");
+  REQUIRE(main != nullptr);
+  CHECK(main->dx.verdict == Verdict::kIoBound);
+  // The worker the main thread waited on is the run's, first of the two.
+  CHECK(dx.loops[0].name == main->waited_on);
+  CHECK(dx.loops[1].dx.verdict == Verdict::kBlockedLoop);
+  const Issue& top = dx.issues.front();
+  CHECK(top.advice == kPoolSaturatedAdvice);
+  CHECK(top.summary.find("(the pool is saturated)") != std::string::npos);
+  CHECK(top.summary.find("The main thread waited on it") != std::string::npos);
+}
+
+// The native probe in the worker (no CPU profile): the worker's block stacks
+// are its loop's, and they name the function that stalls it.
+TEST_CASE("loops: worker-stall-native charges the worker's block stacks to rebuildCache") {
+  const Diagnosis dx = analyze_data("worker-stall-native.ndjson.gz");
+  REQUIRE(dx.loops.size() == 2);
+  const LoopDiagnosis& worker = dx.loops[0];
+  CHECK(worker.name == "worker 1 (stall-worker.js)");
+  CHECK(worker.dx.verdict == Verdict::kBlockedLoop);
+  // The main thread's own (a start-up block on the busy machine) stay its.
+  CHECK(worker.dx.blocks.blocks >= 5);
+  CHECK(loop_named(dx, "main")->dx.blocks.blocks <= 1);
+  CHECK(worker.dx.blocks.longest_in.rfind("rebuildCache", 0) == 0);
+  const Issue& top = dx.issues.front();
+  CHECK(top.hotspots_source == HotspotSource::kBlockStacks);
+  REQUIRE(!top.hotspots.empty());
+  CHECK(top.hotspots.front().function == "rebuildCache");
+  CHECK(top.hotspots.front().share > 0.8);
+}

@@ -23,9 +23,12 @@ if [[ $mode == builtin && -n ${LD_SAMPLE_RUNS:-} ]]; then
   kept="$LD_SAMPLE_RUNS/$(basename "$sample").json"
   rm -f "$kept"
 fi
+# The sample's entry: server.js, or the supervisor that starts the app.
+entry=$sample/server.js
+[[ -f $entry ]] || entry=$sample/supervisor.js
 rc=0
 timeout 90 "$LD" run "${load[@]}" --json out.json -o report.html --record rec.ndjson.gz \
-  -- node "$sample/server.js" > stdout.txt 2> stderr.txt || rc=$?
+  -- node "$entry" > stdout.txt 2> stderr.txt || rc=$?
 [[ $rc -eq 0 ]] || { cat stderr.txt >&2; fail "loopdoctor exited $rc"; }
 [[ -z $kept ]] || cp out.json "$kept"
 verdict=$(json_get out.json 'j.verdict')

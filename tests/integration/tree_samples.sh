@@ -2,13 +2,16 @@
 # `run` on the samples of issue 13 records every loop of the target: a
 # worker thread's (worker-stall), two cluster workers' (cluster-blocked),
 # the app under `npm start` (npm-start). Checks the recording itself (the
-# contract the analyzer reads), not a verdict: the samples are unlabelled.
-#   tree_samples.sh <worker-stall|cluster-blocked|npm-start>
+# contract the analyzer reads). The labelled ones (supervisor,
+# offload-saturated) are checked by their diagnosis: the loop that is named
+# and its verdict, from the JSON.
+#   tree_samples.sh <worker-stall|cluster-blocked|npm-start|supervisor|offload-saturated>
 source "$(dirname "$0")/lib.sh"
 name=$1
 sample=$ROOT/samples/node/$name
 case $name in
   npm-start) cmd=(npm --prefix "$sample" start) ;;
+  supervisor) cmd=(node "$sample/supervisor.js") ;;
   *) cmd=(node "$sample/server.js") ;;
 esac
 rc=0
@@ -25,6 +28,17 @@ check() {
     if (of('load-start').length !== 1) fail('the load did not start');
     $1
   " || fail "recording check for $name (kept in $WORK)"
+}
+# The diagnosis (out.json): \$1's checks, with j the JSON and top its worst
+# loop (the sample's label, when it has one, is the same verdict).
+verdict() {
+  node -e "
+    const j = JSON.parse(require('fs').readFileSync('out.json', 'utf8'));
+    const fail = (m) => { console.error('FAIL: ' + m); process.exit(1); };
+    if (!j.loops) fail('one loop only: ' + j.verdict);
+    const top = j.loops[0];
+    $1
+  " || fail "diagnosis check for $name (kept in $WORK)"
 }
 case $name in
   worker-stall) check "
@@ -57,8 +71,28 @@ case $name in
     if (of('sample', (s) => s.pid === app[0].pid).length < 50) fail('samples of the app');
     if (!of('hello', (h) => h.pid === root && h.argv.some((a) => /npm/.test(a))).length) fail('npm is the first process');
   " ;;
+  supervisor) verdict "
+    const root = j.loops.find((l) => l.name === 'main');
+    if (!/^pid [0-9]+ \\(app\\.js\\)\$/.test(top.name)) fail('the worst loop is ' + top.name);
+    if (top.pid === root.pid) fail('the app is the supervisor\'s own process');
+    if (top.verdict !== 'blocked-loop' || j.verdict !== 'blocked-loop') fail('verdicts ' + top.verdict + ', ' + j.verdict);
+    if (!j.issues[0].summary.startsWith('The loop of ' + top.name + ' was blocked')) fail('summary: ' + j.issues[0].summary);
+  " ;;
+  offload-saturated) verdict "
+    if (!/^worker [12] \\(hash-worker\\.js\\)\$/.test(top.name)) fail('the worst loop is ' + top.name);
+    if (j.verdict !== 'blocked-loop' || top.verdict !== 'blocked-loop') fail('verdicts ' + top.verdict + ', ' + j.verdict);
+    // The main thread waited on the workers: said when its requests waited
+    // while its own loop ran free (on a loaded machine its loop may stall too).
+    const s = j.issues[0].summary;
+    if (!/All 2 worker threads of the process were busy/.test(s) || !/the pool is saturated/.test(s)) fail('summary: ' + s);
+    if (j.loops.find((l) => l.name === 'main').verdict === 'blocked-loop') fail('the main thread blocked');
+    if (!j.issues[0].recommendations.some((r) => r.includes('os.availableParallelism()'))) fail('no pool advice');
+  " ;;
   *) fail "unknown sample $name" ;;
 esac
 echo "$name: loops $(node -e "
   const recs = require('fs').readFileSync('rec.ndjson', 'utf8').trim().split('\n').map(JSON.parse);
   console.log(recs.filter((r) => r.type === 'hello').map((h) => (h.pid) + '/' + (h.thread || 0) + ' ' + (h.thread_name || h.process_name || 'main')).join(', '))")"
+echo "$name: verdicts $(node -e "
+  const j = JSON.parse(require('fs').readFileSync('out.json', 'utf8'));
+  console.log(j.verdict + ' (' + (j.loops || []).map((l) => l.name + ': ' + l.verdict).join(', ') + ')')")"

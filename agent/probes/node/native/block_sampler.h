@@ -3,8 +3,11 @@
 // thread (Isolate::RequestInterrupt), and the interrupt, on the JS thread,
 // reads the stack (StackTrace::CurrentStackTrace) and sends a `block` line.
 // The decisions are BlockTracker's (block_core.h).
-// Never freed (as the watchdog): an interrupt still queued in V8 when the
-// probe stops finds it intact, sees the stop flag and returns.
+// One per isolate with block stacks on (the main thread, each probed worker).
+// An interrupt finds its sampler by its isolate in a registry, so a worker's
+// sampler can be freed when the worker ends: an interrupt still queued in V8
+// then finds none and returns. The main thread's is never freed (as its
+// watchdog: exit() may come with the thread running).
 #pragma once
 
 #include <atomic>
@@ -23,29 +26,33 @@ namespace loopdoctor::probe {
 class BlockSampler {
  public:
   // JS thread (takes its isolate). t0_ns: uv_hrtime() at probe time 0;
-  // last_turn_ns: the watchdog's stamp of the loop's turns.
-  BlockSampler(LineWriter* writer, BlockConfig cfg, uint64_t t0_ns, const std::atomic<uint64_t>* last_turn_ns);
+  // last_turn_ns: the watchdog's stamp of the loop's turns; thread: the
+  // worker's threadId that every line names (0, the main thread: none).
+  BlockSampler(LineWriter* writer, BlockConfig cfg, uint64_t t0_ns, const std::atomic<uint64_t>* last_turn_ns,
+               uint32_t thread);
   void check(const BlockView& v);  // watchdog thread
   uint64_t next_due_ns();          // watchdog thread; 0: none
   void stop();                     // no line after this; idempotent
+  // JS thread: the sampler answers its isolate's interrupts / no longer.
+  void register_self();
+  void unregister_self();
 
  private:
   static void on_interrupt(v8::Isolate* isolate, void* data);
   void answer(uint32_t gen);       // JS thread
   double ms(uint64_t ns) const;
+  void send(std::string line);  // with the thread, when a worker's
 
   v8::Isolate* const isolate_;
   LineWriter* const writer_;
   const uint64_t t0_ns_;
   const std::atomic<uint64_t>* const last_turn_ns_;
+  const uint32_t thread_;
   std::mutex mu_;
   BlockTracker tracker_;
   bool stopped_ = false;
   uint32_t frames_gen_ = 0;          // the block last_frames_ belong to
   std::vector<StackFrame> last_frames_;  // its last JS capture, for native lines
 };
-
-// Set once by the addon when block stacks are on (the interrupt finds it here).
-extern BlockSampler* g_block_sampler;
 
 }  // namespace loopdoctor::probe

@@ -37,6 +37,13 @@ uint64_t LineWriter::dropped() const {
   return dropped_;
 }
 
+void LineWriter::close_fd() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  broken_ = true;
+}
+
 void LineWriter::write_out() {
   if (link_ != nullptr) {
     write_out_link();
@@ -47,7 +54,7 @@ void LineWriter::write_out() {
     std::lock_guard<std::mutex> lock(mu_);
     out.swap(buf_);
   }
-  if (out.empty()) return;
+  if (out.empty() || fd_ < 0) return;
   if (write_all(out)) return;
   std::lock_guard<std::mutex> lock(mu_);
   broken_ = true;

@@ -27,12 +27,15 @@ class LineWriter {
   // Writes what is queued (watchdog thread only): blocking, bounded wait.
   void write_out();
   uint64_t dropped() const;
+  // Closes the fd (the writer's own copy, see addon.cc) once the watchdog
+  // thread is joined: nothing is written after this.
+  void close_fd();
 
  private:
   bool write_all(const std::string& s);
   void write_out_link();
 
-  const int fd_;
+  int fd_;  // -1 after close_fd()
   const std::size_t max_buffered_;
   SocketLink* const link_ = nullptr;
   mutable std::mutex mu_;

@@ -60,11 +60,21 @@ void Watchdog::start_thread() {
   thread_ = std::thread([this] { run(); });
 }
 
-bool Watchdog::enable_blocks(BlockConfig cfg) {
+bool Watchdog::enable_blocks(BlockConfig cfg, uint32_t thread) {
   std::lock_guard<std::mutex> lock(mu_);
   if (blocks_ != nullptr || stopped_) return false;
-  blocks_ = g_block_sampler = new BlockSampler(writer_, cfg, cfg_.t0_ns, &last_turn_ns_);
+  blocks_ = new BlockSampler(writer_, cfg, cfg_.t0_ns, &last_turn_ns_, thread);
+  blocks_->register_self();
   return true;
+}
+
+// A worker's watchdog, freed when its worker ends: stopped, its thread
+// joined and its handle closed first (addon.cc).
+Watchdog::~Watchdog() {
+  if (blocks_ == nullptr) return;
+  blocks_->stop();
+  blocks_->unregister_self();
+  delete blocks_;
 }
 
 void Watchdog::check_blocks(uint64_t now, uint64_t idle, bool waiting) {
@@ -220,10 +230,25 @@ void Watchdog::stop() {
   if (prepare_ != nullptr) uv_prepare_stop(prepare_);
 }
 
-void Watchdog::close_handle() {
-  if (prepare_ == nullptr) return;
-  uv_close(reinterpret_cast<uv_handle_t*>(prepare_),
-           [](uv_handle_t* h) { delete reinterpret_cast<uv_prepare_t*>(h); });
+namespace {
+struct Closing {
+  void (*done)(void*);
+  void* arg;
+};
+}  // namespace
+
+void Watchdog::close_handle(void (*done)(void*), void* arg) {
+  if (prepare_ == nullptr) {
+    if (done != nullptr) done(arg);
+    return;
+  }
+  prepare_->data = new Closing{done, arg};  // the prepare callback no longer runs
+  uv_close(reinterpret_cast<uv_handle_t*>(prepare_), [](uv_handle_t* h) {
+    auto* c = static_cast<Closing*>(h->data);
+    delete reinterpret_cast<uv_prepare_t*>(h);
+    if (c->done != nullptr) c->done(c->arg);
+    delete c;
+  });
   prepare_ = nullptr;
 }
 

@@ -26,9 +26,13 @@ struct WatchdogConfig {
 class Watchdog {
  public:
   Watchdog(uv_loop_t* loop, LineWriter* writer, WatchdogConfig cfg);
+  ~Watchdog();  // JS thread, after stop() and close_handle()
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
   void start_thread();              // JS thread
-  // JS thread, after start_thread(): block stacks on (block_sampler.h).
-  bool enable_blocks(BlockConfig cfg);
+  // JS thread, after start_thread(): block stacks on (block_sampler.h);
+  // thread: the worker's threadId its lines name, 0 on the main thread.
+  bool enable_blocks(BlockConfig cfg, uint32_t thread = 0);
   void start_sampling();            // JS thread: from now, samples go out
   void stop_sampling();             // JS thread
   void sample_now();                // JS thread: the last sample, queued at once
@@ -36,7 +40,9 @@ class Watchdog {
   bool http_pending();
   void request_flush();
   void stop();                      // JS thread: writes everything, joins; idempotent
-  void close_handle();              // JS thread, env cleanup
+  // JS thread, env cleanup, after stop(): `done(arg)` once the loop let
+  // go of the handle (a worker's loop must have none left when it closes).
+  void close_handle(void (*done)(void*) = nullptr, void* arg = nullptr);
 
  private:
   static void on_prepare(uv_prepare_t* h);
@@ -67,7 +73,7 @@ class Watchdog {
   JsView js_;
   uint64_t last_sample_ns_ = 0;
   uint64_t rss_ = 0, rss_ns_ = 0;
-  BlockSampler* blocks_ = nullptr;  // mu_; never freed (see block_sampler.h)
+  BlockSampler* blocks_ = nullptr;  // mu_; freed with a worker's watchdog (block_sampler.h)
   std::thread thread_;
 };
 
