@@ -157,16 +157,23 @@ void charge_inlined_callee(std::vector<Hotspot>* hotspots, BlockAttribution* b) 
   if (hotspots->empty() || b->hotspots.empty()) return;
   const Hotspot& callee = b->hotspots.front();
   const Hotspot& seen = hotspots->front();
-  if (seen.hot_line.empty() || call_location(callee.caller) != seen.hot_line) return;
+  const std::string_view call = call_location(callee.caller);
+  if (seen.hot_line.empty() || call != seen.hot_line) return;
+  // A callee running on the very line that calls it is defined there (a
+  // `sort((a, b) => ...)` comparator): the profile's time on that line may
+  // be its own, and nothing says it was inlined.
+  if (callee.location == call) return;
   const std::string where = seen.hot_line;
   const double share = seen.share;
   hotspots->erase(hotspots->begin());
   // The profile places a function at its first line, block stacks at the line
-  // running: the same function is the same name in the same script. Where
+  // running: the same function is the same name in the same script -- a
+  // name, not "(anonymous)", which many functions of a script share. Where
   // the profile has it, its place is kept.
   const auto script = [](std::string_view location) { return location.substr(0, location.rfind(':')); };
   auto same = std::find_if(hotspots->begin(), hotspots->end(), [&](const Hotspot& h) {
-    return h.function == callee.function && script(h.location) == script(callee.location);
+    return h.function == callee.function && h.function != profile::kAnonymous &&
+           script(h.location) == script(callee.location);
   });
   Hotspot charged = callee;
   charged.share = share;

@@ -199,7 +199,7 @@ std::string PathNamer::path(const std::string& url) const {
 }
 
 std::string function_name(const Frame& f) {
-  return f.function.empty() ? "(anonymous)" : f.function;
+  return f.function.empty() ? std::string(kAnonymous) : f.function;
 }
 
 std::string location(const Frame& f, const PathNamer& names) {

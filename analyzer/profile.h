@@ -75,6 +75,8 @@ class PathNamer {
 
 // "pbkdf2Sync (node:internal/crypto/pbkdf2:62)", "(anonymous) (server.js:14)".
 std::string location(const Frame& f, const PathNamer& names);   // "server.js:14"
-std::string function_name(const Frame& f);                        // "(anonymous)" when empty
+// How a function without a name is shown: one owner for the word.
+inline constexpr std::string_view kAnonymous = "(anonymous)";
+std::string function_name(const Frame& f);                        // kAnonymous when empty
 
 }  // namespace loopdoctor::profile

@@ -273,3 +273,32 @@ TEST_CASE("a callee the profile never saw takes block stacks' place and the prof
   CHECK(hotspots[0].caller == "server.js:14");
   CHECK(b.inlined_callee);
 }
+
+TEST_CASE("a callee defined on the line that calls it keeps the profile's hotspots as they are") {
+  // `priced.sort((a, b) => ...)`: the comparator runs on line 13 and is
+  // called from line 13; the profile's time there may be its own.
+  const BlockFrame comparator{"", "/srv/app/server.js", 13, 20};
+  const BlockFrame sorter{"cheapest", "/srv/app/server.js", 13, 10};
+  auto b = run({capture(1000, 80, {comparator, sorter})});
+  REQUIRE(b.hotspots.front().caller == "cheapest (server.js:13)");
+  std::vector<Hotspot> hotspots = {{"(anonymous)", "server.js:13", 0.5, "cheapest (server.js:11)", "server.js:13"},
+                                   {"(anonymous)", "server.js:12", 0.1, "cheapest (server.js:11)", "server.js:12"}};
+  blocks::charge_inlined_callee(&hotspots, &b);
+  CHECK_FALSE(b.inlined_callee);
+  CHECK(hotspots[0].location == "server.js:13");
+  CHECK(hotspots[0].share == Approx(0.5));
+  CHECK(hotspots[1].share == Approx(0.1));
+}
+
+TEST_CASE("an anonymous callee is never merged with another anonymous function of its script") {
+  const BlockFrame callback{"", "/srv/app/server.js", 22, 4};
+  auto b = run({capture(1000, 80, {callback, kHandler})});
+  std::vector<Hotspot> hotspots = {{"(anonymous)", "server.js:12", 0.6, "", "server.js:14"},
+                                   {"(anonymous)", "server.js:20", 0.1}};
+  blocks::charge_inlined_callee(&hotspots, &b);
+  REQUIRE(hotspots.size() == 2);
+  CHECK(hotspots[0].location == "server.js:22");
+  CHECK(hotspots[0].share == Approx(0.6));
+  CHECK(hotspots[1].location == "server.js:20");
+  CHECK(hotspots[1].share == Approx(0.1));
+}
