@@ -164,6 +164,8 @@ class Agent {
       b.start += t - b.t;  // the same shift as t: onto the agent's clock
       b.t = t;
       p->add_block(std::move(b), probe_start);
+    } else if (type == "threadpool") {
+      p->threadpool_wait.add(recording::decode_threadpool(m));
     }
   }
 
