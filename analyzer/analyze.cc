@@ -7,6 +7,7 @@
 #include "analyzer/analysers/analysers.h"
 #include "analyzer/block_attribution.h"
 #include "analyzer/loops.h"
+#include "analyzer/process_warnings.h"
 #include "analyzer/profile_attribution.h"
 
 namespace loopdoctor {
@@ -40,10 +41,13 @@ Diagnosis analyze_loop(const Timeline& tl) {
   // beside the profile's hotspots.
   blocks::attach_blocks(blocks::attribute(tl, w, &mapper),
                         attribution->present && !attribution->hotspots.empty(), &dx);
-  profile::attach_map_problems(mapper.problems(), &dx);
   dx.window = w;
   dx.window_samples = st.samples;
   dx.stats = st;
+  // Warnings of the whole run: most are emitted once, often at start-up.
+  dx.warnings = summarize_warnings(tl, &mapper);
+  attach_listener_leak(dx.warnings, *attribution, &dx);
+  profile::attach_map_problems(mapper.problems(), &dx);
   if (attribution->present) dx.attribution = std::move(attribution);
   return dx;
 }

@@ -9,6 +9,7 @@ const char* to_string(CauseKind k) {
     case CauseKind::kConnectionPool: return "connection-pool";
     case CauseKind::kThreadpool: return "threadpool";
     case CauseKind::kCpuQuota: return "cpu-quota";
+    case CauseKind::kListenerLeak: return "listener-leak";
   }
   return "";
 }

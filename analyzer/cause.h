@@ -13,6 +13,7 @@ enum class CauseKind {
   kConnectionPool,  // io-bound: requests wait for one of N sockets to a destination
   kThreadpool,      // io-bound: work waits in libuv's threadpool queue
   kCpuQuota,        // cpu-starved: the cgroup's CPU quota throttled the process
+  kListenerLeak,    // blocked-loop / gc-pressure: a listener added per request piles up
 };
 
 // The JSON word: "upstream", "connection-pool", ...; "" for kNone.
