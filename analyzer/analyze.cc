@@ -6,6 +6,7 @@
 
 #include "analyzer/analysers/analysers.h"
 #include "analyzer/block_attribution.h"
+#include "analyzer/blocking_kind.h"
 #include "analyzer/loops.h"
 #include "analyzer/process_warnings.h"
 #include "analyzer/profile_attribution.h"
@@ -46,7 +47,9 @@ Diagnosis analyze_loop(const Timeline& tl) {
   dx.stats = st;
   // Warnings of the whole run: most are emitted once, often at start-up.
   dx.warnings = summarize_warnings(tl, &mapper);
+  // A listener piling up is the bug even when what it runs is of a known kind.
   attach_listener_leak(dx.warnings, *attribution, &dx);
+  attach_blocking_kind(*attribution, &dx);
   profile::attach_map_problems(mapper.problems(), &dx);
   if (attribution->present) dx.attribution = std::move(attribution);
   return dx;
