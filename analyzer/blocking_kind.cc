@@ -44,12 +44,18 @@ void regexp_samples(const profile::FlameNode& n, double* samples, double* top, s
   for (const auto& c : n.children) regexp_samples(c, samples, top, source);
 }
 
-// True when a flame frame at `location` is called by EventEmitter's emit:
-// the hotspot runs as an event listener.
+bool is_emit(const profile::FlameNode& n) { return n.function == "emit" && n.location.starts_with("node:events"); }
+
+// True when a flame frame at `location` is called by EventEmitter's emit
+// from the application's own code: a listener of an event the application
+// emits (an HTTP server's request handler, emitted by node:_http_server,
+// is not one).
 bool called_by_emit(const profile::FlameNode& n, const std::string& location) {
-  for (const auto& c : n.children) {
-    if (c.location == location && n.function == "emit" && n.location.starts_with("node:events")) return true;
-    if (called_by_emit(c, location)) return true;
+  for (const auto& e : n.children) {
+    if (n.kind == profile::FrameKind::kApplication && is_emit(e))
+      for (const auto& c : e.children)
+        if (c.location == location) return true;
+    if (called_by_emit(e, location)) return true;
   }
   return false;
 }
@@ -92,14 +98,16 @@ const char* kind_advice(CauseKind k) {
   }
 }
 
-Cause hotspot_cause(const Hotspot& h, CauseKind k, const std::string& of) {
+// `listener`: the sentence of a hotspot that runs as an event listener, said
+// before the kind's advice (its count, not its kind, may be the problem).
+Cause hotspot_cause(const Hotspot& h, CauseKind k, const std::string& of, const std::string& listener) {
   const std::string what = k == CauseKind::kJson ? fmt::format("its hottest line calls JSON: `{}`", h.hot_line_text)
                                                  : std::string("a synchronous call");
   return {k, fmt::format("{} ({})", h.function, h.location),
           fmt::format("{} {}{}", analysers::pct(h.share), of,
                       k == CauseKind::kJson ? ", on a line calling JSON" : ""),
-          fmt::format("{} ran during {} {}{}. {}", named(h), analysers::pct(h.share), of,
-                      k == CauseKind::kJson ? "; " + what : "", kind_advice(k))};
+          fmt::format("{} ran during {} {}{}.{} {}", named(h), analysers::pct(h.share), of,
+                      k == CauseKind::kJson ? "; " + what : "", listener, kind_advice(k))};
 }
 
 Cause regex_cause(const profile::Attribution& a, const std::string& of) {
@@ -123,8 +131,8 @@ void attach_blocking_kind(const profile::Attribution& a, Diagnosis* dx) {
     if (!issue.hotspots.empty()) {
       const Hotspot& top = issue.hotspots.front();
       if (const CauseKind k = kind_of(top); k != CauseKind::kNone && top.share >= thresholds::kBlockingKindShare) {
-        issue.cause = hotspot_cause(top, k, of);
-        if (a.present && called_by_emit(a.flame, top.location)) issue.cause.advice += kListenerNote;
+        const bool listener = a.present && called_by_emit(a.flame, top.location);
+        issue.cause = hotspot_cause(top, k, of, listener ? kListenerNote : "");
       }
     }
     if (!issue.cause.present() && a.present && issue.hotspots_source == HotspotSource::kCpuProfile)
