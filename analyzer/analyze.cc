@@ -6,7 +6,9 @@
 
 #include "analyzer/analysers/analysers.h"
 #include "analyzer/block_attribution.h"
+#include "analyzer/blocking_kind.h"
 #include "analyzer/loops.h"
+#include "analyzer/process_warnings.h"
 #include "analyzer/profile_attribution.h"
 
 namespace loopdoctor {
@@ -42,10 +44,15 @@ Diagnosis analyze_loop(const Timeline& tl) {
   // Block stacks name the code when no profile did; else they are shown
   // beside the profile's hotspots.
   blocks::attach_blocks(blocked, attribution->present && !attribution->hotspots.empty(), &dx);
-  profile::attach_map_problems(mapper.problems(), &dx);
   dx.window = w;
   dx.window_samples = st.samples;
   dx.stats = st;
+  // Warnings of the whole run: most are emitted once, often at start-up.
+  dx.warnings = summarize_warnings(tl, &mapper);
+  // A listener piling up is the bug even when what it runs is of a known kind.
+  attach_listener_leak(dx.warnings, *attribution, &dx);
+  attach_blocking_kind(*attribution, &dx);
+  profile::attach_map_problems(mapper.problems(), &dx);
   if (attribution->present) dx.attribution = std::move(attribution);
   return dx;
 }

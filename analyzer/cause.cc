@@ -9,6 +9,12 @@ const char* to_string(CauseKind k) {
     case CauseKind::kConnectionPool: return "connection-pool";
     case CauseKind::kThreadpool: return "threadpool";
     case CauseKind::kCpuQuota: return "cpu-quota";
+    case CauseKind::kListenerLeak: return "listener-leak";
+    case CauseKind::kSyncCrypto: return "sync-crypto";
+    case CauseKind::kJson: return "json";
+    case CauseKind::kRegex: return "regex";
+    case CauseKind::kSyncFs: return "sync-fs";
+    case CauseKind::kSyncZlib: return "sync-zlib";
   }
   return "";
 }

@@ -13,6 +13,13 @@ enum class CauseKind {
   kConnectionPool,  // io-bound: requests wait for one of N sockets to a destination
   kThreadpool,      // io-bound: work waits in libuv's threadpool queue
   kCpuQuota,        // cpu-starved: the cgroup's CPU quota throttled the process
+  kListenerLeak,    // blocked-loop / gc-pressure: a listener added per request piles up
+  // blocked-loop: the kind of work the top hotspot does (blocking_kind.h)
+  kSyncCrypto,      // pbkdf2Sync, scryptSync, createHash().update/digest
+  kJson,            // JSON.parse / JSON.stringify on the hottest line
+  kRegex,           // compiled regular expressions ("RegExp: ..." frames)
+  kSyncFs,          // readFileSync and the other fs *Sync calls
+  kSyncZlib,        // gzipSync and the other zlib *Sync calls
 };
 
 // The JSON word: "upstream", "connection-pool", ...; "" for kNone.

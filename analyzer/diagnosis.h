@@ -10,6 +10,7 @@
 #include "analyzer/cause.h"
 #include "analyzer/exit_description.h"
 #include "analyzer/timeline.h"
+#include "analyzer/warning_summary.h"
 #include "analyzer/window_stats.h"
 
 namespace loopdoctor {
@@ -114,6 +115,8 @@ struct Diagnosis {
   std::vector<Issue> issues;
   std::vector<Finding> findings;   // every analyser's finding, for the report
   std::vector<std::string> notes;  // e.g. "load too light to judge"
+  // The target's process warnings, most frequent first (process_warnings.h).
+  std::vector<WarningSummary> warnings;
   Window window;
   std::size_t window_samples = 0;
   // Everything the outputs show is here, computed once by analyze(): they

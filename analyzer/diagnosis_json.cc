@@ -73,6 +73,19 @@ json issue_json(const Issue& i, const BlockSummary& blocks) {
   return j;
 }
 
+// The target's own warnings (process.on('warning')), apart from `warnings`,
+// which says what went wrong in loopdoctor's recording.
+json process_warnings_json(const std::vector<WarningSummary>& ws) {
+  json a = json::array();
+  for (const WarningSummary& w : ws) {
+    json j = {{"name", w.name}, {"message", w.message}, {"count", w.count}, {"first_at_ms", r3(w.first_at_ms)}};
+    if (!w.code.empty()) j["code"] = w.code;
+    if (!w.location.empty()) j["location"] = w.location;
+    a.push_back(std::move(j));
+  }
+  return a;
+}
+
 json block_stacks_json(const BlockSummary& b) {
   return {{"blocks", b.blocks},
           {"blocked_ms", r3(b.blocked_ms)},
@@ -196,6 +209,8 @@ json diagnosis_json(const Timeline& tl, const Diagnosis& dx) {
   json warnings = tl.warnings;
   for (const auto& w : tl.recorded_warnings) warnings.push_back(w);
   j["warnings"] = warnings;
+  // Only when the target warned: recordings without keep the fields they had.
+  if (!dx.warnings.empty()) j["process_warnings"] = process_warnings_json(dx.warnings);
   // Only a recording of more than one loop has them: one loop's JSON stays
   // as it was.
   if (!dx.loops.empty()) {

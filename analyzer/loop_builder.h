@@ -64,6 +64,7 @@ class Builder {
       case Type::kBlock: tl_.blocks.push_back(recording::decode_block(r)); break;
       case Type::kOutbound: tl_.outbound.push_back(recording::decode_outbound(r)); break;
       case Type::kThreadpool: tl_.threadpool.push_back(recording::decode_threadpool(r)); break;
+      case Type::kProcessWarnings: tl_.process_warnings.push_back(recording::decode_process_warnings(r)); break;
       case Type::kProfile: on_profile(recording::decode_profile(r)); break;
       case Type::kProc: on_proc(recording::decode_proc(r)); break;
       case Type::kLoadStart: on_load_start(recording::decode_load_start(r)); break;
@@ -125,6 +126,10 @@ class Builder {
     for (auto& b : tl_.blocks) b.t += off, b.start += off;
     for (auto& o : tl_.outbound) o.t += off;
     for (auto& p : tl_.threadpool) p.t += off;
+    for (auto& p : tl_.process_warnings) {
+      p.t += off;
+      for (auto& w : p.warnings) w.first_t += off;
+    }
     if (tl_.port) tl_.listen_t = listen_probe_t_ + off;
     if (!tl_.profile.is_null()) tl_.profile_t = profile_probe_t_ + off;
     tl_.end_t = std::max(collector_end_, probe_end_ + off);

@@ -112,6 +112,18 @@ inline constexpr double kPoolInflightFactor = 4;
 inline constexpr double kThreadpoolWaitMs = 20;
 inline constexpr double kThreadpoolOverLoopDelay = 3;
 
+// --- causes of a blocked loop (analyzer/process_warnings.cc) ---------------
+// The listener Node warned about (MaxListenersExceededWarning) is the cause
+// when it ran during at least half of the blocked time: then most of the
+// stall is listeners piling up, not the work one request needs. A leaked
+// listener's share only grows with the requests served (n listeners per emit).
+inline constexpr double kListenerLeakShare = 0.5;
+// The top hotspot (or all regular expressions together) names the kind of
+// work that blocks when it ran during at least this share of the blocked
+// time: then the advice for that kind fits most of the stall (pbkdf2-sync:
+// 85 %; a second hotspot is rarely over 10 %).
+inline constexpr double kBlockingKindShare = 0.3;
+
 // --- cpu-starved -----------------------------------------------------------
 // The cgroup throttled the process in this share of its scheduler periods
 // (cpu.stat nr_throttled / nr_periods): at a quarter of periods, stalls of

@@ -93,6 +93,7 @@ struct Timeline {
   std::vector<BlockCapture> blocks;  // the native probe's block stacks, in arrival order
   std::vector<recording::Outbound> outbound;      // per second: calls per destination
   std::vector<recording::Threadpool> threadpool;  // per second: the threadpool's queue wait
+  std::vector<recording::ProcessWarnings> process_warnings;  // per second with any: the target's warnings
   std::vector<LoadSecond> load;
   LoadSummary load_summary;
 

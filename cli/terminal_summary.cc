@@ -52,6 +52,24 @@ std::string also_line(const Issue& issue) {
          (issue.cause.present() ? " (cause: " + issue.cause.line() + ")" : "") + " — " + issue.summary;
 }
 
+// The target's own warnings: the most frequent few here, every one in the
+// report and the JSON.
+constexpr std::size_t kListedWarnings = 3;
+
+std::vector<std::string> warning_lines(const Diagnosis& dx, bool markdown) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < std::min(dx.warnings.size(), kListedWarnings); ++i) {
+    const WarningSummary& w = dx.warnings[i];
+    const std::string times = fmt::format("{:.0f}x", w.count);
+    const std::string at = w.location.empty() ? "" : markdown ? " at `" + w.location + "`" : " at " + w.location;
+    out.push_back(markdown ? fmt::format("warning `{}` {}{}: {}", w.name, times, at, w.message)
+                           : fmt::format("warning: {} {}{}: {}", w.name, times, at, w.message));
+  }
+  if (dx.warnings.size() > kListedWarnings)
+    out.push_back(fmt::format("{} more warnings in the report", dx.warnings.size() - kListedWarnings));
+  return out;
+}
+
 const char* verdict_colour(Verdict v) {
   switch (v) {
     case Verdict::kBlockedLoop: return "\x1b[1;31m";       // bold red
@@ -174,6 +192,7 @@ void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnos
   out << "  " << dim << "window " << fmt::format("{:.1f}", dx.window.length() / 1000.0)
       << " s, " << st.samples << " samples" << probe_note(tl) << "; target " << dx.exit.text << off
       << "\n";
+  for (const auto& w : warning_lines(dx, false)) out << "  " << w << "\n";
   for (const auto& n : dx.notes) out << "  note: " << n << "\n";
   if (!dx.issues.empty() && !dx.issues.front().recommendations.empty())
     out << "\n  → " << dx.issues.front().recommendations.front() << "\n";
@@ -221,6 +240,7 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
   }
   if (const std::string b = blocks_line(dx, true); !b.empty()) md += "- " + b + "\n";
   for (std::size_t i = 1; i < dx.issues.size(); ++i) md += "- " + also_line(dx.issues[i]) + "\n";
+  for (const auto& w : warning_lines(dx, true)) md += "- " + w + "\n";
   if (!dx.issues.empty() && !dx.issues.front().recommendations.empty())
     md += "\n**First step:** " + dx.issues.front().recommendations.front() + "\n";
   for (const auto& n : dx.notes) md += "\n_Note: " + n + "_\n";

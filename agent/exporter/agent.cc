@@ -169,6 +169,8 @@ class Agent {
       // The last line holds the total; a count never goes down.
       const recording::ThreadsUnsampled u = recording::decode_threads_unsampled(m);
       p->threads_unsampled = std::max(p->threads_unsampled, u.count);
+    } else if (type == "threadpool") {
+      p->threadpool_wait.add(recording::decode_threadpool(m));
     }
   }
 

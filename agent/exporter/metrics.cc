@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "agent/exporter/process_loops.h"
+#include "agent/exporter/cause_metrics.h"
 #include "base/units.h"
 
 namespace loopdoctor::exporter {
@@ -230,7 +231,9 @@ std::vector<MetricFamily> collect_metrics(ProcessTable& table) {
   f.value("loopdoctor_agent_probe_protocol_errors_total",
           "Probes disconnected for a malformed, oversized or flooding message.", MetricType::Counter,
           {}, a.probes_disconnected_for_protocol);
-  return f.take();
+  std::vector<MetricFamily> out = f.take();
+  append_cause_families(table, &out);
+  return out;
 }
 
 std::string render_metrics(ProcessTable& table) { return serialize_text(collect_metrics(table)); }

@@ -207,4 +207,12 @@ const char* prom_gc_kind(const std::string& k) {
   return "unknown";
 }
 
+void ThreadpoolWait::add(const recording::Threadpool& line) {
+  if (line.probes <= 0) return;
+  seen = true;
+  waits_total += line.probes;
+  wait_ms_total += line.wait_mean * line.probes;
+  size = line.size;
+}
+
 }  // namespace loopdoctor::exporter

@@ -87,6 +87,15 @@ struct LagSinceScrape {
   void add(const DelayStats& d);
 };
 
+// libuv's threadpool queue wait from the probe's `threadpool` lines, summed
+// since the process connected: each line adds its jobs and their waits.
+struct ThreadpoolWait {
+  bool seen = false;
+  double waits_total = 0, wait_ms_total = 0;
+  double size = 0;  // the last line's
+  void add(const recording::Threadpool& line);
+};
+
 // The published result of the last rolling analysis.
 struct VerdictState {
   bool analysed = false;
@@ -142,6 +151,7 @@ struct ProcessState {
   double messages_total = 0;
   std::map<std::string, GcHistogram> gc_by_kind;  // prom-client kind names
   BlockCounter block_counter;
+  ThreadpoolWait threadpool_wait;
   // This loop's own verdict (loopdoctor_diagnosis{thread}); on a main
   // thread's entry, `process_verdict` is the run's over all the process's
   // loops (the worst loop's, analyzer/loops.h), what /processes shows.

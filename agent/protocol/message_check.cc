@@ -4,7 +4,7 @@
 #include <initializer_list>
 
 #include "agent/protocol/block_limits.h"
-// The bound on destinations per `outbound` line, shared with its decoder
+// The bounds of `outbound` and `process-warnings` lines, shared with their decoders
 // (header-only: the protocol library links no recording code).
 #include "analyzer/recording/cause_records.h"
 
@@ -200,6 +200,37 @@ std::string check_threadpool(const json& m) {
   return o ? check_numbers(*o, {"mean", "p50", "max"}, w + "wait_ms.") : "";
 }
 
+std::string check_warning_entry(const json& e, std::size_t i) {
+  const std::string w = "process-warnings field warnings[" + std::to_string(i) + "].";
+  if (!e.is_object()) return w.substr(0, w.size() - 1) + " is a " + e.type_name() + ", expected an object";
+  for (const char* k : {"name", "code"})
+    if (auto err = check_string(e, k, w, recording::kMaxWarningNameBytes); !err.empty()) return err;
+  if (auto err = check_string(e, "message", w, recording::kMaxWarningMessageBytes); !err.empty()) return err;
+  if (auto err = check_numbers(e, {"count", "first_t"}, w); !err.empty()) return err;
+  const json* f = nullptr;
+  if (auto err = check_object(e, "frame", w, &f); !err.empty() || !f) return err;
+  if (auto err = check_string(*f, "function", w + "frame.", recording::kMaxWarningNameBytes); !err.empty())
+    return err;
+  if (auto err = check_string(*f, "url", w + "frame.", recording::kMaxWarningUrlBytes); !err.empty()) return err;
+  return check_numbers(*f, {"line", "column"}, w + "frame.");
+}
+
+// `process-warnings`: the target's warnings in the interval, at most
+// kMaxWarningsPerLine of them, each string bounded.
+std::string check_process_warnings(const json& m) {
+  const std::string w = "process-warnings field ";
+  if (auto e = check_numbers(m, {"interval_ms", "dropped"}, w); !e.empty()) return e;
+  auto it = m.find("warnings");
+  if (it == m.end() || it->is_null()) return w + "warnings is missing";
+  if (!it->is_array()) return w + "warnings is a " + std::string(it->type_name()) + ", expected an array";
+  if (it->size() > recording::kMaxWarningsPerLine)
+    return w + "warnings has " + std::to_string(it->size()) + " entries, over the limit of " +
+           std::to_string(recording::kMaxWarningsPerLine);
+  for (std::size_t i = 0; i < it->size(); ++i)
+    if (auto e = check_warning_entry((*it)[i], i); !e.empty()) return e;
+  return "";
+}
+
 }  // namespace
 
 std::string check_message(const json& m, const LabelBounds& bounds) {
@@ -214,6 +245,7 @@ std::string check_message(const json& m, const LabelBounds& bounds) {
   if (t == "block") return check_block(m);
   if (t == "outbound") return check_outbound(m, bounds);
   if (t == "threadpool") return check_threadpool(m);
+  if (t == "process-warnings") return check_process_warnings(m);
   return "";
 }
 

@@ -82,4 +82,47 @@ Threadpool decode_threadpool(const json& r) {
   return p;
 }
 
+namespace {
+
+json warning_json(const ProcessWarning& w) {
+  json j = {{"name", w.name}, {"message", w.message}, {"count", count(w.count)}, {"first_t", w.first_t}};
+  if (!w.code.empty()) j["code"] = w.code;
+  if (w.frame.line > 0)
+    j["frame"] = {{"function", w.frame.function}, {"url", w.frame.url}, {"line", count(w.frame.line)},
+                  {"column", count(w.frame.column)}};
+  return j;
+}
+
+ProcessWarning decode_warning_entry(const json& j) {
+  ProcessWarning w;
+  w.name = str(j, "name"), w.message = str(j, "message"), w.code = str(j, "code");
+  w.count = num(j, "count"), w.first_t = num(j, "first_t");
+  const json& f = obj(j, "frame");
+  w.frame = {str(f, "function"), str(f, "url"), num(f, "line"), num(f, "column")};
+  return w;
+}
+
+}  // namespace
+
+json encode(const ProcessWarnings& r) {
+  json j = record(Type::kProcessWarnings, r.t);
+  j["interval_ms"] = r.interval_ms;
+  json a = json::array();
+  for (const ProcessWarning& w : r.warnings) a.push_back(warning_json(w));
+  j["warnings"] = std::move(a);
+  if (r.dropped > 0) j["dropped"] = count(r.dropped);
+  return j;
+}
+
+ProcessWarnings decode_process_warnings(const json& r) {
+  ProcessWarnings p;
+  p.t = num(r, "t");
+  p.interval_ms = num(r, "interval_ms");
+  p.dropped = num(r, "dropped");
+  if (auto it = r.find("warnings"); it != r.end() && it->is_array())
+    for (const json& w : *it)
+      if (w.is_object() && p.warnings.size() < kMaxWarningsPerLine) p.warnings.push_back(decode_warning_entry(w));
+  return p;
+}
+
 }  // namespace loopdoctor::recording

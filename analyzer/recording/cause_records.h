@@ -46,9 +46,44 @@ struct Threadpool {
   bool operator==(const Threadpool&) const = default;
 };
 
+// The target's process warnings seen in the interval
+// (agent/probes/node/lib/warnings.js): each distinct one with its count.
+struct WarningFrame {
+  std::string function, url;  // url as the stack names it: a path or file:// URL
+  double line = 0, column = 0;  // 1-based; 0: no frame
+  bool operator==(const WarningFrame&) const = default;
+};
+struct ProcessWarning {
+  std::string name;     // "MaxListenersExceededWarning", "DeprecationWarning", ...
+  std::string message;  // at most kMaxWarningMessageBytes
+  std::string code;     // "DEP0005"; "" when it has none
+  double count = 0;     // times in the interval
+  double first_t = 0;   // the first of them, probe clock
+  // The first frame of the warning's stack outside node's own code: for a
+  // MaxListenersExceededWarning, the line that adds the listener.
+  WarningFrame frame;
+  bool operator==(const ProcessWarning&) const = default;
+};
+struct ProcessWarnings {
+  double t = 0, interval_ms = 0;
+  std::vector<ProcessWarning> warnings;  // at most kMaxWarningsPerLine
+  double dropped = 0;  // warnings past the probe's bound of distinct kinds
+  bool operator==(const ProcessWarnings&) const = default;
+};
+
+// The probe's bounds (warnings.js MAX_KINDS, MAX_*_CHARS) as the protocol
+// check applies them: the probe cuts UTF-16 characters, the check counts
+// bytes, and one character is at most 4 bytes of UTF-8.
+inline constexpr std::size_t kMaxWarningsPerLine = 16;
+inline constexpr std::size_t kMaxWarningNameBytes = 64 * 4;
+inline constexpr std::size_t kMaxWarningMessageBytes = 512 * 4;
+inline constexpr std::size_t kMaxWarningUrlBytes = 1024 * 4;
+
 nlohmann::json encode(const Outbound& r);
 nlohmann::json encode(const Threadpool& r);
 Outbound decode_outbound(const nlohmann::json& r);
 Threadpool decode_threadpool(const nlohmann::json& r);
+nlohmann::json encode(const ProcessWarnings& r);
+ProcessWarnings decode_process_warnings(const nlohmann::json& r);
 
 }  // namespace loopdoctor::recording

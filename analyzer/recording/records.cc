@@ -23,7 +23,8 @@ constexpr std::pair<std::string_view, Type> kTypeNames[] = {
     {"exit", Type::kExit},         {"interrupt", Type::kInterrupt},
     {"warning", Type::kWarning},   {"block", Type::kBlock},
     {"threads-unsampled", Type::kThreadsUnsampled},
-    {"outbound", Type::kOutbound}, {"threadpool", Type::kThreadpool}};
+    {"outbound", Type::kOutbound}, {"threadpool", Type::kThreadpool},
+    {"process-warnings", Type::kProcessWarnings}};
 
 }  // namespace
 

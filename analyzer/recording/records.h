@@ -38,6 +38,7 @@ enum class Type {
   kThreadsUnsampled,
   kProc, kLoadStart, kLoad, kLoadSummary, kLoadEnd, kExit, kInterrupt, kWarning,
   kOutbound, kThreadpool,  // probe messages: what is behind an io-bound verdict
+  kProcessWarnings,        // probe message: the target's process warnings
   kOther,
 };
 Type type_of(std::string_view type);
@@ -366,5 +367,5 @@ std::string to_line(const nlohmann::json& record);
 
 }  // namespace loopdoctor::recording
 
-// The outbound and threadpool records.
+// The outbound, threadpool and process-warnings records.
 #include "analyzer/recording/cause_records.h"

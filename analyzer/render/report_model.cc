@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "analyzer/block_attribution.h"
 #include "analyzer/profile_attribution.h"
 #include "analyzer/recording/record_words.h"
@@ -294,6 +296,23 @@ void set_findings_and_notes(data& m, const Diagnosis& dx) {
   for (size_t i = first_note; i < dx.notes.size(); ++i) notes.push_back(data{"text", dx.notes[i]});
   m.set("notes", notes);
   m.set("has_notes", dx.notes.size() > first_note);
+  data warnings = list();
+  for (const WarningSummary& w : dx.warnings) {
+    data d;
+    d.set("name", w.name);
+    d.set("message", w.message);
+    d.set("code", w.code);
+    d.set("count", fmt::format("{:.0f}", w.count));
+    d.set("first_at", fmt::format("{:.1f} s", w.first_at_ms / 1000.0));
+    d.set("location", w.location);
+    d.set("line_text", w.line_text);
+    d.set("has_code", !w.code.empty());
+    d.set("has_location", !w.location.empty());
+    d.set("has_line_text", !w.line_text.empty());
+    warnings.push_back(d);
+  }
+  m.set("process_warnings", warnings);
+  m.set("has_process_warnings", !dx.warnings.empty());
 }
 
 void set_charts(data& m, const Timeline& tl, const Diagnosis& dx) {

@@ -22,6 +22,7 @@
 //   http-view.js  diagnostics_channel request view, listen hook
 //   profiler.js   CPU profile (inspector)
 //   causes.js     outbound calls per destination, threadpool queue wait
+//   warnings.js   the target's process warnings (process.on('warning'))
 //   native.js     loads the native probe (native/, a watchdog thread) or
 //                 says why the JS sampler runs
 // lib/ is required by absolute path, so the target's module paths (NODE_PATH,
@@ -121,6 +122,7 @@
     // from its main thread.
     if (worker === null) {
       try { lib('causes.js').installCauses(state, transport, process.env); } catch (_) { /* optional part */ }
+      try { lib('warnings.js').installWarnings(state, transport, __dirname); } catch (_) { /* optional part */ }
     }
     process.on('exit', (code) => {
       if (settings.treeChild || worker !== null) state.exitCode = code;

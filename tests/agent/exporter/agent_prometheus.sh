@@ -129,6 +129,20 @@ else
   kill "${PIDS[-1]}"
 fi
 
+# Threadpool queue wait (issue 14): both servers' probes time a job about
+# every 100 ms; the blocked server's callbacks also wait behind its loop,
+# so its mean wait is the longer one.
+tp_rate=$(query 'rate(loopdoctor_threadpool_waits_total{job="healthy"}[10s])' | awk '{print $3}')
+node -e "process.exit(+process.argv[1] > 1 ? 0 : 1)" "${tp_rate:-0}" ||
+  fail "the healthy server's threadpool waits do not move: $(query 'loopdoctor_threadpool_waits_total')"
+mean_wait() {
+  query "rate(loopdoctor_threadpool_wait_seconds_total{job=\"$1\"}[10s]) / rate(loopdoctor_threadpool_waits_total{job=\"$1\"}[10s])" |
+    awk '{print $3}'
+}
+tp_blocked=$(mean_wait blocked) tp_healthy=$(mean_wait healthy)
+node -e "process.exit(+process.argv[1] > +process.argv[2] ? 0 : 1)" "${tp_blocked:-0}" "${tp_healthy:-0}" ||
+  fail "the blocked server's threadpool wait ${tp_blocked} s is not over the healthy one's ${tp_healthy} s"
+
 # The exposition passes promtool's checks.
 curl -sf "http://127.0.0.1:$APORT/metrics" >"$WORK/metrics.txt" || fail "/metrics failed"
 promtool_check "$WORK/metrics.txt" || fail "promtool check metrics failed"

@@ -234,3 +234,22 @@ TEST_CASE("block counters count each block once and its seconds while it lasts")
   CHECK(text.find("spin") == std::string::npos);
   CHECK(idle->block_counter.blocks_total == 0);
 }
+
+TEST_CASE("threadpool queue wait: two counters and the pool size, only for processes that sent the line") {
+  ProcessTable table;
+  table.add(process(100, "api", 5, Verdict::kIoBound));
+  table.add(process(200, "old-probe", 5, Verdict::kHealthy));
+  ProcessState& p = *table.find(1);
+  recording::Threadpool line;
+  line.size = 4, line.probes = 10, line.wait_mean = 150;
+  p.threadpool_wait.add(line);
+  line.probes = 5, line.wait_mean = 20;
+  p.threadpool_wait.add(line);
+  line.probes = 0;  // a line without a measurement adds nothing
+  p.threadpool_wait.add(line);
+  const auto m = parse_exposition(render_metrics(table));
+  CHECK(m.at("loopdoctor_threadpool_waits_total{pid=\"100\",job=\"api\"}") == 15);
+  CHECK(m.at("loopdoctor_threadpool_wait_seconds_total{pid=\"100\",job=\"api\"}") == Approx(1.6));
+  CHECK(m.at("loopdoctor_threadpool_size{pid=\"100\",job=\"api\"}") == 4);
+  CHECK(m.count("loopdoctor_threadpool_waits_total{pid=\"200\",job=\"old-probe\"}") == 0);
+}

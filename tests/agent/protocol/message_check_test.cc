@@ -99,3 +99,24 @@ TEST_CASE("outbound and threadpool lines pass and are bounded") {
   CHECK(check_message(json::parse(R"({"type":"threadpool","t":1,"wait_ms":{"max":"x"}})")) ==
         "threadpool field wait_ms.max is a string, expected a number");
 }
+
+TEST_CASE("process-warnings lines pass and are bounded") {
+  const json ok = json::parse(R"({"type":"process-warnings","t":1,"interval_ms":1000,"warnings":[
+      {"name":"MaxListenersExceededWarning","message":"Possible EventEmitter memory leak detected.","count":1,
+       "first_t":0.5,"frame":{"function":"","url":"/app/server.js","line":20,"column":7}}],"dropped":0})");
+  CHECK(check_message(ok) == "");
+  json many = json::array();
+  for (int i = 0; i < 17; ++i) many.push_back({{"name", "Warning"}, {"message", std::to_string(i)}, {"count", 1}});
+  CHECK(check_message(json{{"type", "process-warnings"}, {"t", 1}, {"warnings", many}}) ==
+        "process-warnings field warnings has 17 entries, over the limit of 16");
+  CHECK(check_message(json::parse(R"({"type":"process-warnings","t":1})")) ==
+        "process-warnings field warnings is missing");
+  json long_message = ok;
+  long_message["warnings"][0]["message"] = std::string(2049, 'x');
+  CHECK(check_message(long_message) == "process-warnings field warnings[0].message is longer than 2048 bytes");
+  json bad_frame = ok;
+  bad_frame["warnings"][0]["frame"]["line"] = "20";
+  CHECK(check_message(bad_frame) == "process-warnings field warnings[0].frame.line is a string, expected a number");
+  CHECK(check_message(json::parse(R"({"type":"process-warnings","t":1,"warnings":[3]})")) ==
+        "process-warnings field warnings[0] is a number, expected an object");
+}

@@ -273,6 +273,20 @@ TEST_CASE("threadpool round-trips") {
   CHECK(round_trip(p, Type::kThreadpool, decode_threadpool) == p);
 }
 
+TEST_CASE("process-warnings round-trips with and without a frame and a code") {
+  ProcessWarnings p{4000, 1000, {}, 0};
+  p.warnings.push_back({"MaxListenersExceededWarning", "Possible EventEmitter memory leak detected.", "", 1, 3500,
+                        {"", "/app/server.js", 20, 7}});
+  p.warnings.push_back({"DeprecationWarning", "Buffer() is deprecated", "DEP0005", 3, 3100, {}});
+  CHECK(round_trip(p, Type::kProcessWarnings, decode_process_warnings) == p);
+  p.dropped = 2;
+  CHECK(round_trip(p, Type::kProcessWarnings, decode_process_warnings) == p);
+  json many = json::array();
+  for (int i = 0; i < 20; ++i) many.push_back({{"name", "Warning"}, {"message", std::to_string(i)}});
+  CHECK(decode_process_warnings(json{{"type", "process-warnings"}, {"warnings", many}}).warnings.size() ==
+        kMaxWarningsPerLine);
+}
+
 TEST_CASE("an outbound line from a probe keeps at most the protocol's destinations") {
   json many = json::array();
   for (int i = 0; i < 40; ++i) many.push_back({{"dest", "h:" + std::to_string(i)}, {"calls", 1}});
