@@ -7,6 +7,8 @@
 // probe stops finds it intact, sees the stop flag and returns.
 #pragma once
 
+#include <time.h>
+
 #include <atomic>
 #include <mutex>
 #include <vector>
@@ -22,7 +24,7 @@ namespace loopdoctor::probe {
 
 class BlockSampler {
  public:
-  // JS thread (takes its isolate). t0_ns: uv_hrtime() at probe time 0;
+  // JS thread (takes its isolate and its CPU clock). t0_ns: uv_hrtime() at probe time 0;
   // last_turn_ns: the watchdog's stamp of the loop's turns.
   BlockSampler(LineWriter* writer, BlockConfig cfg, uint64_t t0_ns, const std::atomic<uint64_t>* last_turn_ns);
   void check(const BlockView& v);  // watchdog thread
@@ -33,11 +35,18 @@ class BlockSampler {
   static void on_interrupt(v8::Isolate* isolate, void* data);
   void answer(uint32_t gen);       // JS thread
   double ms(uint64_t ns) const;
+  void read_loop_thread(BlockView* v) const;  // watchdog thread
 
   v8::Isolate* const isolate_;
   LineWriter* const writer_;
   const uint64_t t0_ns_;
   const std::atomic<uint64_t>* const last_turn_ns_;
+  // The JS (loop) thread's CPU clock and id, read from the watchdog: a
+  // stall it spent waiting for a CPU is no block (kBlockMinRunPercent).
+  clockid_t loop_cpu_clock_{};
+  bool loop_cpu_known_ = false;
+  long loop_tid_ = 0;
+  uint64_t threshold_ns_ = 0;
   std::mutex mu_;
   BlockTracker tracker_;
   bool stopped_ = false;
