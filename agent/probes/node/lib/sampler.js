@@ -6,7 +6,10 @@
 // With the native probe (state.native), the addon's watchdog thread measures
 // the delay, ELU, CPU and RSS and writes the sample itself, on time even while
 // JS blocks; this timer then only hands it the readings only JS can make
-// (heap, handles, the HTTP view) each time the loop is free to run it.
+// (heap, handles, the HTTP view), every SLOW_REFRESH_MS (not every sample:
+// at 10 ms its wakes and work cost the loop ~17 ms of CPU a second on an
+// idle server, most of the probe's cost; the addon repeats the inflight
+// gauge on the samples between, native/watchdog_core.h).
 const { performance } = require('perf_hooks');
 const { r3 } = require('./state.js');
 const { MAX_DELAYS_PER_SAMPLE, SLOW_REFRESH_MS } = require('./config.js');
@@ -31,6 +34,10 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
   let lastCpuUser = 0, lastCpuSystem = 0;
   let mem = null, memRest = null, memT = -Infinity;
   let handles = null, handlesT = -Infinity;
+  // The timer's period: the delay's resolution for the JS sampler, the
+  // handover's for the native one (never faster than its samples). Set at
+  // start: the addon may have failed to start since (transport.js).
+  let period = resolutionMs;
 
   function start() {
     if (state.finished || timer) return;
@@ -46,7 +53,8 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
     memT = handlesT = -Infinity;
     gc.start();
     if (state.native !== null) { handOver(lastSampleT); state.native.startSampling(); }
-    timer = setInterval(onTimer, state.native !== null ? intervalMs : resolutionMs);
+    period = state.native !== null ? Math.max(intervalMs, SLOW_REFRESH_MS) : resolutionMs;
+    timer = setInterval(onTimer, period);
     state.sampling = true;
     timer.unref();
   }
@@ -67,7 +75,7 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
   function tick() {
     const t = now();
     if (state.native !== null) {
-      if (onBlocked && t - lastTick - intervalMs >= blockThresholdMs) onBlocked();
+      if (onBlocked && t - lastTick - period >= blockThresholdMs) onBlocked();
       lastTick = t;
       handOver(t);
       return;
