@@ -35,9 +35,33 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
   let mem = null, memRest = null, memT = -Infinity;
   let handles = null, handlesT = -Infinity;
   // The timer's period: the delay's resolution for the JS sampler, the
-  // handover's for the native one (never faster than its samples). Set at
-  // start: the addon may have failed to start since (transport.js).
+  // handover's for the native one (never faster than its samples), or the
+  // sample interval while the profiler waits for a block (watchBlocks): a
+  // 100 ms timer sees a block late or not at all, and a profile started late
+  // meets code V8 has inlined. Set at start: the addon may have failed to
+  // start since (transport.js).
   let period = resolutionMs;
+  let fast = false;
+  let lastHandOverT = -Infinity;
+
+  function periodNow() {
+    if (state.native === null) return resolutionMs;
+    return fast ? intervalMs : Math.max(intervalMs, SLOW_REFRESH_MS);
+  }
+
+  function arm() {
+    if (timer) clearInterval(timer);
+    period = periodNow();
+    timer = setInterval(onTimer, period);
+    timer.unref();
+  }
+
+  // The profiler waits for the first block (on), or no longer (off).
+  function watchBlocks(on) {
+    if (fast === on) return;
+    fast = on;
+    if (timer && state.native !== null) { arm(); lastTick = now(); }
+  }
 
   function start() {
     if (state.finished || timer) return;
@@ -52,11 +76,9 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
     httpView.reset();
     memT = handlesT = -Infinity;
     gc.start();
-    if (state.native !== null) { handOver(lastSampleT); state.native.startSampling(); }
-    period = state.native !== null ? Math.max(intervalMs, SLOW_REFRESH_MS) : resolutionMs;
-    timer = setInterval(onTimer, period);
+    if (state.native !== null) { lastHandOverT = lastSampleT; handOver(lastSampleT); state.native.startSampling(); }
+    arm();
     state.sampling = true;
-    timer.unref();
   }
 
   function stop() {
@@ -77,6 +99,8 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
     if (state.native !== null) {
       if (onBlocked && t - lastTick - period >= blockThresholdMs) onBlocked();
       lastTick = t;
+      if (t - lastHandOverT < SLOW_REFRESH_MS - period / 2) return;
+      lastHandOverT = t;
       handOver(t);
       return;
     }
@@ -204,7 +228,7 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
     flushIfDue(t);
   }
 
-  return { start, stop, sample };
+  return { start, stop, sample, watchBlocks };
 }
 
 module.exports = { createSampler };
