@@ -115,7 +115,7 @@
     const gc = parts.createGcObserver(state, transport.enqueue);
     const httpView = parts.createHttpView(state, transport.send);
     sampler = parts.createSampler(state, transport, gc, httpView, () => profiler.blocked());
-    profiler = parts.createProfiler(state, transport);
+    profiler = parts.createProfiler(state, transport, (on) => sampler.watchBlocks(on));
 
     httpView.install();
     // Outbound calls and the threadpool's queue: the process's, read once,

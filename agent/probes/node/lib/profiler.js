@@ -7,7 +7,8 @@
 const { r3 } = require('./state.js');
 const { MAX_PROFILE_MS, MAX_PROFILE_BYTES, MAX_PROFILE_CLOCK_SKEW_MS } = require('./config.js');
 
-function createProfiler(state, transport) {
+// onArmed(on): the profile waits for the first block (true), or no longer.
+function createProfiler(state, transport, onArmed = () => {}) {
   const { now } = state;
   const { profileEnabled, profileOnBlock, profileIntervalUs } = state.settings;
   // The inspector session while profiling, the measured start, and the
@@ -21,14 +22,14 @@ function createProfiler(state, transport) {
   // profile-start. On-block mode needs block stacks to name what blocks
   // until the profile runs, so the JS probe profiles at once.
   function start() {
-    if (profileOnBlock && state.native !== null) armed = true;
-    else begin();
+    if (profileOnBlock && state.native !== null) { armed = true; onArmed(true); } else begin();
   }
 
   // The loop was blocked (sampler.js): an armed profiler starts now.
   function blocked() {
     if (!armed) return;
     armed = false;
+    onArmed(false);
     begin();
   }
 
@@ -64,12 +65,14 @@ function createProfiler(state, transport) {
   // (disconnecting the session ends V8's profiling too).
   function discard() {
     result = null;
+    if (armed) onArmed(false);
     armed = false;
     closeSession();
   }
 
   // Stops the profiler (if running) and calls done once the result is kept.
   function stop(done) {
+    if (armed) onArmed(false);
     armed = false;
     const s = session;
     if (!s) { if (done) done(); return; }

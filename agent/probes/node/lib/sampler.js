@@ -6,7 +6,10 @@
 // With the native probe (state.native), the addon's watchdog thread measures
 // the delay, ELU, CPU and RSS and writes the sample itself, on time even while
 // JS blocks; this timer then only hands it the readings only JS can make
-// (heap, handles, the HTTP view) each time the loop is free to run it.
+// (heap, handles, the HTTP view), every SLOW_REFRESH_MS (not every sample:
+// at 10 ms its wakes and work cost the loop ~17 ms of CPU a second on an
+// idle server, most of the probe's cost; the addon repeats the inflight
+// gauge on the samples between, native/watchdog_core.h).
 const { performance } = require('perf_hooks');
 const { r3 } = require('./state.js');
 const { MAX_DELAYS_PER_SAMPLE, SLOW_REFRESH_MS } = require('./config.js');
@@ -31,6 +34,34 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
   let lastCpuUser = 0, lastCpuSystem = 0;
   let mem = null, memRest = null, memT = -Infinity;
   let handles = null, handlesT = -Infinity;
+  // The timer's period: the delay's resolution for the JS sampler, the
+  // handover's for the native one (never faster than its samples), or the
+  // sample interval while the profiler waits for a block (watchBlocks): a
+  // 100 ms timer sees a block late or not at all, and a profile started late
+  // meets code V8 has inlined. Set at start: the addon may have failed to
+  // start since (transport.js).
+  let period = resolutionMs;
+  let fast = false;
+  let lastHandOverT = -Infinity;
+
+  function periodNow() {
+    if (state.native === null) return resolutionMs;
+    return fast ? intervalMs : Math.max(intervalMs, SLOW_REFRESH_MS);
+  }
+
+  function arm() {
+    if (timer) clearInterval(timer);
+    period = periodNow();
+    timer = setInterval(onTimer, period);
+    timer.unref();
+  }
+
+  // The profiler waits for the first block (on), or no longer (off).
+  function watchBlocks(on) {
+    if (fast === on) return;
+    fast = on;
+    if (timer && state.native !== null) { arm(); lastTick = now(); }
+  }
 
   function start() {
     if (state.finished || timer) return;
@@ -45,10 +76,9 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
     httpView.reset();
     memT = handlesT = -Infinity;
     gc.start();
-    if (state.native !== null) { handOver(lastSampleT); state.native.startSampling(); }
-    timer = setInterval(onTimer, state.native !== null ? intervalMs : resolutionMs);
+    if (state.native !== null) { lastHandOverT = lastSampleT; handOver(lastSampleT); state.native.startSampling(); }
+    arm();
     state.sampling = true;
-    timer.unref();
   }
 
   function stop() {
@@ -67,8 +97,10 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
   function tick() {
     const t = now();
     if (state.native !== null) {
-      if (onBlocked && t - lastTick - intervalMs >= blockThresholdMs) onBlocked();
+      if (onBlocked && t - lastTick - period >= blockThresholdMs) onBlocked();
       lastTick = t;
+      if (t - lastHandOverT < SLOW_REFRESH_MS - period / 2) return;
+      lastHandOverT = t;
       handOver(t);
       return;
     }
@@ -196,7 +228,7 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
     flushIfDue(t);
   }
 
-  return { start, stop, sample };
+  return { start, stop, sample, watchBlocks };
 }
 
 module.exports = { createSampler };

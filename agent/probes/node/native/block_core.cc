@@ -51,6 +51,7 @@ void append_json_string(std::string& out, const std::string& s) {
 }  // namespace
 
 void BlockTracker::note_activity(const BlockView& v) {
+  const uint64_t before = active_since_ns_;
   // The idle time grows only while the loop waits in epoll: growth since the
   // last check means a wait ended after it, at prev + growth if it was one
   // wait from then on (the usual case), else later; a block cannot have
@@ -61,8 +62,18 @@ void BlockTracker::note_activity(const BlockView& v) {
   }
   active_since_ns_ = std::max(active_since_ns_, v.last_turn_ns);
   if (v.waiting) active_since_ns_ = v.now_ns;
+  if (active_since_ns_ != before || prev_check_ns_ == 0) active_cpu_ns_ = v.loop_cpu_ns;
   prev_check_ns_ = v.now_ns;
   prev_idle_ns_ = v.idle_ns;
+}
+
+// Whether the stall is the loop thread's own (it ran long enough since it
+// was last active, or sleeps in a call), not a wait for a CPU
+// (kBlockMinRunPercent).
+bool BlockTracker::ran_enough(const BlockView& v) const {
+  if (!v.cpu_known || v.sleeping) return true;
+  const uint64_t ran = v.loop_cpu_ns > active_cpu_ns_ ? v.loop_cpu_ns - active_cpu_ns_ : 0;
+  return ran * 100 >= kBlockMinRunPercent * cfg_.threshold_ns;
 }
 
 void BlockTracker::begin(uint64_t now_ns) {
@@ -79,7 +90,7 @@ BlockStep BlockTracker::check(const BlockView& v) {
   BlockStep step;
   if (in_block_ && active_since_ns_ != start_ns_) in_block_ = false;  // it turned or waited: over
   if (!in_block_) {
-    if (v.waiting || v.now_ns < active_since_ns_ + cfg_.threshold_ns) return step;
+    if (v.waiting || v.now_ns < active_since_ns_ + cfg_.threshold_ns || !ran_enough(v)) return step;
     begin(v.now_ns);
   }
   if (asked_ns_ != 0 && !native_sent_ && v.now_ns >= asked_ns_ + cfg_.native_timeout_ns) {

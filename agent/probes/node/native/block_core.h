@@ -21,12 +21,32 @@ struct BlockConfig {
   uint64_t native_timeout_ns = 10'000'000;
 };
 
+// A stall is a block only once the loop thread has RUN, since its last
+// turn, for this share of the threshold, or is asleep in a call (a sync
+// fs/child_process call, Atomics.wait: blocked, not running). On a busy
+// machine a loop waiting for a CPU makes no turn either: an idle server
+// under load went 50+ ms without a turn, descheduled, and was reported
+// blocked. Not a share of the stall: a real block on a machine that gives
+// the loop a third of a CPU must still count (it does, later; start and
+// duration stay wall-clock). Under 100 % because the run time at the last
+// turn is read at the watchdog check that saw the turn, up to one check
+// (10 ms) after it, so up to that much of the block's own run is missed;
+// a descheduled loop runs ~0 ms, far below it.
+inline constexpr uint64_t kBlockMinRunPercent = 80;  // % of the threshold
+
 // What the watchdog sees of the loop when it checks.
 struct BlockView {
   uint64_t now_ns = 0;
   uint64_t last_turn_ns = 0;  // the loop's latest turn (its prepare phase)
   uint64_t idle_ns = 0;       // uv_metrics_idle_time, a wait in progress included
   bool waiting = false;       // waiting in epoll now
+  // The loop thread's CPU time (its thread CPU clock, cumulative), when
+  // readable; without it a stall counts as before, by wall time alone.
+  bool cpu_known = false;
+  uint64_t loop_cpu_ns = 0;
+  // The loop thread is asleep in the kernel now (state S or D: a sync call),
+  // not running nor waiting for a CPU. Read only during a long stall.
+  bool sleeping = false;
 };
 
 // What the watchdog must do after a check.
@@ -53,11 +73,13 @@ class BlockTracker {
 
  private:
   void note_activity(const BlockView& v);
+  bool ran_enough(const BlockView& v) const;
   void begin(uint64_t now_ns);
 
   const BlockConfig cfg_;
   uint64_t prev_check_ns_ = 0, prev_idle_ns_ = 0;
   uint64_t active_since_ns_ = 0;  // the loop's last turn or end of a wait
+  uint64_t active_cpu_ns_ = 0;    // the loop's CPU time read at the check that saw it
   bool in_block_ = false;
   uint64_t start_ns_ = 0;
   uint32_t gen_ = 0;

@@ -1,10 +1,15 @@
 #include "block_sampler.h"
 
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <uv.h>
 #include <v8.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "agent/protocol/block_limits.h"
@@ -12,6 +17,21 @@
 namespace loopdoctor::probe {
 
 namespace {
+// Whether thread `tid` of this process sleeps in the kernel now: the state
+// letter after the command name in /proc/self/task/<tid>/stat, S or D.
+bool thread_sleeping(long tid) {
+  const std::string path = "/proc/self/task/" + std::to_string(tid) + "/stat";
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[512];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return false;
+  buf[n] = '\0';
+  const char* paren = std::strrchr(buf, ')');  // the name may hold ')' itself
+  return paren != nullptr && paren[1] == ' ' && (paren[2] == 'S' || paren[2] == 'D');
+}
+
 // The samplers by isolate. Never freed: a worker's watchdog may still be
 // unregistering while the process's static destructors run.
 struct Registry {
@@ -53,7 +73,10 @@ std::vector<StackFrame> current_stack(v8::Isolate* isolate) {
 BlockSampler::BlockSampler(LineWriter* writer, BlockConfig cfg, uint64_t t0_ns,
                            const std::atomic<uint64_t>* last_turn_ns, uint32_t thread)
     : isolate_(v8::Isolate::GetCurrent()), writer_(writer), t0_ns_(t0_ns), last_turn_ns_(last_turn_ns),
-      thread_(thread), tracker_(cfg) {}
+      thread_(thread), threshold_ns_(cfg.threshold_ns), tracker_(cfg) {
+  loop_cpu_known_ = pthread_getcpuclockid(pthread_self(), &loop_cpu_clock_) == 0;
+  loop_tid_ = ::syscall(SYS_gettid);
+}
 
 double BlockSampler::ms(uint64_t ns) const { return static_cast<double>(ns - t0_ns_) / 1e6; }
 
@@ -66,8 +89,22 @@ void BlockSampler::send(std::string line) {
   writer_->append(line, false);
 }
 
-void BlockSampler::check(const BlockView& v) {
+// The loop thread's run time at every check (one clock_gettime, a syscall
+// for another thread's clock); whether it sleeps only during a stall past
+// the threshold (three syscalls). A gone thread's clock fails: the stall
+// then counts by wall time.
+void BlockSampler::read_loop_thread(BlockView* v) const {
+  timespec ts{};
+  v->cpu_known = loop_cpu_known_ && clock_gettime(loop_cpu_clock_, &ts) == 0;
+  if (!v->cpu_known) return;
+  v->loop_cpu_ns = static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ts.tv_nsec);
+  if (!v->waiting && v->now_ns >= v->last_turn_ns + threshold_ns_) v->sleeping = thread_sleeping(loop_tid_);
+}
+
+void BlockSampler::check(const BlockView& seen) {
   uint32_t gen = 0;
+  BlockView v = seen;
+  read_loop_thread(&v);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopped_ || isolate_ == nullptr) return;

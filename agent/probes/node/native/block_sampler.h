@@ -10,6 +10,8 @@
 // watchdog: exit() may come with the thread running).
 #pragma once
 
+#include <time.h>
+
 #include <atomic>
 #include <mutex>
 #include <vector>
@@ -25,7 +27,7 @@ namespace loopdoctor::probe {
 
 class BlockSampler {
  public:
-  // JS thread (takes its isolate). t0_ns: uv_hrtime() at probe time 0;
+  // JS thread (takes its isolate and its CPU clock). t0_ns: uv_hrtime() at probe time 0;
   // last_turn_ns: the watchdog's stamp of the loop's turns; thread: the
   // worker's threadId that every line names (0, the main thread: none).
   BlockSampler(LineWriter* writer, BlockConfig cfg, uint64_t t0_ns, const std::atomic<uint64_t>* last_turn_ns,
@@ -42,12 +44,19 @@ class BlockSampler {
   void answer(uint32_t gen);       // JS thread
   double ms(uint64_t ns) const;
   void send(std::string line);  // with the thread, when a worker's
+  void read_loop_thread(BlockView* v) const;  // watchdog thread
 
   v8::Isolate* const isolate_;
   LineWriter* const writer_;
   const uint64_t t0_ns_;
   const std::atomic<uint64_t>* const last_turn_ns_;
   const uint32_t thread_;
+  // The JS (loop) thread's CPU clock and id, read from the watchdog: a
+  // stall it spent waiting for a CPU is no block (kBlockMinRunPercent).
+  clockid_t loop_cpu_clock_{};
+  bool loop_cpu_known_ = false;
+  long loop_tid_ = 0;
+  uint64_t threshold_ns_ = 0;
   std::mutex mu_;
   BlockTracker tracker_;
   bool stopped_ = false;

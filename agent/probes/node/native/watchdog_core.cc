@@ -74,6 +74,20 @@ std::string DelayStats::take_json() {
 void SampleBuilder::start(const Counters& c, double t_ms) {
   last_ = c;
   last_t_ms_ = t_ms;
+  http_gauge_.clear();
+}
+
+std::string http_gauge_of(const std::string& http) {
+  static const std::string kKey = "\"inflight\":";
+  const std::size_t at = http.find(kKey);
+  std::string inflight = "0";
+  if (at != std::string::npos) {
+    const std::size_t from = at + kKey.size();
+    const std::size_t to = http.find_first_of(",}", from);
+    if (to != std::string::npos && to > from) inflight = http.substr(from, to - from);
+  }
+  return "{\"requests\":0,\"responses\":0,\"inflight\":" + inflight +
+         ",\"latency_mean_ms\":0,\"latency_max_ms\":0,\"timed\":0}";
 }
 
 std::string SampleBuilder::build(const Counters& c, double t_ms, DelayStats& delays,
@@ -89,7 +103,13 @@ std::string SampleBuilder::build(const Counters& c, double t_ms, DelayStats& del
                      ",\"delay\":" + delays.take_json() + ",\"elu\":" + fmt3(elu) +
                      ",\"cpu\":{\"user_us\":" + std::to_string(user) + ",\"system_us\":" + std::to_string(sys) +
                      "},\"mem\":{\"rss\":" + std::to_string(rss_bytes) + mem_rest + "},\"handles\":" + js.handles;
-  if (!js.http.empty()) line += ",\"http\":" + js.http;
+  if (!js.http.empty()) {
+    line += ",\"http\":" + js.http;
+    http_gauge_ = http_gauge_of(js.http);
+    http_t_ms_ = t_ms;
+  } else if (!http_gauge_.empty() && t_ms - http_t_ms_ < kHttpGaugeRepeatMs) {
+    line += ",\"http\":" + http_gauge_;
+  }
   line += ",\"dropped\":" + std::to_string(dropped) + "}\n";
   js.http.clear();
   last_ = c;

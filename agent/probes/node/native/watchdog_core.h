@@ -64,6 +64,14 @@ struct JsView {
   std::string http;      // "" when no fresh one waits
 };
 
+// The JS side hands the HTTP view over every SLOW_REFRESH_MS (100 ms,
+// lib/config.js), not every 10 ms sample: its timer's wake and work were
+// most of the probe's cost on the loop (lib/sampler.js). The samples after
+// a handover repeat its `inflight` gauge with zero counts, for this long
+// after it (two handovers: a late timer leaves no gap); past it, as when
+// JS is blocked, a sample has no http object.
+inline constexpr double kHttpGaugeRepeatMs = 200;
+
 // Builds sample lines from counter deltas.
 class SampleBuilder {
  public:
@@ -75,7 +83,13 @@ class SampleBuilder {
  private:
   Counters last_{};
   double last_t_ms_ = 0;
+  std::string http_gauge_;  // the last handover's inflight, zero counts
+  double http_t_ms_ = 0;    // when it went out
 };
+
+// The http object of a sample between handovers: `http`'s inflight, every
+// count 0 (the counts went out once, with the handover).
+std::string http_gauge_of(const std::string& http);
 
 // Protocol numbers carry at most three decimals, without trailing zeros.
 std::string fmt3(double x);

@@ -22,9 +22,18 @@ BlockView at(uint64_t now, uint64_t turn, uint64_t idle = 0, bool waiting = fals
   return v;
 }
 
+std::string step_text(BlockStep s) { return std::string(s.request ? "R" : "") + (s.native ? "N" : ""); }
+
 std::string steps(BlockTracker& b, uint64_t now, uint64_t turn, uint64_t idle = 0, bool waiting = false) {
-  BlockStep s = b.check(at(now, turn, idle, waiting));
-  return std::string(s.request ? "R" : "") + (s.native ? "N" : "");
+  return step_text(b.check(at(now, turn, idle, waiting)));
+}
+
+// As steps(), the loop thread having run `cpu` ms in all (its CPU clock).
+std::string steps_cpu(BlockTracker& b, uint64_t now, uint64_t turn, uint64_t cpu) {
+  BlockView v = at(now, turn);
+  v.cpu_known = true;
+  v.loop_cpu_ns = cpu * kMs;
+  return step_text(b.check(v));
 }
 }  // namespace
 
@@ -132,4 +141,47 @@ TEST_CASE("block line: frames and strings capped and escaped into valid JSON") {
   CHECK(f.size() == kMaxBlockStringBytes);  // 256 whole characters of 2 bytes
   CHECK(j["frames"][0]["url"] == "a\"b\\c\nd\xef\xbf\xbd");
   CHECK(cap_utf8("ab\xc3\xa9", 3) == "ab");  // never half a character
+}
+
+TEST_CASE("block: a stall spent waiting for a CPU is no block however long") {
+  BlockTracker b(BlockConfig{});
+  CHECK(steps_cpu(b, 10, 10, 500) == "");  // turned at 10 ms, had run 500 ms in all
+  // Descheduled from 10 to 300 ms: no turn, and only 2 ms more of its own run.
+  for (uint64_t t = 20; t <= 300; t += 10) CHECK(steps_cpu(b, t, 10, 500 + (t >= 200 ? 2 : 0)) == "");
+  CHECK_FALSE(b.in_block());
+  CHECK(b.next_due_ns() == 0);
+}
+
+TEST_CASE("block: JS on a third of a CPU is a block once it ran for the share of the threshold") {
+  BlockTracker b(BlockConfig{});
+  // Seen turned at 0 by the check at 10 (its run counts from there), then
+  // JS runs on a third of a CPU: cpu = 100 + (t - 10) / 3.
+  CHECK(steps_cpu(b, 10, 0, 100) == "");
+  const uint64_t min_run = kBlockMinRunPercent * 50 / 100;  // ms
+  uint64_t first = 0;
+  for (uint64_t t = 20; t <= 300 && first == 0; t += 10)
+    if (steps_cpu(b, t, 0, 100 + (t - 10) / 3) == "R") first = t;
+  CHECK(first == 10 + 3 * min_run);  // wall 130 ms: 40 ms of its own run, not at 50 ms of wall
+  CHECK(b.in_block());
+  CHECK(b.start_ns() == 0);  // the block's start and duration stay wall-clock
+}
+
+TEST_CASE("block: the run counts from the check that saw the loop turn") {
+  BlockTracker b(BlockConfig{});
+  CHECK(steps_cpu(b, 10, 5, 1000) == "");
+  CHECK(steps_cpu(b, 20, 18, 1008) == "");  // a turn at 18: its run from here, 1008
+  CHECK(steps_cpu(b, 70, 18, 1045) == "");  // 52 ms without a turn, 37 ms run: waiting for a CPU too
+  CHECK(steps_cpu(b, 80, 18, 1048) == "R");  // 40 ms run
+  CHECK(b.start_ns() == 18 * kMs);
+}
+
+TEST_CASE("block: a loop asleep in a sync call is blocked though it does not run") {
+  BlockTracker b(BlockConfig{});
+  CHECK(steps_cpu(b, 10, 10, 500) == "");
+  BlockView v = at(70, 10);  // 60 ms without a turn, no run
+  v.cpu_known = true;
+  v.loop_cpu_ns = 500 * kMs;
+  v.sleeping = true;  // state S: Atomics.wait, a sync read
+  CHECK(step_text(b.check(v)) == "R");
+  CHECK(b.start_ns() == 10 * kMs);
 }

@@ -73,7 +73,7 @@ TEST_CASE("sample line: elu from idle deltas, cpu deltas, rss, http attached onc
   d.add(4);
   JsView js;
   js.mem_rest = R"(,"heap_used":1,"heap_total":2,"external":3,"array_buffers":4)";
-  js.http = R"({"requests":5,"responses":5,"inflight":0,"latency_mean_ms":1,"latency_max_ms":2})";
+  js.http = R"({"requests":5,"responses":5,"inflight":3,"latency_mean_ms":1,"latency_max_ms":2})";
   json s = json::parse(b.build(c1, 10, d, 4096, js, 7));
   CHECK(s["type"] == "sample");
   CHECK(s["interval_ms"] == 10);
@@ -89,8 +89,21 @@ TEST_CASE("sample line: elu from idle deltas, cpu deltas, rss, http attached onc
   c2.now_ns += 10 * kMs;  // blocked: no idle time at all
   json s2 = json::parse(b.build(c2, 20, d, 4096, js, 7));
   CHECK(s2["elu"] == 1);
-  CHECK_FALSE(s2.contains("http"));  // never counted twice
+  // Never counted twice: until the next handover the inflight gauge only.
+  CHECK(s2["http"] == json::parse(R"({"requests":0,"responses":0,"inflight":3,"latency_mean_ms":0,"latency_max_ms":0,"timed":0})"));
   CHECK(s2["delay"]["count"] == 0);
+  // JS blocked past two handovers: no http object, as nothing is known.
+  Counters c3 = c2;
+  c3.now_ns += 200 * kMs;
+  json s3 = json::parse(b.build(c3, 220, d, 4096, js, 7));
+  CHECK_FALSE(s3.contains("http"));
+}
+
+TEST_CASE("sample line: the gauge between handovers keeps any inflight text") {
+  CHECK(http_gauge_of(R"({"requests":1,"inflight":12})") ==
+        R"({"requests":0,"responses":0,"inflight":12,"latency_mean_ms":0,"latency_max_ms":0,"timed":0})");
+  CHECK(http_gauge_of("{}") ==
+        R"({"requests":0,"responses":0,"inflight":0,"latency_mean_ms":0,"latency_max_ms":0,"timed":0})");
 }
 
 TEST_CASE("numbers carry at most three decimals") {
