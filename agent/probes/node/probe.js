@@ -38,9 +38,9 @@
   }
   const lib = (name) => require(path.join(__dirname, 'lib', name));
 
-  // Worker threads run NODE_OPTIONS preloads too. Under `run` each one with
-  // a free slot is a loop of its own, on its own connection (threads.js);
-  // elsewhere (the agent) only the main thread is probed.
+  // Worker threads run NODE_OPTIONS preloads too. Wherever there is an
+  // endpoint to connect to (`run`, the agent) each one with a free slot is a
+  // loop of its own, on its own connection (threads.js).
   let settings, worker = null;
   if (!wt.isMainThread) {
     try { worker = lib('threads.js').claimWorker(wt); } catch (_) { return; }
@@ -130,8 +130,12 @@
       try { transport.shutdown(); } catch (_) { /* never throw */ }
       if (worker !== null) worker.release();
     });
-    if (settings.tree) parts.threads.shareWithWorkers(wt, state, transport.send);
-    transport.start();
+    if (settings.endpoint) parts.threads.shareWithWorkers(wt, state, transport.send);
+    // A worker's hello names its script (threads.js workerName), which Node
+    // puts in process.argv[1] only after the preloads: a connection made at
+    // once can say hello before it is there. The worker's script runs first.
+    if (worker !== null) setImmediate(() => { try { transport.start(); } catch (_) { /* never throw */ } });
+    else transport.start();
   } catch (_) {
     if (state !== null) state.disabled = true;
   }

@@ -36,12 +36,8 @@ BLOCKED_PORT=$NODE_PORT
 wrk -t1 -c20 -d60s "http://127.0.0.1:$BLOCKED_PORT/" >"$WORK/wrk.out" 2>&1 &
 PIDS+=($!)
 # A server that answers from a worker thread whose loop stalls 300 ms every
-# 500 ms (issue 13). The probe samples worker threads in a run's tree only
-# (agent/probes/node/lib/config.js): LOOPDOCTOR_TREE puts this one in that
-# mode, each worker on its own connection to the agent.
-export LOOPDOCTOR_TREE=agent-test
+# 500 ms (issue 13): each worker on its own connection to the agent.
 start_node workers worker-stall workers
-unset LOOPDOCTOR_TREE
 WORKERS_PID=$NODE_PID
 wrk -t1 -c10 -d60s "http://127.0.0.1:$NODE_PORT/" >"$WORK/wrk-workers.out" 2>&1 &
 PIDS+=($!)
@@ -95,7 +91,8 @@ case "$loops" in
   *) fail "/processes for worker-stall: $loops" ;;
 esac
 curl -sf -o "$WORK/workers.html" "http://127.0.0.1:$APORT/report/$WORKERS_PID" || fail "/report of worker-stall failed"
-grep -q '</span> worker 1 (stall-worker.js) <span class="muted">pid' "$WORK/workers.html" || fail "the report has no lane for the worker"
+grep -q '</span> worker 1 (stall-worker.js) <span class="muted">pid' "$WORK/workers.html" ||
+  fail "the report has no lane for the worker: $(grep -o '<h3><span class="tag v-[^"]*">[^<]*</span>[^<]*' "$WORK/workers.html" | tr "\n" " ")"
 grep -q '<section id="loops">' "$WORK/workers.html" || fail "the report has no Loops section"
 
 # Both processes' series, under their own pid and job.

@@ -1,8 +1,9 @@
 'use strict';
 // Every loop of a run's tree (issue 13): under `run` (an inherited fd AND the
 // run's endpoint) each worker thread and each Node child process connects to
-// the endpoint with its own hello; elsewhere nothing changes (probe.test.js
-// keeps the agent mode's "children are not probed").
+// the endpoint with its own hello; under the agent (its endpoint alone) the
+// worker threads do too, the children not (probe.test.js keeps the agent
+// mode's "children are not probed").
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
 const { startSink, startTarget, probeEnv, runFd, withTimeout, TEST_TIMEOUT_MS, WAIT_MS } = require('./helpers.js');
@@ -100,16 +101,21 @@ test('cluster workers are named by their cluster id and report their exit code',
   for (const c of conns) assert.equal(c[c.length - 1].exit_code, 3, 'bye carries the worker\'s exit code');
 });
 
-test('outside a run (the agent\'s endpoint alone) worker threads are not probed', { timeout: TEST_TIMEOUT_MS }, async () => {
+test('outside a run (the agent\'s endpoint alone) each worker thread connects with its own hello, named by its script', { timeout: TEST_TIMEOUT_MS }, async () => {
   const sink = startSink();
   await sink.ready;
   try {
     const t = startTarget('tree-workers.js', probeEnv({ LOOPDOCTOR_ENDPOINT: sink.path, LIFE_MS: '300' }));
     const r = await withTimeout(t.exited, WAIT_MS, 'target exit');
     assert.equal(r.code, 0, r.stderr);
-    await sink.waitFor(() => sink.conns.every((c) => c.closed), 'connections closed');
-    assert.equal(sink.conns.length, 1, 'the main thread alone');
-    assert.equal(byType(sink.all(), 'hello').length, 1);
+    await sink.waitFor(() => sink.conns.length === 2 && sink.conns.every((c) => c.closed), 'connections closed');
+    const hellos = byType(sink.all(), 'hello');
+    assert.equal(hellos.length, 2, 'the main thread and the worker');
+    const worker = hellos.find((h) => h.thread !== undefined);
+    assert.equal(worker.thread, 1);
+    // Said only once Node has put the worker's script in process.argv[1].
+    assert.equal(worker.thread_name, 'worker 1 (tree-workers.js)');
+    assert.equal(worker.parent_pid, undefined, 'a thread, not a child process');
   } finally {
     await sink.close();
   }
