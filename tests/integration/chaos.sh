@@ -62,6 +62,14 @@ target-sigkill|target-oom)
     fail "exit not recorded: $(json_get out.json 'j.target.exit')"
   (( $(json_get out.json 'j.window.samples') > 0 )) || fail "no samples before the crash"
   how=$([[ $sig != null ]] && echo "killed by $sig" || echo "code $code")
+  if [[ $1 == target-oom ]]; then
+    # V8's "JavaScript heap out of memory" on the target's stderr names the death.
+    [[ $(json_get out.json 'j.target.exit.oom') == heap ]] || fail "the JSON does not name the OOM: $(json_get out.json 'j.target.exit')"
+    limit=$(json_get out.json 'j.target.exit.heap_limit_mb')
+    (( limit >= 32 && limit < 256 )) || fail "heap limit $limit MB, want the target's (--max-old-space-size=32 and V8's young generation)"
+    grep -q "JavaScript heap out of memory" err.txt || fail "the target's own message did not reach the terminal: $(cat err.txt)"
+    how="out of memory (heap limit $limit MB), $how"
+  fi
   grep -q "$how.*the target crashed or failed by itself" err.txt ||
     fail "the terminal does not say the target crashed ($how): $(cat err.txt)"
   grep -q "$how" r.html || fail "the report does not say how it ended ($how)"
