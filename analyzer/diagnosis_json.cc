@@ -123,6 +123,8 @@ json target_json(const Timeline& tl) {
     if (tl.exit.signal) exit["signal"] = *tl.exit.signal;
     exit["t_ms"] = r3(tl.exit.t);
     exit["stopped_by_loopdoctor"] = tl.exit.stopped_by_loopdoctor;
+    if (!tl.exit.oom.empty()) exit["oom"] = tl.exit.oom;
+    if (tl.exit.heap_limit_mb > 0) exit["heap_limit_mb"] = tl.exit.heap_limit_mb;
   }
   target["exit"] = exit;
   return target;

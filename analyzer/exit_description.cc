@@ -10,7 +10,7 @@ ExitDescription describe_exit(const Timeline& tl) {
     return d;
   }
   const ExitInfo& e = tl.exit;
-  d.what = exit_what(e.code, e.signal, e.t);
+  d.what = exit_what(e);
   d.by_itself = !e.stopped_by_loopdoctor;
   d.crash = d.by_itself && (e.signal || e.code.value_or(0) != 0);
   if (!d.by_itself && e.signal) {  // the signal was ours: not a kill to report

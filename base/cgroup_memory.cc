@@ -70,4 +70,30 @@ std::optional<double> memory_limit_for(std::string_view text, const std::string&
   return std::nullopt;
 }
 
+std::optional<std::string> oom_events_file(int pid, const std::string& root) {
+  std::string text;
+  if (!read_file("/proc/" + std::to_string(pid) + "/cgroup", &text)) return std::nullopt;
+  if (auto p = proc_text::cgroup_path(text, "memory")) {
+    const std::string file = root + "/memory" + std::string(*p) + "/memory.oom_control";
+    if (exists(file)) return file;
+  }
+  if (auto p = proc_text::cgroup_path(text, "")) {
+    const std::string file = root + (*p == "/" ? "" : std::string(*p)) + "/memory.events";
+    if (exists(file)) return file;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::uint64_t> parse_oom_kills(std::string_view text) {
+  std::uint64_t v = 0;
+  if (!proc_text::find_keyed(text, "oom_kill", &v, ' ')) return std::nullopt;
+  return v;
+}
+
+std::optional<std::uint64_t> read_oom_kills(const std::string& file) {
+  std::string text;
+  if (!read_file(file, &text)) return std::nullopt;
+  return parse_oom_kills(text);
+}
+
 }  // namespace loopdoctor::base

@@ -6,6 +6,7 @@
 // the files of one process.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,5 +30,14 @@ std::optional<double> parse_hierarchical_memory_limit(std::string_view memory_st
 std::optional<double> memory_limit_bytes(int pid, const std::string& root = "/sys/fs/cgroup");
 // The same from the text of /proc/<pid>/cgroup.
 std::optional<double> memory_limit_for(std::string_view proc_cgroup_text, const std::string& root);
+
+// The file that counts the kernel's OOM kills in the memory cgroup of
+// `pid`: v2 memory.events (its group and below), v1 memory.oom_control.
+// nullopt when neither exists. Found while the process lives, read after.
+std::optional<std::string> oom_events_file(int pid, const std::string& root = "/sys/fs/cgroup");
+// The `oom_kill N` count of either file's text; nullopt without one (v1
+// kernels before 4.13 do not count).
+std::optional<std::uint64_t> parse_oom_kills(std::string_view text);
+std::optional<std::uint64_t> read_oom_kills(const std::string& file);
 
 }  // namespace loopdoctor::base

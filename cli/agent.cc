@@ -25,6 +25,7 @@ struct AgentArgs {
   std::vector<int> attach;
   std::string window = "60s";
   bool public_reports = false;
+  bool no_redact = false;
 };
 
 // The line said at start when the HTTP port is reachable from other hosts.
@@ -70,6 +71,7 @@ int agent_command(const AgentArgs& a) {
   o.socket_path = a.socket.empty() ? exporter::default_socket_path() : a.socket;
   o.attach = a.attach;
   o.details_public = a.public_reports;
+  o.redact = !a.no_redact;
   o.templates_dir = paths.templates_dir;
   o.version = LOOPDOCTOR_VERSION;
   return exporter::run_agent(o);
@@ -92,6 +94,11 @@ Command add_agent(CLI::App& root) {
   s->add_flag("--public-reports", a->public_reports,
               "Serve /processes and /report/<pid> (command lines, code) to remote clients too, not "
               "only to this host's, when --listen is not a loopback address");
+  s->add_flag("--no-redact", a->no_redact,
+              "Keep what looks like a secret in the observed processes' command lines and job "
+              "names (--password=..., token=, URL userinfo, long keys, secret environment values) "
+              "in /processes, /report/<pid>, the job label and the log; by default it is replaced "
+              "with [REDACTED]");
   s->add_option("--window", a->window, "Rolling analysis window per process")->capture_default_str();
   return {s, [a] { return agent_command(*a); }};
 }

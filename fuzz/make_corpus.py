@@ -10,6 +10,7 @@ hand-made probe lines, HTTP responses and profiles, and from the inputs in
 SOURCE_DIR/tests/data/fuzz-regressions named <target>-<what>. Deterministic:
 the same tree gives the same seeds.
 """
+import base64
 import gzip
 import json
 import os
@@ -19,7 +20,7 @@ from pathlib import Path
 
 # Must match bench/fuzz's -max_len per target: a seed over it is cut anyway.
 MAX_LEN = {"recording": 8192, "recording_gz": 8192, "probe_lines": 8192,
-           "load_response": 4096, "cpuprofile": 16384}
+           "load_response": 4096, "cpuprofile": 16384, "sourcemap": 4096}
 # Hot records kept in a recording's skeleton seed: enough for the analysers'
 # minimum of samples to be reached in some mutations, few enough to fit.
 SKELETON_HOT = {"sample": 6, "proc": 6, "gc": 3, "load": 2}
@@ -165,6 +166,46 @@ HAND_PROFILE = compact({
 })
 
 
+# sourcemap_fuzz.cc's header: mode, script lines, 8 (line, column) pairs.
+SOURCEMAP_LOOKUPS = [(0, 0), (0, 12), (1, 4), (2, 30), (3, 0), (5, 17), (9, 2), (40, 199)]
+
+
+def sourcemap_header(mode):
+    head = bytes([mode, 24])
+    for line, column in SOURCEMAP_LOOKUPS:
+        head += line.to_bytes(2, "big") + column.to_bytes(2, "big")
+    return head
+
+
+def source_maps(source):
+    """(name, map text) of the maps in tests/data and the samples, the
+    bundled sample's inline map decoded."""
+    found = []
+    for base in ("tests/data/sourcemaps", "samples/node/ts-pricing"):
+        for path in sorted((source / base).rglob("*.map")):
+            found.append(("-".join(path.relative_to(source / base).parts), path.read_bytes()))
+    bundle = (source / "samples/node/bundled/server.js").read_text()
+    marker = "sourceMappingURL=data:application/json;base64,"
+    if marker in bundle:
+        found.append(("bundled-inline", base64.b64decode(bundle.split(marker)[-1].split()[0])))
+    return found
+
+
+def write_sourcemap_seeds(source, out_dir):
+    for name, text in source_maps(source):
+        write(out_dir, "sourcemap", name, sourcemap_header(0) + text)
+        try:
+            m = json.loads(text)
+        except ValueError:
+            continue
+        maps = [s["map"] for s in m.get("sections", []) if "map" in s] or [m]
+        for i, inner in enumerate(maps):
+            if isinstance(inner.get("mappings"), str):
+                counts = bytes([len(inner.get("sources", [])) % 16, len(inner.get("names", [])) % 16])
+                write(out_dir, "sourcemap", f"{name}-mappings-{i}",
+                      sourcemap_header(1) + counts + inner["mappings"].encode())
+
+
 def write(out_dir, target, name, data):
     if len(data) > MAX_LEN[target]:
         data = data[:MAX_LEN[target]]
@@ -203,6 +244,7 @@ def main():
         write(out_dir, "load_response", f"hand-{i}", bytes([0x02 * (i + 1), 0x12, 0x34]) + s * 2)
     write(out_dir, "load_response", "head", bytes([0x03, 0, 7]) + HAND_HTTP[0][:-5] * 3)
     write(out_dir, "cpuprofile", "hand", HAND_PROFILE)
+    write_sourcemap_seeds(source, out_dir)
     # Inputs that once broke a target (named <target>-<what>): every run
     # starts from them, so a fix that regresses fails the smoke at once.
     for path in sorted((source / "tests/data/fuzz-regressions").glob("*-*")):

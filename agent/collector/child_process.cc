@@ -26,6 +26,7 @@ int ChildProcess::spawn(uv_loop_t* loop, const std::vector<std::string>& argv,
     stdio[i].data.fd = i;
   }
   stdio[1].data.fd = stdout_fd_;
+  stdio[2].data.fd = stderr_fd_;
   stdio[3].flags = UV_INHERIT_FD;
   stdio[3].data.fd = extra_fd;
 

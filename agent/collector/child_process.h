@@ -29,7 +29,7 @@ class ChildProcess {
   ChildProcess& operator=(const ChildProcess&) = delete;
 
   // argv[0] is searched in the PATH of `env`. `extra_fd` >= 0 becomes the
-  // child's fd 3. stdin/stdout/stderr are inherited. Returns 0 or a negative
+  // child's fd 3. stdin/stdout/stderr are inherited unless redirected. Returns 0 or a negative
   // libuv error (UV_ENOENT when the program does not exist): exec failures
   // are reported here, never as a child that dies silently.
   int spawn(uv_loop_t* loop, const std::vector<std::string>& argv,
@@ -37,6 +37,8 @@ class ChildProcess {
 
   // Before spawn: the child's stdout goes to `fd` (ours) instead of our stdout.
   void redirect_stdout(int fd) { stdout_fd_ = fd; }
+  // Before spawn: the child's stderr is `fd` (a StderrWatch's end).
+  void redirect_stderr(int fd) { stderr_fd_ = fd; }
 
   int pid() const { return pid_; }
   bool running() const { return running_; }
@@ -55,6 +57,7 @@ class ChildProcess {
   int pid_ = 0;
   bool running_ = false;
   int stdout_fd_ = 1;
+  int stderr_fd_ = 2;
   ExitFn on_exit_;
 };
 

@@ -13,7 +13,7 @@ bool load_requested(const RunOptions& o) { return o.load.has_value() || !o.on_po
 
 // "exited with code 1 at 4.2 s": the words every output uses for an exit.
 std::string how_it_ended(const RunResult& r) {
-  return recording::exit_what(r.exit_code, r.exit_signal, r.exited_at_ms);
+  return recording::exit_what(r.exit_code, r.exit_signal, r.exited_at_ms, r.exit_oom, r.exit_heap_limit_mb);
 }
 
 bool failed(const RunResult& r) { return r.exit_signal || r.exit_code.value_or(0) != 0; }

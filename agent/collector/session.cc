@@ -14,6 +14,7 @@
 
 #include "agent/collector/session_impl.h"
 #include "base/close_handles.h"
+#include "base/cgroup_memory.h"
 #include "analyzer/recording/proc_record.h"
 
 namespace loopdoctor::collector {
@@ -129,8 +130,12 @@ bool Session::spawn_target(int child_fd) {
     env["NODE_OPTIONS"] = node_options_with_probe(existing ? existing : "", opts_.probe_path);
   }
   if (opts_.target_stdout_to_stderr) target_.redirect_stdout(STDERR_FILENO);
+  if (const int fd = stderr_watch_.open(&loop_); fd >= 0) target_.redirect_stderr(fd);
+  if (oom_events_ = base::oom_events_file(getpid()); oom_events_)
+    oom_kills_at_start_ = base::read_oom_kills(*oom_events_).value_or(0);
   int rc = target_.spawn(&loop_, opts_.command, environment_with(env), child_fd,
                          [this](const ChildExit& e) { on_target_exit(e); });
+  stderr_watch_.start();
   if (rc < 0) {
     result_->error = spawn_error_message(opts_.command[0], rc);
     return false;

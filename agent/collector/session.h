@@ -54,6 +54,8 @@ struct RunResult {
   double exited_at_ms = 0;     // run time of the target's exit
   std::optional<int> exit_code;
   std::optional<std::string> exit_signal;
+  std::string exit_oom;          // recording::kOomHeap / kOomKiller when known
+  double exit_heap_limit_mb = 0; // with kOomHeap
   bool probe_connected = false;  // the probe said hello
   int listen_port = 0;           // first port the target listened on; 0: none
   bool load_ran = false;         // load started (the target listened in time)

@@ -1,6 +1,7 @@
 // The session's reactions to events: probe messages, the target's exit,
 // the end of the load, Ctrl-C, timeouts; and finishing once all is over.
 #include <csignal>
+#include <cmath>
 #include <cstdio>
 
 #include <spdlog/spdlog.h>
@@ -10,6 +11,7 @@
 #include "agent/collector/run_limits.h"
 #include "agent/collector/signal_names.h"
 #include "analyzer/recording/records.h"
+#include "base/cgroup_memory.h"
 
 namespace loopdoctor::collector::detail {
 
@@ -22,6 +24,7 @@ void Session::on_probe_message(const nlohmann::json& msg, std::string_view raw) 
   } else if (type == "hello") {
     hello_ = true;
     result_->probe_connected = true;
+    heap_limit_bytes_ = msg.value("heap_limit", 0.0);
     if (auto p = msg.find("pid"); p != msg.end() && p->is_number_integer())
       tree_.set_root_pid(p->get<int>());
     on_loop_message(msg, &probe_);
@@ -74,9 +77,12 @@ void Session::on_target_exit(const ChildExit& e) {
   r.code = e.code;
   if (e.signal) r.signal = signal_name(*e.signal);
   r.stopped_by_loopdoctor = by_us;
+  if (!by_us) name_oom(&r);
   result_->exited_at_ms = emit(recording::encode(r));
   result_->exit_code = e.code;
   if (e.signal) result_->exit_signal = signal_name(*e.signal);
+  result_->exit_oom = r.oom;
+  result_->exit_heap_limit_mb = r.heap_limit_mb;
   // Exiting on its own is the expected end of a run with neither load nor
   // --duration; otherwise it cut the run short.
   if (!by_us && (load_requested() || opts_.duration_ms > 0)) result_->target_exited_early = true;
@@ -90,6 +96,21 @@ void Session::on_target_exit(const ChildExit& e) {
   if (any_probe_open())
     drain_timer_.start(kProbeDrainMs, [this] { close_probes(); });
   maybe_finish();
+}
+
+// A crash's cause when the target or the kernel said it: V8's heap limit
+// (its message on stderr), or the OOM killer (a SIGKILL while the cgroup's
+// oom_kill count went up: nothing else tells that SIGKILL from a `kill -9`).
+void Session::name_oom(recording::Exit* r) {
+  stderr_watch_.drain();
+  const bool crashed = r->signal || r->code.value_or(0) != 0;
+  if (crashed && stderr_watch_.heap_oom()) {
+    r->oom = recording::kOomHeap;
+    r->heap_limit_mb = std::round(heap_limit_bytes_ / kBytesPerMb);
+  } else if (r->signal == "SIGKILL" && oom_events_ &&
+             base::read_oom_kills(*oom_events_).value_or(0) > oom_kills_at_start_) {
+    r->oom = recording::kOomKiller;
+  }
 }
 
 void Session::on_signal(int signum) {

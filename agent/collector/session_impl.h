@@ -4,6 +4,8 @@
 #pragma once
 
 #include <csignal>
+#include <cstdint>
+#include <optional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -21,9 +23,11 @@
 #include "base/ignore_sigpipe.h"
 #include "base/run_clock.h"
 #include "agent/collector/session.h"
+#include "agent/collector/stderr_watch.h"
 #include "agent/collector/stop_sequence.h"
 #include "agent/collector/tree_endpoint.h"
 #include "agent/collector/tree_loops.h"
+#include "analyzer/recording/records.h"
 #include "base/timer.h"
 
 namespace loopdoctor::collector::detail {
@@ -33,6 +37,8 @@ namespace loopdoctor::collector::detail {
 // the socket; do not wait on that longer than this.
 inline constexpr double kProbeDrainMs = 1000;
 inline constexpr double kDefaultSampleIntervalMs = 10;
+// V8 reports its heap limit in bytes; the exit sentence says it in MB.
+inline constexpr double kBytesPerMb = 1024.0 * 1024.0;
 
 // Writing to the probe after it died must be an error code, not a SIGPIPE
 // that kills loopdoctor (base/ignore_sigpipe.h).
@@ -75,6 +81,7 @@ class Session {
   void on_listen(int port, const std::string& address);
   void on_load_end();
   void on_target_exit(const ChildExit& e);
+  void name_oom(recording::Exit* r);
   void on_signal(int signum);
   void on_port_timeout();
   void begin_stop();
@@ -94,6 +101,10 @@ class Session {
   base::RunClock clock_;
   RecordingWriter writer_;
   ChildProcess target_;
+  StderrWatch stderr_watch_;
+  double heap_limit_bytes_ = 0;               // from the hello
+  std::optional<std::string> oom_events_;     // our cgroup's OOM kill counter file
+  std::uint64_t oom_kills_at_start_ = 0;
   ProbeConnection probe_;
   TreeEndpoint endpoint_;  // the run's socket for the rest of the tree
   TreeLoops tree_;

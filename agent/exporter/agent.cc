@@ -237,8 +237,10 @@ class Agent {
   }
 
   // Where a process's command line and job enter the agent: /processes,
-  // /report/<pid> and the `job` label show them redacted (base/redact.h).
+  // /report/<pid>, the `job` label and the log show them redacted
+  // (base/redact.h), unless the agent runs with --no-redact.
   void redact_identity(ProcessIdentity* id) const {
+    if (!opt_.redact) return;
     id->argv = redactor_.argv(id->argv);
     id->job = redactor_.text(id->job);
   }

@@ -24,6 +24,7 @@ struct AgentOptions {
   std::string templates_dir;   // report templates, for /report/<pid>
   std::string version;         // shown in reports
   bool details_public = false; // serve /processes and /report/<pid> to remote clients too
+  bool redact = true;          // secrets in argv and job out of every output (base/redact.h)
 };
 
 // Runs until SIGTERM or SIGINT, then closes every connection, stops the HTTP

@@ -17,12 +17,19 @@ std::string number(const char* format, double v) {
 
 }  // namespace
 
-std::string exit_what(std::optional<int> code, const std::optional<std::string>& signal, double t_ms) {
-  const std::string how = signal  ? "killed by " + *signal
-                          : code ? "exited with code " + std::to_string(*code)
-                                 : std::string("exited (no exit code recorded)");
+std::string exit_what(std::optional<int> code, const std::optional<std::string>& signal, double t_ms,
+                      const std::string& oom, double heap_limit_mb) {
+  std::string how = signal  ? "killed by " + *signal
+                    : code ? "exited with code " + std::to_string(*code)
+                           : std::string("exited (no exit code recorded)");
+  if (oom == kOomKiller && signal) how = "killed by the OOM killer (" + *signal + ")";
+  if (oom == kOomHeap)
+    how = (heap_limit_mb > 0 ? number("out of memory (heap limit %.0f MB), ", heap_limit_mb)
+                             : std::string("out of memory (heap limit reached), ")) + how;
   return how + number(" at %.1f s", t_ms / 1000.0);
 }
+
+std::string exit_what(const Exit& e) { return exit_what(e.code, e.signal, e.t, e.oom, e.heap_limit_mb); }
 
 std::string exit_stopped(const std::string& signal, double t_ms) {
   return "stopped by loopdoctor with " + signal + number(" at %.1f s", t_ms / 1000.0);

@@ -13,8 +13,12 @@
 namespace loopdoctor::recording {
 
 // "exited with code 1 at 4.2 s", "killed by SIGSEGV at 8.0 s",
-// "exited (no exit code recorded) at 0.5 s". `t_ms` is run time.
-std::string exit_what(std::optional<int> code, const std::optional<std::string>& signal, double t_ms);
+// "exited (no exit code recorded) at 0.5 s"; with its cause when the
+// collector knew it: "out of memory (heap limit 48 MB), killed by SIGABRT at
+// 3.1 s", "killed by the OOM killer (SIGKILL) at 9.0 s". `t_ms` is run time.
+std::string exit_what(std::optional<int> code, const std::optional<std::string>& signal, double t_ms,
+                      const std::string& oom = "", double heap_limit_mb = 0);
+std::string exit_what(const Exit& e);
 // "stopped by loopdoctor with SIGINT at 5.5 s": the end of a run, not a kill.
 std::string exit_stopped(const std::string& signal, double t_ms);
 

@@ -362,12 +362,14 @@ json encode(const Exit& r) {
   j["signal"] = or_null(r.signal);
   j["stopped_by_loopdoctor"] = r.stopped_by_loopdoctor;
   encode_loop(r.loop, &j);
+  if (!r.oom.empty()) j["oom"] = r.oom;
+  if (r.heap_limit_mb > 0) j["heap_limit_mb"] = r.heap_limit_mb;
   return j;
 }
 
 Exit decode_exit(const json& r) {
   return {num(r, "t"), opt_int(r, "code"), opt_str(r, "signal"), flag(r, "stopped_by_loopdoctor"),
-          decode_loop(r)};
+          decode_loop(r), opt_str(r, "oom").value_or(""), num(r, "heap_limit_mb")};
 }
 
 json encode(const Interrupt& r) {

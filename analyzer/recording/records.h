@@ -284,12 +284,20 @@ struct LoadEnd {
   bool operator==(const LoadEnd&) const = default;
 };
 
+inline constexpr const char* kOomHeap = "heap";
+inline constexpr const char* kOomKiller = "killer";
+
 struct Exit {  // the target's
   double t = 0;
   std::optional<int> code;
   std::optional<std::string> signal;  // "SIGKILL", ...
   bool stopped_by_loopdoctor = false; // we asked it to stop (end of load, Ctrl-C)
   LoopRef loop = {};  // the process that exited (pid 0: the target)
+  // Why it died, when the collector could tell: kOomHeap (V8 reported its
+  // heap limit reached on stderr), kOomKiller (the cgroup's OOM killer
+  // killed a process while it got SIGKILL); "" otherwise. Written only when set.
+  std::string oom;
+  double heap_limit_mb = 0;  // with kOomHeap: the limit its hello gave; 0 unknown
   bool operator==(const Exit&) const = default;
 };
 

@@ -145,27 +145,29 @@ std::optional<Position> SourceMap::lookup(int line, int column, std::string* err
     if (error) *error = what;
     return std::nullopt;
   };
+  // 1-based for people, widened: a lookup at INT_MAX must not overflow.
+  const long long line1 = static_cast<long long>(line) + 1, column1 = static_cast<long long>(column) + 1;
   // The last section starting at or before the position.
   auto after = std::upper_bound(sections_.begin(), sections_.end(), std::pair{line, column},
                                 [](const std::pair<int, int>& p, const Section& s) {
                                   return p.first < s.line || (p.first == s.line && p.second < s.column);
                                 });
-  if (after == sections_.begin()) return fail(fmt::format("no section covers line {}", line + 1));
+  if (after == sections_.begin()) return fail(fmt::format("no section covers line {}", line1));
   const Section& s = *(after - 1);
   const int rel_line = line - s.line;
   const int rel_column = rel_line == 0 ? column - s.column : column;
   const Mappings& m = s.mappings;
   if (rel_line < 0 || static_cast<std::size_t>(rel_line) >= m.lines())
-    return fail(fmt::format("line {} is past the map's {} lines", line + 1, s.line + m.lines()));
+    return fail(fmt::format("line {} is past the map's {} lines", line1, s.line + m.lines()));
   const auto first = m.segments.begin() + m.line_starts[rel_line];
   const auto last = m.segments.begin() + m.line_starts[rel_line + 1];
   auto it = std::upper_bound(first, last, rel_column,
                              [](int c, const Segment& seg) { return c < seg.generated_column; });
   if (it == first)
-    return fail(fmt::format("no mapping at or before column {} of line {}", column + 1, line + 1));
+    return fail(fmt::format("no mapping at or before column {} of line {}", column1, line1));
   const Segment& seg = *(it - 1);
   if (seg.source < 0)
-    return fail(fmt::format("line {} column {} is generated code with no original source", line + 1, column + 1));
+    return fail(fmt::format("line {} column {} is generated code with no original source", line1, column1));
   Position p;
   p.source = s.first_source + static_cast<std::size_t>(seg.source);
   p.line = seg.original_line;

@@ -51,3 +51,24 @@ TEST_CASE("exit: stopped by loopdoctor, killed, unknown code, none") {
   tl.exit = {};
   CHECK(describe_exit(tl).text == "no exit recorded (still running when the recording ended)");
 }
+
+TEST_CASE("exit: an out-of-memory death is named") {
+  Timeline tl;
+  tl.exit = exit_info(3100, 0, false);
+  tl.exit.code.reset();
+  tl.exit.signal = "SIGABRT";
+  tl.exit.oom = recording::kOomHeap;
+  tl.exit.heap_limit_mb = 48;
+  const ExitDescription d = describe_exit(tl);
+  CHECK(d.what == "out of memory (heap limit 48 MB), killed by SIGABRT at 3.1 s");
+  CHECK(d.crash);
+  CHECK(d.text == "out of memory (heap limit 48 MB), killed by SIGABRT at 3.1 s — the target crashed or failed by itself");
+  tl.exit.heap_limit_mb = 0;
+  CHECK(describe_exit(tl).what == "out of memory (heap limit reached), killed by SIGABRT at 3.1 s");
+  tl.exit.signal = "SIGKILL";
+  tl.exit.oom = recording::kOomKiller;
+  CHECK(describe_exit(tl).what == "killed by the OOM killer (SIGKILL) at 3.1 s");
+  // The JSON carries the cause beside the signal.
+  const auto j = diagnosis_json(tl, analyze(tl));
+  CHECK(j["target"]["exit"]["oom"] == "killer");
+}

@@ -76,3 +76,14 @@ TEST_CASE("memory_limit_for: v2 takes the smallest memory.max up the tree") {
   // No cgroupfs at all: no limit, not an error.
   CHECK_FALSE(memory_limit_for("0::/outer/inner\n", (root.dir / "absent").string()));
 }
+
+TEST_CASE("cgroup memory: the OOM kill count of v1 and v2") {
+  CHECK(parse_oom_kills("oom_kill_disable 0\nunder_oom 0\noom_kill 3\n") == 3u);  // v1 memory.oom_control
+  CHECK(parse_oom_kills("low 0\nhigh 0\nmax 12\noom 2\noom_kill 1\noom_group_kill 0\n") == 1u);  // v2 memory.events
+  CHECK_FALSE(parse_oom_kills("oom_kill_disable 0\nunder_oom 0\n").has_value());  // a kernel before 4.13
+  const fs::path root = fs::temp_directory_path() / ("ld-oom-" + std::to_string(getpid()));
+  write(root / "memory/app/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 4\n");
+  CHECK(read_oom_kills((root / "memory/app/memory.oom_control").string()) == 4u);
+  CHECK_FALSE(read_oom_kills((root / "missing").string()).has_value());
+  fs::remove_all(root);
+}

@@ -3,9 +3,14 @@
 #   collector-kill  loopdoctor itself killed with SIGKILL mid-run: `analyze`
 #                   reads the recording up to the cut
 #   target-sigkill  the target killed with SIGKILL during load
-#   target-oom      the target hits its heap limit during load
+#   target-oom      the target hits its heap limit during load: "out of memory
+#                   (heap limit N MB), killed by SIGABRT" in every output
 #   disk-full       the recording hits RLIMIT_FSIZE: a clear message, a
 #                   readable recording up to there
+#   agent-probes    the agent under 1000 probes connecting and disconnecting,
+#                   slow probes, a 100 MB line, invalid UTF-8 (chaos_agent.js):
+#                   /metrics answers within kMaxScrapeMs, the agent's RSS stays
+#                   under kMaxAgentRssMb, a well-behaved process's series move
 # (process.abort() during load: errors.sh aborts-mid-load.)
 source "$(dirname "$0")/lib.sh"
 hello=$ROOT/samples/node/hello-world/server.js
@@ -57,6 +62,14 @@ target-sigkill|target-oom)
     fail "exit not recorded: $(json_get out.json 'j.target.exit')"
   (( $(json_get out.json 'j.window.samples') > 0 )) || fail "no samples before the crash"
   how=$([[ $sig != null ]] && echo "killed by $sig" || echo "code $code")
+  if [[ $1 == target-oom ]]; then
+    # V8's "JavaScript heap out of memory" on the target's stderr names the death.
+    [[ $(json_get out.json 'j.target.exit.oom') == heap ]] || fail "the JSON does not name the OOM: $(json_get out.json 'j.target.exit')"
+    limit=$(json_get out.json 'j.target.exit.heap_limit_mb')
+    (( limit >= 32 && limit < 256 )) || fail "heap limit $limit MB, want the target's (--max-old-space-size=32 and V8's young generation)"
+    grep -q "JavaScript heap out of memory" err.txt || fail "the target's own message did not reach the terminal: $(cat err.txt)"
+    how="out of memory (heap limit $limit MB), $how"
+  fi
   grep -q "$how.*the target crashed or failed by itself" err.txt ||
     fail "the terminal does not say the target crashed ($how): $(cat err.txt)"
   grep -q "$how" r.html || fail "the report does not say how it ended ($how)"
@@ -76,6 +89,58 @@ disk-full)
   [[ $rc2 == 0 ]] || fail "the recording up to the limit is unreadable (exit $rc2): $(cat cut.err)"
   (( $(json_get cut.json 'j.window.samples') > 0 )) || fail "nothing analysed from the cut recording"
   echo "disk-full: run exit $rc; $(grep 'File too large' err.txt | head -1); analyze: $(json_get cut.json 'j.window.samples') samples"
+  ;;
+agent-probes)
+  # Bounds for a busy 2-core CI machine, far above a quiet one's figures
+  # (bench/agent-scale: 500 probes, 33 MB, a 47 ms scrape): Prometheus times a
+  # scrape out at 10 s by default, and a 100 MB line must never be held.
+  kMaxScrapeMs=2000
+  kMaxAgentRssMb=150
+  # The hello timeout (agent/exporter/limits.h kHelloTimeoutMs), with a
+  # second of sweep period and a second of slack.
+  kHelloTimeoutMs=10000; kHelloSlackMs=2500
+  port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  sock=$WORK/run/probe.sock
+  "$LD" agent --listen "127.0.0.1:$port" --socket "$sock" 2>agent.log &
+  agent=$!
+  NODE_OPTIONS="--require $ROOT/agent/probes/node/probe.js" LOOPDOCTOR_ENDPOINT=$sock LOOPDOCTOR_INTERVAL_MS=250 \
+    LOOPDOCTOR_JOB=good PORT=0 node "$hello" >good.out 2>&1 &
+  good=$!
+  trap 'kill -9 $agent $good 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
+  for _ in $(seq 75); do
+    curl -sf "http://127.0.0.1:$port/metrics" 2>/dev/null | grep -q '^process_cpu_seconds_total{.*job="good"' && break
+    sleep 0.2
+  done
+  curl -sf "http://127.0.0.1:$port/metrics" | grep -q '^process_cpu_seconds_total{.*job="good"' ||
+    fail "the good probe's series never appeared: $(tail -5 agent.log)"
+  node "$ROOT/tests/integration/chaos_agent.js" "$sock" "$port" "$agent" >chaos.json || fail "the driver failed"
+  kill -0 "$agent" 2>/dev/null || fail "the agent died: $(tail -5 agent.log)"
+  get() { json_get chaos.json "$1"; }
+  [[ $(get 'j.scrape_failures.length') == 0 ]] || fail "scrapes failed: $(get 'j.scrape_failures')"
+  (( $(get 'j.scrapes') >= 20 )) || fail "only $(get 'j.scrapes') scrapes in the run"
+  [[ $(get 'j.max_scrape_ms < '$kMaxScrapeMs) == true ]] || fail "a scrape took $(get 'j.max_scrape_ms') ms (bound $kMaxScrapeMs)"
+  [[ $(get 'j.max_rss_mb < '$kMaxAgentRssMb) == true ]] || fail "the agent's RSS reached $(get 'j.max_rss_mb') MB (bound $kMaxAgentRssMb)"
+  [[ $(get 'j.invalid_utf8_bodies') == 0 ]] || fail "/metrics was not valid UTF-8 $(get 'j.invalid_utf8_bodies') times"
+  [[ $(get 'j.churned') == 1000 ]] || fail "only $(get 'j.churned') of 1000 churning probes finished"
+  # The 100 MB line was cut off at the line limit, not read to the end.
+  [[ $(get 'j.huge_closed') == true ]] || fail "the agent read the whole 100 MB line ($(get 'j.huge_sent_bytes') bytes sent)"
+  grep -q "broke the protocol limit (1 MiB)" agent.log || fail "no reason logged for the 100 MB line"
+  [[ $(get 'j.utf8_closed.job') == true && $(get 'j.utf8_closed.sample') == true ]] ||
+    fail "a probe sending invalid UTF-8 was not disconnected: $(get 'j.utf8_closed')"
+  # Slow hellos end at the hello timeout; the slow but legal ones may stay.
+  [[ $(get 'j.slow_hello_open_ms.length') == 10 ]] || fail "slow hellos closed: $(get 'j.slow_hello_open_ms')"
+  [[ $(get "j.slow_hello_open_ms.every(ms => ms >= $kHelloTimeoutMs - 1000 && ms <= $kHelloTimeoutMs + $kHelloSlackMs)") == true ]] ||
+    fail "slow hellos were not closed at the hello timeout: $(get 'j.slow_hello_open_ms') ms"
+  # The good process: present in every scrape, connected at the end, and
+  # its CPU counter moved in every 3 s of the run.
+  [[ $(get 'j.good_missing') == 0 ]] || fail "the good process's series were missing from $(get 'j.good_missing') scrapes"
+  [[ $(get 'j.good_connected') == true ]] || fail "the good probe is not connected at the end"
+  stalls=$(get 'j.good_values.filter(([t, v], i, a) => a.some(([t2, v2]) => t2 >= t + 3000) && !a.some(([t2, v2]) => t2 > t && t2 <= t + 3000 && v2 > v)).length')
+  [[ $stalls == 0 ]] || fail "the good process's counter stood still for 3 s ($stalls scrapes): $(get 'j.good_values')"
+  (( $(get 'j.protocol_errors') >= 3 )) || fail "protocol errors counted: $(get 'j.protocol_errors')"
+  echo "agent-probes: $(get 'j.scrapes') scrapes, slowest $(get 'j.max_scrape_ms.toFixed(0)') ms; RSS max $(get 'j.max_rss_mb.toFixed(1)') MB;" \
+    "100 MB line cut after $(get 'j.huge_sent_bytes') bytes sent; slow hellos closed after $(get 'Math.min(...j.slow_hello_open_ms)')-$(get 'Math.max(...j.slow_hello_open_ms)') ms;" \
+    "$(get 'j.processes') processes, $(get 'j.protocol_errors') protocol errors"
   ;;
 *) fail "unknown case $1" ;;
 esac

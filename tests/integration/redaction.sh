@@ -7,7 +7,8 @@
 #   analyze:  the same four again from the recording
 #   agent:    /processes, /report/<pid>, /metrics (the job label)
 # The recording keeps them (the user's own file) and `analyze --no-redact`
-# shows them: the check that the grep can find a secret at all.
+# and `agent --no-redact` show them: the check that the grep can find a
+# secret at all.
 source "$(dirname "$0")/lib.sh"
 argv_pw=PlantedArgvPw1            # --password=...
 argv_tok=PlantedArgvTok2          # --token ...
@@ -62,26 +63,45 @@ for s in "$argv_pw" "$argv_tok" "$argv_hex" "$env_val" "$query_tok"; do
 done
 
 # The agent: the same argv through a probe, read back over HTTP.
-sock=$WORK/agent/probe.sock
-aport=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-"$LD" agent --listen "127.0.0.1:$aport" --socket "$sock" 2>agent.err &
-agent=$!
-NODE_OPTIONS="--require $ROOT/agent/probes/node/probe.js" LOOPDOCTOR_ENDPOINT=$sock LOOPDOCTOR_INTERVAL_MS=250 \
-  LOOPDOCTOR_JOB="job-$env_val" PORT=0 node "$server" --password="$argv_pw" --token "$argv_tok" "$argv_hex" "$API_SECRET" \
-  >node.out 2>&1 &
-target=$!
-trap 'kill -9 $agent $target 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
-for _ in $(seq 50); do
-  curl -sf "http://127.0.0.1:$aport/processes" >procs.json 2>/dev/null && grep -q "\"pid\": $target" procs.json && break
-  sleep 0.2
+# agent_outputs TAG [agent options...]: an agent and a probed target with
+# the planted argv; writes TAG-procs.json, TAG-report.html, TAG-metrics.txt,
+# TAG-agent.err and sets target.
+agent_outputs() {
+  local tag=$1; shift
+  local sock=$WORK/$tag/probe.sock aport
+  aport=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  "$LD" agent --listen "127.0.0.1:$aport" --socket "$sock" "$@" 2>"$tag-agent.err" &
+  agents+=($!)
+  NODE_OPTIONS="--require $ROOT/agent/probes/node/probe.js" LOOPDOCTOR_ENDPOINT=$sock LOOPDOCTOR_INTERVAL_MS=250 \
+    LOOPDOCTOR_JOB="job-$env_val" PORT=0 node "$server" --password="$argv_pw" --token "$argv_tok" "$argv_hex" "$API_SECRET" \
+    >"$tag-node.out" 2>&1 &
+  target=$!
+  agents+=("$target")
+  for _ in $(seq 50); do
+    curl -sf "http://127.0.0.1:$aport/processes" >"$tag-procs.json" 2>/dev/null && grep -q "\"pid\": $target" "$tag-procs.json" && break
+    sleep 0.2
+  done
+  grep -q "\"pid\": $target" "$tag-procs.json" || fail "$tag: the probe did not reach the agent: $(cat "$tag-agent.err")"
+  sleep 1
+  curl -sf "http://127.0.0.1:$aport/report/$target" >"$tag-report.html" || fail "$tag: /report/$target failed"
+  curl -sf "http://127.0.0.1:$aport/metrics" >"$tag-metrics.txt" || fail "$tag: /metrics failed"
+}
+agents=()
+trap 'kill -9 "${agents[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
+agent_outputs agent
+no_secret agent-procs.json "agent: /processes"
+no_secret agent-report.html "agent: /report"
+no_secret agent-metrics.txt "agent: /metrics" no-mark
+grep -q "pid=\"$target\",job=\"job-\[REDACTED\]\"" agent-metrics.txt || fail "the job label is not redacted: $(grep "pid=\"$target\"" agent-metrics.txt | head -1)"
+no_secret agent-agent.err "agent: its log" no-mark
+
+# `agent --no-redact` keeps them in /processes and /report (the argv's
+# secrets; the URL and header are not the agent's).
+agent_outputs raw-agent --no-redact
+for s in "$argv_pw" "$argv_tok" "$argv_hex" "$env_val"; do
+  grep -qF -- "$s" raw-agent-procs.json || fail "agent --no-redact: /processes lacks '$s'"
+  grep -qF -- "$s" raw-agent-report.html || fail "agent --no-redact: /report lacks '$s'"
 done
-grep -q "\"pid\": $target" procs.json || fail "the probe did not reach the agent: $(cat agent.err)"
-sleep 1
-curl -sf "http://127.0.0.1:$aport/report/$target" >report.html || fail "/report/$target failed"
-curl -sf "http://127.0.0.1:$aport/metrics" >metrics.txt || fail "/metrics failed"
-no_secret procs.json "agent: /processes"
-no_secret report.html "agent: /report"
-no_secret metrics.txt "agent: /metrics" no-mark
-grep -q "pid=\"$target\",job=\"job-\[REDACTED\]\"" metrics.txt || fail "the job label is not redacted: $(grep "pid=\"$target\"" metrics.txt | head -1)"
-no_secret agent.err "agent: its log" no-mark
-echo "ok: no planted secret in any output (${#secrets[@]} secrets, 13 outputs)"
+grep -q "pid=\"$target\",job=\"job-$env_val\"" raw-agent-metrics.txt ||
+  fail "agent --no-redact: the job label is redacted: $(grep "pid=\"$target\"" raw-agent-metrics.txt | head -1)"
+echo "ok: no planted secret in any output (${#secrets[@]} secrets, 13 outputs); agent --no-redact keeps the argv's 4"

@@ -5,6 +5,7 @@
 
 #include "agent/collector/load_driver.h"
 #include "agent/collector/run_limits.h"
+#include "analyzer/recording/records.h"
 
 using namespace loopdoctor;
 using namespace loopdoctor::collector;
@@ -88,4 +89,18 @@ TEST_CASE("a target that ended early says how, in the exit's one wording") {
   CHECK(run_limits(with_load(), r) ==
         std::vector<std::string>{"the target ended before the run did (killed by SIGABRT at 4.2 s); "
                                  "the report covers the run up to then; its own messages above say why"});
+}
+
+TEST_CASE("run limits: a heap out-of-memory death is named") {
+  RunResult r;
+  r.load_ran = true;
+  r.load_ms = 3000;
+  r.target_exited_early = true;
+  r.exit_signal = "SIGABRT";
+  r.exited_at_ms = 4200;
+  r.exit_oom = recording::kOomHeap;
+  r.exit_heap_limit_mb = 32;
+  CHECK(run_limits(with_load(), r)[0] ==
+        "the target ended before the run did (out of memory (heap limit 32 MB), killed by SIGABRT at 4.2 s); "
+        "the report covers the run up to then; its own messages above say why");
 }

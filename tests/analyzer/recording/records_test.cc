@@ -178,10 +178,13 @@ TEST_CASE("load-summary round-trips") {
 }
 
 TEST_CASE("exit, interrupt and warning round-trip") {
-  Exit by_signal{5000, std::nullopt, "SIGTERM", true};
+  Exit by_signal{5000, std::nullopt, "SIGTERM", true, {}, "", 0};
   CHECK(round_trip(by_signal, Type::kExit, decode_exit) == by_signal);
-  Exit by_code{5001, 3, std::nullopt, false};
+  Exit by_code{5001, 3, std::nullopt, false, {}, "", 0};
   CHECK(round_trip(by_code, Type::kExit, decode_exit) == by_code);
+  Exit oom{3100, std::nullopt, "SIGABRT", false, {}, kOomHeap, 48};
+  CHECK(round_trip(oom, Type::kExit, decode_exit) == oom);
+  CHECK_FALSE(encode(by_code).contains("oom"));  // written only when known
   Interrupt i{4000, "SIGINT"};
   CHECK(round_trip(i, Type::kInterrupt, decode_interrupt) == i);
   Warning w{10, "the target did not report a listening port within 30 s"};

@@ -95,6 +95,14 @@ TEST_CASE("A lookup takes the greatest segment at or before the column") {
   CHECK(lookup_error(m, 3, 0) == "line 4 is past the map's 3 lines");
 }
 
+// Found by the sourcemap fuzz target: the 1-based line of the message was
+// computed in int (signed overflow, UBSan) at INT_MAX.
+TEST_CASE("A lookup at the largest line or column says so without overflowing") {
+  const auto m = must_parse(R"({"version":3,"sources":["a.ts"],"names":[],"mappings":"AAAA"})");
+  CHECK(lookup_error(m, 2147483647, 0) == "line 2147483648 is past the map's 1 lines");
+  CHECK(m.lookup(0, 2147483647, nullptr)->line == 0);
+}
+
 TEST_CASE("Segments out of column order are sorted before lookups") {
   const auto m = must_parse(R"({"version":3,"sources":["a.ts"],"names":[],"mappings":"UAAU,VACV"})");
   // col 10 -> (0,10); then col 0 -> (1,0): written backwards.
