@@ -93,7 +93,7 @@ Mapper::Script& Mapper::script(const std::string& url) {
   Script& s = *it->second;
   s.path = path_of_url(url);
   std::string text;
-  if (s.path.empty() || !base::read_file(local(s.path), &text)) return s;
+  if (s.path.empty() || !base::read_regular_file(local(s.path), kMaxScriptBytes, &text)) return s;
   s.text.set(std::move(text));
   const auto ref = source_mapping_url(s.text.text);
   if (!ref) return s;
@@ -119,7 +119,8 @@ Mapper::Script& Mapper::script(const std::string& url) {
     const auto size = fs::file_size(local(p.string()), ec);
     if (!ec && size > kMaxMapBytes)
       return problem(fmt::format("{} is {} MB, over the {} MB limit", p.string(), size >> 20, kMaxMapBytes >> 20));
-    if (!base::read_file(local(p.string()), &json, &error)) return problem("cannot be read: " + error);
+    if (!base::read_regular_file(local(p.string()), kMaxMapBytes, &json, &error))
+      return problem("cannot be read: " + error);
   }
   s.map = SourceMap::parse(json, &error);
   if (!s.map) return problem(fmt::format("{} is not a usable source map: {}",
@@ -148,7 +149,7 @@ std::string Mapper::original_text(Script& s, std::size_t source, int line) {
     if (const auto& content = s.map->content(source)) {
       s.originals[source].set(*content);
     } else if (std::string text; fs::path(s.resolved[source]).is_absolute() &&
-                                 base::read_file(local(s.resolved[source]), &text)) {
+                                 base::read_regular_file(local(s.resolved[source]), kMaxScriptBytes, &text)) {
       s.originals[source].set(std::move(text));
     }
   }

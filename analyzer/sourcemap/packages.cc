@@ -42,7 +42,10 @@ const Package* Packages::in_dir(const std::string& dir, int depth) {
   if (dir.empty() || depth > kMaxPackageDepth || dir.ends_with("/node_modules")) return nullptr;
   if (auto it = by_dir_.find(dir); it != by_dir_.end()) return it->second ? &*it->second : nullptr;
   std::optional<Package> found;
-  if (std::string text; base::read_file(dir + "/package.json", &text)) found = parse_package_json(text, dir);
+  // A manifest is a few KB; a path from a recording may name anything.
+  constexpr std::size_t kMaxManifestBytes = 4u << 20;
+  if (std::string text; base::read_regular_file(dir + "/package.json", kMaxManifestBytes, &text))
+    found = parse_package_json(text, dir);
   if (!found)
     if (const Package* up = in_dir(parent_of(dir), depth + 1)) found = *up;
   auto& slot = by_dir_[dir];

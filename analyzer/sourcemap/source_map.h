@@ -24,6 +24,9 @@ namespace loopdoctor::sourcemap {
 // leaves room for those and keeps a corrupt or hostile file from taking
 // hundreds of MB of memory in the analyzer.
 inline constexpr std::size_t kMaxMapBytes = 64u << 20;
+// The largest script or original source read to show a line of it: a bundle
+// of tens of MB is read; a path naming a device or a huge file is not.
+inline constexpr std::size_t kMaxScriptBytes = 64u << 20;
 
 // One mapping segment of a plain map, all fields 0-based and absolute
 // (the VLQ deltas resolved). source == -1: the segment maps generated code

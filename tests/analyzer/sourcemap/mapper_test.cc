@@ -1,6 +1,8 @@
 // The Mapper on files: real maps written by tsc and esbuild, and
 // hand-written edge cases (tests/data/sourcemaps/README.md says how each was
 // made and how the expected positions were checked against mozilla/source-map).
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -176,4 +178,28 @@ TEST_CASE("Line text is trimmed and cut at a character boundary") {
   expected.append("\u00e9\u2026");
   CHECK(shown_line(long_line) == expected);
   CHECK(shown_line(std::string(120, 'b')) == std::string(120, 'b'));
+}
+
+TEST_CASE("Paths a map or a recording names are read only as regular files") {
+  // A hostile map points its map file and its source at devices that never
+  // end; a recording names a FIFO as a script. Each fails at once.
+  const fs::path dir = fs::temp_directory_path() / "loopdoctor-sourcemap-devices";
+  fs::create_directories(dir);
+  std::ofstream(dir / "dev-map.js") << "f();\n//# sourceMappingURL=/dev/zero\n";
+  std::ofstream(dir / "dev-source.js") << "f();\n//# sourceMappingURL=dev-source.js.map\n";
+  std::ofstream(dir / "dev-source.js.map") << R"({"version":3,"sources":["/dev/zero"],"names":[],"mappings":"AAAA"})";
+  Mapper m;
+  CHECK_FALSE(m.map("file://" + (dir / "dev-map.js").string(), 1, 1));
+  REQUIRE(m.problems().size() == 1);
+  CHECK(m.problems()[0] == (dir / "dev-map.js").string() +
+                               ": its source map cannot be read: cannot read '/dev/zero': not a regular file");
+  std::string why;
+  const auto o = m.map("file://" + (dir / "dev-source.js").string(), 1, 1, &why);
+  REQUIRE(o);
+  CHECK(o->file == "/dev/zero");
+  CHECK(o->source_line_text == "");  // not read
+  const fs::path fifo = dir / "fifo.js";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(m.script_line("file://" + fifo.string(), 1) == std::nullopt);  // would wait for a writer
+  fs::remove_all(dir);
 }
