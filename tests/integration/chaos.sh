@@ -29,12 +29,16 @@ JS
 
 case $1 in
 collector-kill)
-  timeout 60 "$LD" run --load / -c 10 -d 30s --record rec.ndjson.gz -o r0.html -- node "$hello" >/dev/null 2>run.err &
+  # loopdoctor itself in the background (not under `timeout`, whose pid $!
+  # would be), so the target found is its child, the node server.
+  "$LD" run --load / -c 10 -d 30s --record rec.ndjson.gz -o r0.html -- node "$hello" >/dev/null 2>run.err &
   ld=$!
   # Kill it once the load has run a few seconds (a recording with samples).
   sleep 5
-  target=$(pgrep -P "$ld" -f hello-world || true)
+  target=$(pgrep -P "$ld" -x node || true)
   kill -9 "$ld"; wait "$ld" 2>/dev/null || true
+  # A SIGKILLed collector cannot stop its target (it runs in its own
+  # session): the test does, or the server outlives the suite.
   [[ -n $target ]] && kill -9 "$target" 2>/dev/null || true
   [[ -s rec.ndjson.gz ]] || fail "no recording left by the killed collector"
   rc=0; "$LD" analyze rec.ndjson.gz --json out.json -o r.html 2>err.txt || rc=$?
