@@ -8,30 +8,9 @@ source "$(dirname "$0")/lib.sh"
 
 # A tenth of a core: hello-world under 20 connections wants a whole one.
 QUOTA_US=10000 PERIOD_US=100000
-name=loopdoctor-test-$$
-cg=""
-if [[ -w /sys/fs/cgroup/cgroup.subtree_control ]] && grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null &&
-   mkdir "/sys/fs/cgroup/$name" 2>/dev/null; then
-  cg=/sys/fs/cgroup/$name
-  echo "+cpu" > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
-  echo "$QUOTA_US $PERIOD_US" > "$cg/cpu.max" || { rmdir "$cg"; cg=""; }
-fi
-if [[ -z $cg ]]; then
-  for v1 in /sys/fs/cgroup/cpu,cpuacct /sys/fs/cgroup/cpu; do
-    if [[ -d $v1 ]] && mkdir "$v1/$name" 2>/dev/null; then
-      cg=$v1/$name
-      echo "$PERIOD_US" > "$cg/cpu.cfs_period_us" && echo "$QUOTA_US" > "$cg/cpu.cfs_quota_us" ||
-        { rmdir "$cg"; cg=""; continue; }
-      break
-    fi
-  done
-fi
-if [[ -z $cg ]]; then
-  echo "SKIP: no writable cpu cgroup (v2 /sys/fs/cgroup with the cpu controller, or v1 /sys/fs/cgroup/cpu): run as root on a host that delegates one"
-  exit 77
-fi
-# After lib.sh's trap: remove the cgroup, then the work folder.
-trap 'rmdir "$cg" 2>/dev/null; rm -rf "$WORK"' EXIT
+make_cgroup cpu "cpu.max=$QUOTA_US $PERIOD_US" "/sys/fs/cgroup/cpu,cpuacct /sys/fs/cgroup/cpu" \
+  "cpu.cfs_period_us=$PERIOD_US cpu.cfs_quota_us=$QUOTA_US"
+cg=$CG
 
 # loopdoctor starts inside the cgroup, so the target is in it from its
 # first instruction, as in a container (the /proc sampler finds a target's

@@ -25,3 +25,34 @@ sample_run() {
     > run.out 2> stderr.txt || rc=$?
   [[ $rc -eq 0 ]] || { tail -20 stderr.txt >&2; fail "loopdoctor exited $rc"; }
 }
+
+# A cgroup of this test's own with one controller's limit set, in CG: v2
+# (/sys/fs/cgroup with <controller> delegated) or else v1
+# (/sys/fs/cgroup/<v1 dir>...). Exits 77 (ctest SKIP), saying why, where
+# none can be made: skipped, not passed. Removed when the test ends (after
+# its processes are gone), then the work folder.
+#   make_cgroup <controller> "<v2 file>=<value>" "<v1 dirs>" "<v1 file>=<value> ..."
+make_cgroup() {
+  local controller=$1 v2=$2 v1_dirs=$3 v1_files=$4 kv dir
+  local name=loopdoctor-test-$controller-$$
+  CG=""
+  if [[ -w /sys/fs/cgroup/cgroup.subtree_control ]] &&
+     grep -qw "$controller" /sys/fs/cgroup/cgroup.controllers 2>/dev/null && mkdir "/sys/fs/cgroup/$name" 2>/dev/null; then
+    CG=/sys/fs/cgroup/$name
+    echo "+$controller" > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
+    echo "${v2#*=}" > "$CG/${v2%%=*}" || { rmdir "$CG"; CG=""; }
+  fi
+  if [[ -z $CG ]]; then
+    for dir in $v1_dirs; do
+      [[ -d $dir ]] && mkdir "$dir/$name" 2>/dev/null || continue
+      CG=$dir/$name
+      for kv in $v1_files; do echo "${kv#*=}" > "$CG/${kv%%=*}" || { rmdir "$CG"; CG=""; continue 2; }; done
+      break
+    done
+  fi
+  if [[ -z $CG ]]; then
+    echo "SKIP: no writable $controller cgroup (v2 /sys/fs/cgroup with the $controller controller, or v1 $v1_dirs): run as root on a host that delegates one"
+    exit 77
+  fi
+  trap 'rmdir "$CG" 2>/dev/null; rm -rf "$WORK"' EXIT
+}

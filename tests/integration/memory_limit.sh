@@ -15,24 +15,8 @@ source "$(dirname "$0")/lib.sh"
 # heap limit above the container's: then the container's comes first.
 LIMIT_BYTES=1073741824
 HEAP_MB=2048
-name=loopdoctor-test-mem-$$
-cg=""
-if [[ -w /sys/fs/cgroup/cgroup.subtree_control ]] && grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null &&
-   mkdir "/sys/fs/cgroup/$name" 2>/dev/null; then
-  cg=/sys/fs/cgroup/$name
-  echo "+memory" > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
-  echo "$LIMIT_BYTES" > "$cg/memory.max" || { rmdir "$cg"; cg=""; }
-fi
-if [[ -z $cg && -d /sys/fs/cgroup/memory ]] && mkdir "/sys/fs/cgroup/memory/$name" 2>/dev/null; then
-  cg=/sys/fs/cgroup/memory/$name
-  echo "$LIMIT_BYTES" > "$cg/memory.limit_in_bytes" || { rmdir "$cg"; cg=""; }
-fi
-if [[ -z $cg ]]; then
-  echo "SKIP: no writable memory cgroup (v2 /sys/fs/cgroup with the memory controller, or v1 /sys/fs/cgroup/memory): run as root on a host that delegates one"
-  exit 77
-fi
-# After lib.sh's trap: remove the cgroup (once its processes are gone), then the work folder.
-trap 'rmdir "$cg" 2>/dev/null; rm -rf "$WORK"' EXIT
+make_cgroup memory "memory.max=$LIMIT_BYTES" /sys/fs/cgroup/memory "memory.limit_in_bytes=$LIMIT_BYTES"
+cg=$CG
 
 rc=0
 timeout 90 bash -c "echo \$\$ > '$cg/cgroup.procs' && exec \"\$0\" \"\$@\"" "$LD" run --load / -c 20 --rate 500 -d 4s \
