@@ -30,7 +30,7 @@ expected=$(js "$WORK/run.json" '(i => (i.hotspots_source === "block-stacks" ? i.
 APORT=$(free_port)
 start_agent "$APORT" --window 10s
 PROBE_INTERVAL_MS=100 start_node target "$sample" blocked
-wrk -t1 -c50 -d8s "http://127.0.0.1:$NODE_PORT/" >"$WORK/wrk.out" 2>&1 || true
+wrk -t1 -c50 -d5s "http://127.0.0.1:$NODE_PORT/" >"$WORK/wrk.out" 2>&1 || true
 curl -sf "http://127.0.0.1:$APORT/report/$NODE_PID" >"$WORK/report.html" || fail "no /report/$NODE_PID"
 grep -q 'From block stacks' "$WORK/report.html" || fail "the agent's report has no block-stack hotspots"
 # The first row of the report's first hotspot table: <tr><td><code>FUNCTION</code>
