@@ -113,14 +113,16 @@ BlockAttribution attribute(const std::vector<BlockCapture>& captures, const Wind
       seen = std::max(seen, c->duration_ms);
       if (!w.contains(c->t)) continue;
       const Target t = target_of(*c, names, mapper);
+      // Caught inside a binding its JavaScript frames called; "(native code)",
+      // with no frames, is a name of its own.
+      const bool native = c->in_native && !c->frames.empty();
       Tally& tally = tallies[{t.function, t.url}];
       tally.ms += ms;
-      if (c->in_native && !c->frames.empty()) tally.native_ms += ms;  // (native code) has no frames
+      if (native) tally.native_ms += ms;
       tally.locations[t.place.location] += ms;
       tally.places.try_emplace(t.place.location, t.place);
       tally.callers[t.caller.text] += ms;
       tally.caller_lines.try_emplace(t.caller.text, t.caller.line_text);
-      const bool native = c->in_native && !c->frames.empty();
       in_block[place(native ? t.function + std::string(kInNativeSuffix) : t.function, t.place.location)] += ms;
       charged += ms;
     }

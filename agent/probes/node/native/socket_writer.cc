@@ -68,6 +68,12 @@ bool SocketLink::write_preamble(int fd) {
 
 bool SocketLink::ensure_connected(uint64_t now_ns) {
   if (connected()) return true;
+  // JS sets the preamble just after the thread starts: a connection made
+  // before would send a sample before hello, which the agent refuses.
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (preamble_.empty()) return false;
+  }
   if (!backoff_.due(now_ns)) return false;
   const int fd = open_socket();
   if (fd < 0 || !write_preamble(fd)) {

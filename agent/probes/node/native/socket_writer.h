@@ -25,8 +25,8 @@ class SocketLink {
   void set_preamble(std::string lines);
   // Any thread: whether lines appended now can go out.
   bool connected() const { return fd_.load(std::memory_order_relaxed) >= 0; }
-  // Watchdog thread: connects when disconnected and the backoff allows;
-  // true when connected (the preamble written).
+  // Watchdog thread: connects when disconnected, a preamble is set and the
+  // backoff allows; true when connected (the preamble written).
   bool ensure_connected(uint64_t now_ns);
   // Watchdog thread: writes what the socket takes now; the count written, or
   // -1 when the connection broke (it is closed, the reconnect scheduled).
