@@ -52,7 +52,7 @@ Diagnosis analyze_loop(const Timeline& tl) {
   dx.warnings = summarize_warnings(tl, &mapper);
   // A listener piling up is the bug even when what it runs is of a known kind.
   attach_listener_leak(dx.warnings, *attribution, &dx);
-  attach_blocking_kind(*attribution, &dx);
+  attach_blocking_kind(*attribution, tl.loop, &dx);
   profile::attach_map_problems(mapper.problems(), &dx);
   if (attribution->present) dx.attribution = std::move(attribution);
   return dx;

@@ -405,6 +405,20 @@ TEST_CASE("loops: offload-saturated is a saturated pool the main thread waited o
   CHECK(top.summary.find("The main thread waited on it") != std::string::npos);
 }
 
+TEST_CASE("loops: offload-saturated's workers are not told to hash in a worker thread") {
+  const Diagnosis dx = analyze_data("offload-saturated.ndjson.gz");
+  int workers = 0;
+  for (const LoopDiagnosis& l : dx.loops) {
+    if (l.loop.thread == 0) continue;
+    ++workers;
+    REQUIRE(l.dx.issues.front().cause.kind == CauseKind::kSyncCrypto);
+    const std::string& advice = l.dx.issues.front().cause.advice;
+    CHECK(advice.find("in a worker thread") == std::string::npos);
+    CHECK(advice.find("a worker (or a pool) of their own") != std::string::npos);
+  }
+  CHECK(workers == 2);
+}
+
 // The native probe in the worker (no CPU profile): the worker's block stacks
 // are its loop's, and they name the function that stalls it.
 TEST_CASE("loops: worker-stall-native charges the worker's block stacks to rebuildCache") {
