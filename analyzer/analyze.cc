@@ -4,6 +4,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "analyzer/advice.h"
 #include "analyzer/analysers/analysers.h"
 #include "analyzer/block_attribution.h"
 #include "analyzer/blocking_kind.h"
@@ -51,7 +52,7 @@ Diagnosis analyze_loop(const Timeline& tl) {
   dx.warnings = summarize_warnings(tl, &mapper);
   // A listener piling up is the bug even when what it runs is of a known kind.
   attach_listener_leak(dx.warnings, *attribution, &dx);
-  attach_blocking_kind(*attribution, &dx);
+  attach_blocking_kind(*attribution, tl.loop, &dx);
   profile::attach_map_problems(mapper.problems(), &dx);
   if (attribution->present) dx.attribution = std::move(attribution);
   return dx;
@@ -63,15 +64,6 @@ namespace {
 // no code (how to find it yourself); when hotspots exist, a paragraph that
 // names the top one takes its place.
 constexpr std::string_view kWithoutHotspotsTag = "[without-hotspots] ";
-
-// What to do with the function a hotspot names: a worker thread's loop is
-// already off the main thread, so "move it to a worker" would send the job
-// back where it is (loops.h's advice for a blocked worker).
-std::string_view hotspot_action(const Issue& issue) {
-  if (issue.advice == kBlockedWorkerAdvice || issue.advice == kPoolSaturatedAdvice)
-    return "Split that job into smaller pieces or make it cheaper";
-  return "Make that call asynchronous, move it to a worker thread or make it cheaper";
-}
 
 std::string top_hotspot_advice(const Hotspot& h, bool blocked_time, std::string_view action) {
   // Block stacks name a native call by its JavaScript function plus a note;
@@ -97,7 +89,8 @@ bool attach_recommendations(Diagnosis* dx, const std::string& templates_dir, std
   for (LoopDiagnosis& l : dx->loops)
     ok = attach_recommendations(&l.dx, templates_dir, error) && ok;
   for (Issue& issue : dx->issues) {
-    const std::string stem = issue.advice.empty() ? to_string(issue.kind) : issue.advice;
+    const std::string stem =
+        issue.advice == Advice::kVerdict ? to_string(issue.kind) : std::string(advice_file(issue.advice));
     const std::string path = templates_dir + "/recommendations/" + stem + ".txt";
     std::ifstream in(path);
     if (!in) {
@@ -116,7 +109,7 @@ bool attach_recommendations(Diagnosis* dx, const std::string& templates_dir, std
           issue.recommendations.push_back(para.substr(kWithoutHotspotsTag.size()));
         } else if (!named_hotspot) {
           issue.recommendations.push_back(top_hotspot_advice(issue.hotspots.front(), issue.hotspots_blocked_time,
-                                                            hotspot_action(issue)));
+                                                            hotspot_action(issue.advice)));
           named_hotspot = true;
         }
       } else if (!para.empty()) {

@@ -72,13 +72,23 @@ std::string named(const Hotspot& h) {
   return fmt::format("`{}` ({}){}", h.function, h.location, h.caller.empty() ? "" : ", called from " + h.caller + ",");
 }
 
-const char* kind_advice(CauseKind k) {
+// Where a large hash can go besides the threadpool (chunks fit any loop). A
+// main thread can hand it to a worker thread. A worker's loop already is
+// one, and another worker would only move its queue: what fits there is a
+// worker or pool of its own for these jobs, so the others stop waiting.
+constexpr const char* kCryptoOffMainThread = ", or in a worker thread.";
+constexpr const char* kCryptoOnWorker =
+    ". This loop is a worker thread's already: if it also runs other jobs, give these a worker (or a "
+    "pool) of their own so the others stop queuing behind them.";
+
+std::string kind_advice(CauseKind k, bool on_worker) {
   switch (k) {
     case CauseKind::kSyncCrypto:
-      return "A synchronous crypto call holds the loop for its whole run. Use its asynchronous form "
-             "(`crypto.pbkdf2`, `crypto.scrypt`, `crypto.randomBytes` with a callback, or "
-             "`crypto.subtle`), which runs on the threadpool; hash a large body in chunks as it "
-             "arrives, or in a worker thread.";
+      return std::string("A synchronous crypto call holds the loop for its whole run. Use its asynchronous form "
+                         "(`crypto.pbkdf2`, `crypto.scrypt`, `crypto.randomBytes` with a callback, or "
+                         "`crypto.subtle`), which runs on the threadpool; hash a large body in chunks as it "
+                         "arrives") +
+             (on_worker ? kCryptoOnWorker : kCryptoOffMainThread);
     case CauseKind::kSyncFs:
       return "A synchronous fs call waits for the disk on the loop. Use `fs.promises` (or a stream for "
              "a large file), or read a file that does not change once at start-up and keep it in memory.";
@@ -100,14 +110,15 @@ const char* kind_advice(CauseKind k) {
 
 // `listener`: the sentence of a hotspot that runs as an event listener, said
 // before the kind's advice (its count, not its kind, may be the problem).
-Cause hotspot_cause(const Hotspot& h, CauseKind k, const std::string& of, const std::string& listener) {
+Cause hotspot_cause(const Hotspot& h, CauseKind k, const std::string& of, const std::string& listener,
+                    bool on_worker) {
   const std::string what = k == CauseKind::kJson ? fmt::format("its hottest line calls JSON: `{}`", h.hot_line_text)
                                                  : std::string("a synchronous call");
   return {k, fmt::format("{} ({})", h.function, h.location),
           fmt::format("{} {}{}", analysers::pct(h.share), of,
                       k == CauseKind::kJson ? ", on a line calling JSON" : ""),
           fmt::format("{} ran during {} {}{}.{} {}", named(h), analysers::pct(h.share), of,
-                      k == CauseKind::kJson ? "; " + what : "", listener, kind_advice(k))};
+                      k == CauseKind::kJson ? "; " + what : "", listener, kind_advice(k, on_worker))};
 }
 
 Cause regex_cause(const profile::Attribution& a, const std::string& of) {
@@ -118,12 +129,13 @@ Cause regex_cause(const profile::Attribution& a, const std::string& of) {
   if (share < thresholds::kBlockingKindShare) return {};
   return {CauseKind::kRegex, "/" + source + "/", fmt::format("{} {}", analysers::pct(share), of),
           fmt::format("The regular expression `/{}/` ran during {} {}. {}", source, analysers::pct(share), of,
-                      kind_advice(CauseKind::kRegex))};
+                      kind_advice(CauseKind::kRegex, false))};
 }
 
 }  // namespace
 
-void attach_blocking_kind(const profile::Attribution& a, Diagnosis* dx) {
+void attach_blocking_kind(const profile::Attribution& a, const LoopRef& loop, Diagnosis* dx) {
+  const bool on_worker = loop.thread != 0;
   for (Issue& issue : dx->issues) {
     if (issue.kind != Verdict::kBlockedLoop || issue.cause.present()) continue;
     const std::string of =
@@ -132,7 +144,7 @@ void attach_blocking_kind(const profile::Attribution& a, Diagnosis* dx) {
       const Hotspot& top = issue.hotspots.front();
       if (const CauseKind k = kind_of(top); k != CauseKind::kNone && top.share >= thresholds::kBlockingKindShare) {
         const bool listener = a.present && called_by_emit(a.flame, top.location);
-        issue.cause = hotspot_cause(top, k, of, listener ? kListenerNote : "");
+        issue.cause = hotspot_cause(top, k, of, listener ? kListenerNote : "", on_worker);
       }
     }
     if (!issue.cause.present() && a.present && issue.hotspots_source == HotspotSource::kCpuProfile)

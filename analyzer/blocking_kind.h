@@ -13,7 +13,9 @@ namespace loopdoctor {
 
 // The cause of the first blocked-loop issue without one, when its top
 // hotspot is of a known kind, or when regular expressions ran during at
-// least thresholds::kBlockingKindShare of the blocked time.
-void attach_blocking_kind(const profile::Attribution& a, Diagnosis* dx);
+// least thresholds::kBlockingKindShare of the blocked time. `loop` is the
+// loop `dx` is of: a worker thread's advice does not send the work to a
+// worker thread, where it already is.
+void attach_blocking_kind(const profile::Attribution& a, const LoopRef& loop, Diagnosis* dx);
 
 }  // namespace loopdoctor

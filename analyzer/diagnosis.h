@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analyzer/advice.h"
 #include "analyzer/cause.h"
 #include "analyzer/exit_description.h"
 #include "analyzer/timeline.h"
@@ -100,9 +101,9 @@ struct Issue {
   // beside the profile's hotspots (which stay the issue's).
   std::vector<Hotspot> block_hotspots;
   std::vector<std::string> recommendations;
-  // Which recommendations file fits: report_templates/recommendations/<advice>.txt;
-  // empty means the kind's name. Lets a leak and churn get different advice.
-  std::string advice;
+  // Which recommendations file fits (advice.h): lets a leak and churn, a
+  // blocked main thread and a blocked worker get different advice.
+  Advice advice = Advice::kVerdict;
   // What is behind it (io-bound: the upstream, the pool, the threadpool);
   // its advice, when present, is the first recommendation.
   Cause cause;

@@ -112,10 +112,10 @@ void advise_workers(std::vector<LoopDiagnosis>* loops) {
     Issue& blocked = l.dx.issues.front();
     int workers = 0;
     if (!pool_saturated(*loops, l.pid, &workers)) {
-      blocked.advice = kBlockedWorkerAdvice;
+      blocked.advice = Advice::kBlockedWorker;
       continue;
     }
-    blocked.advice = kPoolSaturatedAdvice;
+    blocked.advice = Advice::kPoolSaturated;
     const double pct = kPoolSaturatedElu * 100;
     blocked.summary +=
         workers == 1 ? fmt::format(" The process's one worker thread was busy {:.0f} % of the time or more: "

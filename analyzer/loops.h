@@ -49,11 +49,6 @@ inline constexpr double kLoopWaitOverlapShare = 0.5;
 // saturated (more work than workers), not one job too long.
 inline constexpr double kPoolSaturatedElu = thresholds::kEluBusy;
 
-// The recommendations files (report_templates/recommendations/<name>.txt)
-// for a blocked worker loop.
-inline constexpr const char* kBlockedWorkerAdvice = "blocked-loop-worker";
-inline constexpr const char* kPoolSaturatedAdvice = "blocked-loop-pool-saturated";
-
 // `dx` is the main thread's diagnosis (analyze_loop(tl)); fills dx->loops
 // from every loop of `tl` and makes dx the run's (rules above).
 void combine_loops(const Timeline& tl, Diagnosis* dx);

@@ -162,13 +162,13 @@ std::string gc_summary(const WindowStats& st, HeapTrend trend, const MemoryLimit
       pct(st.gc_effective_share()), st.gc_count, st.gc_max_pause_ms);
 }
 
-const char* gc_advice(HeapTrend trend) {
+Advice gc_advice(HeapTrend trend) {
   switch (trend) {
-    case HeapTrend::kLeak: return "gc-pressure-leak";
-    case HeapTrend::kGrowthUnproven: return "gc-pressure-growth";
+    case HeapTrend::kLeak: return Advice::kGcLeak;
+    case HeapTrend::kGrowthUnproven: return Advice::kGcGrowth;
     case HeapTrend::kBounded: break;
   }
-  return "";
+  return Advice::kVerdict;
 }
 
 Issue gc_issue(const WindowStats& st, const std::vector<Finding>& fs, const MemoryLimit& lim,

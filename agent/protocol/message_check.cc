@@ -132,11 +132,32 @@ std::string check_present(const json& m, std::initializer_list<const char*> keys
   return "";
 }
 
-std::string check_frame(const json& f, std::size_t i) {
-  const std::string w = "block field frames[" + std::to_string(i) + "].";
-  if (!f.is_object()) return "block field frames[" + std::to_string(i) + "] is a " + f.type_name() + ", expected an object";
-  for (const char* k : {"function", "url"})
-    if (auto e = check_string(f, k, w, kMaxBlockStringBytes); !e.empty()) return e;
+// A list field that must be there: an array of at most `max` objects, each
+// checked by `check_entry(entry, where)`, `where` naming it ("outbound field
+// destinations[3]."). `entries` is what the limit message counts ("frames").
+template <class CheckEntry>
+std::string check_entries(const json& m, const char* key, const std::string& where, std::size_t max,
+                          const char* entries, CheckEntry check_entry) {
+  auto it = m.find(key);
+  if (it == m.end() || it->is_null()) return where + key + " is missing";
+  if (!it->is_array()) return where + key + " is a " + std::string(it->type_name()) + ", expected an array";
+  if (it->size() > max)
+    return where + key + " has " + std::to_string(it->size()) + " " + entries + ", over the limit of " +
+           std::to_string(max);
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    const json& e = (*it)[i];
+    const std::string at = where + key + "[" + std::to_string(i) + "]";
+    if (!e.is_object()) return at + " is a " + e.type_name() + ", expected an object";
+    if (auto err = check_entry(e, at + "."); !err.empty()) return err;
+  }
+  return "";
+}
+
+// A stack frame {function, url, line, column}: a block's or a warning's.
+std::string check_frame(const json& f, const std::string& w, std::size_t max_function_bytes,
+                        std::size_t max_url_bytes) {
+  if (auto e = check_string(f, "function", w, max_function_bytes); !e.empty()) return e;
+  if (auto e = check_string(f, "url", w, max_url_bytes); !e.empty()) return e;
   return check_numbers(f, {"line", "column"}, w);
 }
 
@@ -148,22 +169,15 @@ std::string check_block(const json& m) {
   const json& in = m["in"];
   if (!in.is_string() || (in != "js" && in != "native"))
     return w + "in is " + in.dump() + ", expected \"js\" or \"native\"";
-  const json& frames = m["frames"];
-  if (!frames.is_array()) return w + "frames is a " + std::string(frames.type_name()) + ", expected an array";
-  if (frames.size() > kMaxBlockFrames)
-    return w + "frames has " + std::to_string(frames.size()) + " frames, over the limit of " +
-           std::to_string(kMaxBlockFrames);
-  for (std::size_t i = 0; i < frames.size(); ++i)
-    if (auto e = check_frame(frames[i], i); !e.empty()) return e;
-  return "";
+  return check_entries(m, "frames", w, kMaxBlockFrames, "frames", [](const json& f, const std::string& at) {
+    return check_frame(f, at, kMaxBlockStringBytes, kMaxBlockStringBytes);
+  });
 }
 
 // A host:port; a longer one is damage, not a destination.
 constexpr std::size_t kMaxDestBytes = 256;
 
-std::string check_destination(const json& d, std::size_t i, const LabelBounds& bounds) {
-  const std::string w = "outbound field destinations[" + std::to_string(i) + "].";
-  if (!d.is_object()) return w.substr(0, w.size() - 1) + " is a " + d.type_name() + ", expected an object";
+std::string check_destination(const json& d, const std::string& w, const LabelBounds& bounds) {
   if (auto e = check_string(d, "dest", w, kMaxDestBytes); !e.empty()) return e;
   if (auto e = check_string(d, "client", w, bounds.max_label_bytes); !e.empty()) return e;
   if (auto e = check_numbers(d, {"calls", "pool_max"}, w); !e.empty()) return e;
@@ -181,15 +195,8 @@ std::string check_destination(const json& d, std::size_t i, const LabelBounds& b
 std::string check_outbound(const json& m, const LabelBounds& bounds) {
   const std::string w = "outbound field ";
   if (auto e = check_numbers(m, {"interval_ms", "destinations_dropped"}, w); !e.empty()) return e;
-  auto it = m.find("destinations");
-  if (it == m.end() || it->is_null()) return w + "destinations is missing";
-  if (!it->is_array()) return w + "destinations is a " + std::string(it->type_name()) + ", expected an array";
-  if (it->size() > recording::kMaxOutboundDestinations)
-    return w + "destinations has " + std::to_string(it->size()) + " entries, over the limit of " +
-           std::to_string(recording::kMaxOutboundDestinations);
-  for (std::size_t i = 0; i < it->size(); ++i)
-    if (auto e = check_destination((*it)[i], i, bounds); !e.empty()) return e;
-  return "";
+  return check_entries(m, "destinations", w, recording::kMaxOutboundDestinations, "entries",
+                       [&](const json& d, const std::string& at) { return check_destination(d, at, bounds); });
 }
 
 std::string check_threadpool(const json& m) {
@@ -200,19 +207,14 @@ std::string check_threadpool(const json& m) {
   return o ? check_numbers(*o, {"mean", "p50", "max"}, w + "wait_ms.") : "";
 }
 
-std::string check_warning_entry(const json& e, std::size_t i) {
-  const std::string w = "process-warnings field warnings[" + std::to_string(i) + "].";
-  if (!e.is_object()) return w.substr(0, w.size() - 1) + " is a " + e.type_name() + ", expected an object";
+std::string check_warning_entry(const json& e, const std::string& w) {
   for (const char* k : {"name", "code"})
     if (auto err = check_string(e, k, w, recording::kMaxWarningNameBytes); !err.empty()) return err;
   if (auto err = check_string(e, "message", w, recording::kMaxWarningMessageBytes); !err.empty()) return err;
   if (auto err = check_numbers(e, {"count", "first_t"}, w); !err.empty()) return err;
   const json* f = nullptr;
   if (auto err = check_object(e, "frame", w, &f); !err.empty() || !f) return err;
-  if (auto err = check_string(*f, "function", w + "frame.", recording::kMaxWarningNameBytes); !err.empty())
-    return err;
-  if (auto err = check_string(*f, "url", w + "frame.", recording::kMaxWarningUrlBytes); !err.empty()) return err;
-  return check_numbers(*f, {"line", "column"}, w + "frame.");
+  return check_frame(*f, w + "frame.", recording::kMaxWarningNameBytes, recording::kMaxWarningUrlBytes);
 }
 
 // `process-warnings`: the target's warnings in the interval, at most
@@ -220,15 +222,7 @@ std::string check_warning_entry(const json& e, std::size_t i) {
 std::string check_process_warnings(const json& m) {
   const std::string w = "process-warnings field ";
   if (auto e = check_numbers(m, {"interval_ms", "dropped"}, w); !e.empty()) return e;
-  auto it = m.find("warnings");
-  if (it == m.end() || it->is_null()) return w + "warnings is missing";
-  if (!it->is_array()) return w + "warnings is a " + std::string(it->type_name()) + ", expected an array";
-  if (it->size() > recording::kMaxWarningsPerLine)
-    return w + "warnings has " + std::to_string(it->size()) + " entries, over the limit of " +
-           std::to_string(recording::kMaxWarningsPerLine);
-  for (std::size_t i = 0; i < it->size(); ++i)
-    if (auto e = check_warning_entry((*it)[i], i); !e.empty()) return e;
-  return "";
+  return check_entries(m, "warnings", w, recording::kMaxWarningsPerLine, "entries", check_warning_entry);
 }
 
 }  // namespace

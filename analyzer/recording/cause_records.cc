@@ -43,23 +43,14 @@ OutboundDest decode_dest(const json& j) {
 json encode(const Outbound& r) {
   json j = record(Type::kOutbound, r.t);
   j["interval_ms"] = r.interval_ms;
-  json a = json::array();
-  for (const OutboundDest& d : r.destinations) a.push_back(dest_json(d));
-  j["destinations"] = std::move(a);
+  j["destinations"] = entries_json(r.destinations, dest_json);
   if (r.destinations_dropped > 0) j["destinations_dropped"] = r.destinations_dropped;
   return j;
 }
 
 Outbound decode_outbound(const json& r) {
-  Outbound o;
-  o.t = num(r, "t");
-  o.interval_ms = num(r, "interval_ms");
-  o.destinations_dropped = num(r, "destinations_dropped");
-  if (auto it = r.find("destinations"); it != r.end() && it->is_array())
-    for (const json& d : *it)
-      if (d.is_object() && o.destinations.size() < kMaxOutboundDestinations)
-        o.destinations.push_back(decode_dest(d));
-  return o;
+  return {num(r, "t"), num(r, "interval_ms"), entries(r, "destinations", decode_dest, kMaxOutboundDestinations),
+          num(r, "destinations_dropped")};
 }
 
 json encode(const Threadpool& r) {
@@ -107,22 +98,14 @@ ProcessWarning decode_warning_entry(const json& j) {
 json encode(const ProcessWarnings& r) {
   json j = record(Type::kProcessWarnings, r.t);
   j["interval_ms"] = r.interval_ms;
-  json a = json::array();
-  for (const ProcessWarning& w : r.warnings) a.push_back(warning_json(w));
-  j["warnings"] = std::move(a);
+  j["warnings"] = entries_json(r.warnings, warning_json);
   if (r.dropped > 0) j["dropped"] = count(r.dropped);
   return j;
 }
 
 ProcessWarnings decode_process_warnings(const json& r) {
-  ProcessWarnings p;
-  p.t = num(r, "t");
-  p.interval_ms = num(r, "interval_ms");
-  p.dropped = num(r, "dropped");
-  if (auto it = r.find("warnings"); it != r.end() && it->is_array())
-    for (const json& w : *it)
-      if (w.is_object() && p.warnings.size() < kMaxWarningsPerLine) p.warnings.push_back(decode_warning_entry(w));
-  return p;
+  return {num(r, "t"), num(r, "interval_ms"), entries(r, "warnings", decode_warning_entry, kMaxWarningsPerLine),
+          num(r, "dropped")};
 }
 
 }  // namespace loopdoctor::recording

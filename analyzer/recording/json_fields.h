@@ -1,11 +1,14 @@
 // Reading and writing fields of a record's JSON object: the shared helpers of
-// records.cc and probe_messages.cc (internal to the recording library). Every
+// records.cc, probe_messages.cc and cause_records.cc (internal to the
+// recording library). Every
 // reader here never throws: a missing or wrong-typed field reads as the default.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -66,6 +69,30 @@ inline std::vector<std::string> strings(const json& j, const char* key) {
     for (const auto& a : *it)
       if (a.is_string()) out.push_back(a.get<std::string>());
   return out;
+}
+
+// A record's list of entries (a block's frames, an outbound line's
+// destinations): `key`'s array, each object in it read by `decode_entry`,
+// anything else in it skipped, and at most `max` kept (the probe's bound: a
+// longer list is a damaged or hostile line, not more to read).
+template <class DecodeEntry>
+auto entries(const json& j, const char* key, DecodeEntry decode_entry,
+             std::size_t max = std::numeric_limits<std::size_t>::max()) {
+  std::vector<decltype(decode_entry(j))> out;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_array()) return out;
+  out.reserve(std::min(it->size(), max));
+  for (const json& e : *it)
+    if (e.is_object() && out.size() < max) out.push_back(decode_entry(e));
+  return out;
+}
+
+// The array `entries` reads back: each entry written by `encode_entry`.
+template <class T, class EncodeEntry>
+json entries_json(const std::vector<T>& list, EncodeEntry encode_entry) {
+  json a = json::array();
+  for (const T& e : list) a.push_back(encode_entry(e));
+  return a;
 }
 
 // Counts were always written as JSON integers; keep them so.

@@ -148,14 +148,23 @@ Gc decode_gc(const json& r) {
   return {num(r, "t"), str(r, "kind"), num(r, "duration_ms"), num(r, "heap_after"), decode_loop(r)};
 }
 
+namespace {
+
+json frame_json(const BlockFrame& f) {
+  return {{"function", f.function}, {"url", f.url}, {"line", f.line}, {"column", f.column}};
+}
+
+BlockFrame decode_frame(const json& f) {
+  return {str(f, "function"), str(f, "url"), static_cast<int>(num(f, "line")), static_cast<int>(num(f, "column"))};
+}
+
+}  // namespace
+
 json encode(const Block& r) {
   json j = record(Type::kBlock, r.t);
   j["start"] = r.start;
   j["duration_ms"] = r.duration_ms;
-  json frames = json::array();
-  for (const BlockFrame& f : r.frames)
-    frames.push_back({{"function", f.function}, {"url", f.url}, {"line", f.line}, {"column", f.column}});
-  j["frames"] = std::move(frames);
+  j["frames"] = entries_json(r.frames, frame_json);
   j["in"] = r.in_native ? "native" : "js";
   encode_loop(r.loop, &j);
   return j;
@@ -167,14 +176,7 @@ Block decode_block(const json& r) {
   b.start = num(r, "start");
   b.duration_ms = num(r, "duration_ms");
   b.in_native = str(r, "in") == "native";
-  if (auto it = r.find("frames"); it != r.end() && it->is_array()) {
-    b.frames.reserve(it->size());
-    for (const json& f : *it) {
-      if (!f.is_object()) continue;
-      b.frames.push_back({str(f, "function"), str(f, "url"), static_cast<int>(num(f, "line")),
-                          static_cast<int>(num(f, "column"))});
-    }
-  }
+  b.frames = entries(r, "frames", decode_frame);
   b.loop = decode_loop(r);
   return b;
 }

@@ -83,6 +83,18 @@ Meta decode_meta(const json& r) {
   return m;
 }
 
+namespace {
+
+json proc_thread_json(const ProcThread& t) {
+  return {{"tid", count(t.tid)}, {"thread", count(t.thread)}, {"cpu_ms", t.cpu_ms}, {"sched_wait_ms", t.sched_wait_ms}};
+}
+
+ProcThread decode_proc_thread(const json& t) {
+  return {num(t, "tid"), num(t, "thread"), num(t, "cpu_ms"), num(t, "sched_wait_ms")};
+}
+
+}  // namespace
+
 json encode(const Proc& r) {
   json j = record(Type::kProc, r.t);
   j["cpu_ms"] = r.cpu_ms;
@@ -106,30 +118,10 @@ json encode(const Proc& r) {
   }
   if (r.cpu_quota_cores > 0) j["cpu_quota_cores"] = r.cpu_quota_cores;
   if (r.mem_limit > 0) j["mem_limit"] = r.mem_limit;
-  if (!r.loop_threads.empty()) {
-    json threads = json::array();
-    for (const ProcThread& t : r.loop_threads)
-      threads.push_back({{"tid", count(t.tid)}, {"thread", count(t.thread)}, {"cpu_ms", t.cpu_ms},
-                         {"sched_wait_ms", t.sched_wait_ms}});
-    j["loop_threads"] = std::move(threads);
-  }
+  if (!r.loop_threads.empty()) j["loop_threads"] = entries_json(r.loop_threads, proc_thread_json);
   encode_loop(r.loop, &j);
   return j;
 }
-
-namespace {
-
-std::vector<ProcThread> decode_proc_threads(const json& r) {
-  std::vector<ProcThread> out;
-  auto it = r.find("loop_threads");
-  if (it == r.end() || !it->is_array()) return out;
-  for (const json& t : *it)
-    if (t.is_object())
-      out.push_back({num(t, "tid"), num(t, "thread"), num(t, "cpu_ms"), num(t, "sched_wait_ms")});
-  return out;
-}
-
-}  // namespace
 
 Proc decode_proc(const json& r) {
   Proc p;
@@ -153,7 +145,7 @@ Proc decode_proc(const json& r) {
   p.cpu_quota_cores = num(r, "cpu_quota_cores");
   p.mem_limit = num(r, "mem_limit");
   p.loop = decode_loop(r);
-  p.loop_threads = decode_proc_threads(r);
+  p.loop_threads = entries(r, "loop_threads", decode_proc_thread);
   return p;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -23,6 +24,16 @@ using kainjow::mustache::data;
 using base::kMsPerS;
 
 data list() { return data{data::type::list}; }
+
+// A mustache list: one entry per item, made by `entry`.
+template <class Items, class Entry>
+data list_of(const Items& items, Entry entry) {
+  data out = list();
+  for (const auto& item : items) out.push_back(entry(item));
+  return out;
+}
+
+data text_entry(const std::string& text) { return data{"text", text}; }
 
 const char* verdict_title(Verdict v) {
   switch (v) {
@@ -54,39 +65,26 @@ const char* outcome_class(Outcome o) {
   return "nodata";
 }
 
-data segments(const std::string& text) {
-  data segs = list();
-  for (const TextSegment& s : split_backticks(text)) {
-    data d;
-    d.set("text", s.text);
-    d.set("code", s.code);
-    segs.push_back(d);
-  }
-  return segs;
+data segment_entry(const TextSegment& s) {
+  data d;
+  d.set("text", s.text);
+  d.set("code", s.code);
+  return d;
 }
 
-data recommendation_list(const std::vector<std::string>& texts) {
-  data out = list();
-  for (const std::string& t : texts) {
-    data r;
-    r.set("segments", segments(t));
-    out.push_back(r);
-  }
-  return out;
+// A recommendation: its text in segments, code (in backticks) apart.
+data recommendation_entry(const std::string& text) {
+  return data{"segments", list_of(split_backticks(text), segment_entry)};
 }
 
-data evidence_list(const std::vector<Evidence>& ev) {
-  data out = list();
-  for (const Evidence& e : ev) {
-    data d;
-    d.set("signal", e.signal);
-    d.set("value", fmt_num(e.value, 2));
-    // 0 marks evidence that informs and decides nothing (diagnosis.h).
-    d.set("threshold", e.threshold > 0 ? fmt_num(e.threshold, 2) : "–");
-    d.set("text", e.text);
-    out.push_back(d);
-  }
-  return out;
+data evidence_entry(const Evidence& e) {
+  data d;
+  d.set("signal", e.signal);
+  d.set("value", fmt_num(e.value, 2));
+  // 0 marks evidence that informs and decides nothing (diagnosis.h).
+  d.set("threshold", e.threshold > 0 ? fmt_num(e.threshold, 2) : "–");
+  d.set("text", e.text);
+  return d;
 }
 
 std::string summary_without_issue(const Diagnosis& dx) {
@@ -169,31 +167,27 @@ data run_details(const Timeline& tl, const Diagnosis& dx, const ReportOptions& o
   return rows;
 }
 
-data hotspot_rows(const std::vector<Hotspot>& hotspots) {
-  data hs = list();
-  for (const Hotspot& h : hotspots) {
-    data hd;
-    hd.set("function", h.function.empty() ? "(anonymous)" : h.function);
-    hd.set("location", profile::hotspot_place(h));
-    hd.set("hot_line_text", h.hot_line_text);
-    hd.set("has_hot_line_text", !h.hot_line_text.empty());
-    hd.set("generated_location", h.generated_location);
-    hd.set("has_generated_location", !h.generated_location.empty());
-    hd.set("caller", h.caller);
-    hd.set("caller_line_text", h.caller_line_text);
-    hd.set("has_caller_line_text", !h.caller_line_text.empty());
-    hd.set("share", fmt_percent(h.share, 1));
-    hd.set("bar", fmt_num(std::clamp(h.share, 0.0, 1.0) * 100, 1));
-    hs.push_back(hd);
-  }
-  return hs;
+data hotspot_entry(const Hotspot& h) {
+  data hd;
+  hd.set("function", h.function.empty() ? "(anonymous)" : h.function);
+  hd.set("location", profile::hotspot_place(h));
+  hd.set("hot_line_text", h.hot_line_text);
+  hd.set("has_hot_line_text", !h.hot_line_text.empty());
+  hd.set("generated_location", h.generated_location);
+  hd.set("has_generated_location", !h.generated_location.empty());
+  hd.set("caller", h.caller);
+  hd.set("caller_line_text", h.caller_line_text);
+  hd.set("has_caller_line_text", !h.caller_line_text.empty());
+  hd.set("share", fmt_percent(h.share, 1));
+  hd.set("bar", fmt_num(std::clamp(h.share, 0.0, 1.0) * 100, 1));
+  return hd;
 }
 
 // The hotspot tables of an issue: its own (the profile's, or the block
 // stacks' without a profile) and, when both exist, the block stacks' beside.
 // Captions appear only when the run had block stacks, to say which is which.
 void set_hotspots(data& d, const Issue& is, const BlockSummary& blocks) {
-  d.set("hotspots", hotspot_rows(is.hotspots));
+  d.set("hotspots", list_of(is.hotspots, hotspot_entry));
   d.set("has_hotspots", !is.hotspots.empty());
   d.set("hotspot_share_of", is.hotspots_blocked_time ? "Share of blocked time" : "Share of CPU samples");
   const std::string from_blocks = "From " + blocks::source_phrase(blocks);
@@ -201,7 +195,7 @@ void set_hotspots(data& d, const Issue& is, const BlockSummary& blocks) {
   d.set("hotspots_caption", is.hotspots_source == HotspotSource::kBlockStacks ? from_blocks
                                                                               : "From the CPU profile");
   d.set("has_block_hotspots", !is.block_hotspots.empty());
-  d.set("block_hotspots", hotspot_rows(is.block_hotspots));
+  d.set("block_hotspots", list_of(is.block_hotspots, hotspot_entry));
   d.set("block_hotspots_caption", from_blocks);
 }
 
@@ -214,9 +208,9 @@ data issue_data(const Issue& is, const BlockSummary& blocks) {
   d.set("summary", is.summary);
   d.set("has_cause", is.cause.present());
   d.set("cause", is.cause.line());
-  d.set("evidence", evidence_list(is.evidence));
+  d.set("evidence", list_of(is.evidence, evidence_entry));
   d.set("has_evidence", !is.evidence.empty());
-  d.set("recommendations", recommendation_list(is.recommendations));
+  d.set("recommendations", list_of(is.recommendations, recommendation_entry));
   set_hotspots(d, is, blocks);
   return d;
 }
@@ -242,17 +236,13 @@ void set_banner(data& m, const Timeline& tl, const Diagnosis& dx) {
   m.set("truncated", tl.truncated);
 }
 
-data figures_data(const std::vector<KeyFigure>& figures) {
-  data figs = list();
-  for (const KeyFigure& f : figures) {
-    data d;
-    d.set("label", f.label);
-    d.set("value", f.value);
-    d.set("detail", f.detail);
-    d.set("alarm", f.alarm);
-    figs.push_back(d);
-  }
-  return figs;
+data figure_entry(const KeyFigure& f) {
+  data d;
+  d.set("label", f.label);
+  d.set("value", f.value);
+  d.set("detail", f.detail);
+  d.set("alarm", f.alarm);
+  return d;
 }
 
 void set_issues_and_profile(data& m, const Diagnosis& dx) {
@@ -277,56 +267,54 @@ void set_issues_and_profile(data& m, const Diagnosis& dx) {
   m.set("multi_issue", dx.issues.size() > 1);
 }
 
+data finding_entry(const Finding& f) {
+  data d;
+  d.set("signal", to_string(f.signal));
+  d.set("outcome", outcome_text(f.outcome));
+  d.set("outcome_class", outcome_class(f.outcome));
+  d.set("abnormal", f.outcome == Outcome::kAbnormal);
+  d.set("severity", to_string(f.severity));
+  d.set("note", f.note);
+  return d;
+}
+
+data process_warning_entry(const WarningSummary& w) {
+  data d;
+  d.set("name", w.name);
+  d.set("message", w.message);
+  d.set("code", w.code);
+  d.set("count", fmt::format("{:.0f}", w.count));
+  d.set("first_at", fmt::format("{:.1f} s", w.first_at_ms / 1000.0));
+  d.set("location", w.location);
+  d.set("line_text", w.line_text);
+  d.set("has_code", !w.code.empty());
+  d.set("has_location", !w.location.empty());
+  d.set("has_line_text", !w.line_text.empty());
+  return d;
+}
+
 void set_findings_and_notes(data& m, const Diagnosis& dx) {
-  data findings = list();
-  for (const Finding& f : dx.findings) {
-    data d;
-    d.set("signal", to_string(f.signal));
-    d.set("outcome", outcome_text(f.outcome));
-    d.set("outcome_class", outcome_class(f.outcome));
-    d.set("abnormal", f.outcome == Outcome::kAbnormal);
-    d.set("severity", to_string(f.severity));
-    d.set("note", f.note);
-    findings.push_back(d);
-  }
-  m.set("findings", findings);
-  data notes = list();
+  m.set("findings", list_of(dx.findings, finding_entry));
   // Without an issue the banner already says the first note; do not repeat it.
-  size_t first_note = dx.issues.empty() && dx.verdict != Verdict::kHealthy && !dx.notes.empty() ? 1 : 0;
-  for (size_t i = first_note; i < dx.notes.size(); ++i) notes.push_back(data{"text", dx.notes[i]});
-  m.set("notes", notes);
+  const size_t first_note = dx.issues.empty() && dx.verdict != Verdict::kHealthy && !dx.notes.empty() ? 1 : 0;
+  m.set("notes", list_of(std::span(dx.notes).subspan(first_note), text_entry));
   m.set("has_notes", dx.notes.size() > first_note);
-  data warnings = list();
-  for (const WarningSummary& w : dx.warnings) {
-    data d;
-    d.set("name", w.name);
-    d.set("message", w.message);
-    d.set("code", w.code);
-    d.set("count", fmt::format("{:.0f}", w.count));
-    d.set("first_at", fmt::format("{:.1f} s", w.first_at_ms / 1000.0));
-    d.set("location", w.location);
-    d.set("line_text", w.line_text);
-    d.set("has_code", !w.code.empty());
-    d.set("has_location", !w.location.empty());
-    d.set("has_line_text", !w.line_text.empty());
-    warnings.push_back(d);
-  }
-  m.set("process_warnings", warnings);
+  m.set("process_warnings", list_of(dx.warnings, process_warning_entry));
   m.set("has_process_warnings", !dx.warnings.empty());
+}
+
+data chart_entry(const RenderedChart& c) {
+  data d;
+  d.set("id", c.id);
+  d.set("title", c.title);
+  d.set("subtitle", c.subtitle);
+  d.set("svg", c.svg);
+  return d;
 }
 
 void set_charts(data& m, const Timeline& tl, const Diagnosis& dx) {
   ChartSet charts = build_charts(tl, dx);
-  data cl = list();
-  for (const RenderedChart& c : charts.charts) {
-    data d;
-    d.set("id", c.id);
-    d.set("title", c.title);
-    d.set("subtitle", c.subtitle);
-    d.set("svg", c.svg);
-    cl.push_back(d);
-  }
-  m.set("charts", cl);
+  m.set("charts", list_of(charts.charts, chart_entry));
   std::string missing;
   for (const std::string& t : charts.missing) missing += (missing.empty() ? "" : ", ") + t;
   m.set("charts_missing", missing);
@@ -338,37 +326,36 @@ void set_charts(data& m, const Timeline& tl, const Diagnosis& dx) {
 // section has the full table for the run's verdict.
 constexpr std::size_t kLaneHotspots = 3;
 
-// A lane per loop (report_charts.h), for a recording of several loops.
+// A loop's lane (report_charts.h), for a recording of several loops.
+data lane_entry(const LoopLane& lane) {
+  const LoopDiagnosis& l = *lane.loop;
+  data d;
+  d.set("name", l.name);
+  d.set("verdict", to_string(l.dx.verdict));
+  // A loop of another process is named by its pid already ("pid 4312 (cluster worker 2)").
+  const bool show_pid = l.pid > 0 && !l.name.starts_with("pid ");
+  d.set("pid", show_pid ? fmt_num(l.pid, 0) : "");
+  d.set("has_pid", show_pid);
+  d.set("summary", l.dx.issues.empty() ? "" : l.dx.issues.front().summary);
+  d.set("waited_on", l.waited_on);
+  d.set("has_waited_on", !l.waited_on.empty());
+  d.set("figures", list_of(loop_key_figures(*lane.timeline, l), figure_entry));
+  d.set("delay_svg", lane.delay_svg);
+  d.set("elu_svg", lane.elu_svg);
+  d.set("has_charts", !lane.delay_svg.empty() || !lane.elu_svg.empty());
+  std::span<const Hotspot> hs;
+  if (!l.dx.issues.empty()) {
+    const std::vector<Hotspot>& all = l.dx.issues.front().hotspots;
+    hs = std::span(all).first(std::min(all.size(), kLaneHotspots));
+  }
+  d.set("hotspots", list_of(hs, hotspot_entry));
+  d.set("has_hotspots", !hs.empty());
+  return d;
+}
+
 void set_loop_lanes(data& m, const Timeline& tl, const Diagnosis& dx) {
   const LoopLanes lanes = build_loop_lanes(tl, dx);
-  data ll = list();
-  for (const LoopLane& lane : lanes.lanes) {
-    const LoopDiagnosis& l = *lane.loop;
-    data d;
-    d.set("name", l.name);
-    d.set("verdict", to_string(l.dx.verdict));
-    // A loop of another process is named by its pid already ("pid 4312 (cluster worker 2)").
-    const bool show_pid = l.pid > 0 && !l.name.starts_with("pid ");
-    d.set("pid", show_pid ? fmt_num(l.pid, 0) : "");
-    d.set("has_pid", show_pid);
-    d.set("summary", l.dx.issues.empty() ? "" : l.dx.issues.front().summary);
-    d.set("waited_on", l.waited_on);
-    d.set("has_waited_on", !l.waited_on.empty());
-    d.set("figures", figures_data(loop_key_figures(*lane.timeline, l)));
-    d.set("delay_svg", lane.delay_svg);
-    d.set("elu_svg", lane.elu_svg);
-    d.set("has_charts", !lane.delay_svg.empty() || !lane.elu_svg.empty());
-    std::vector<Hotspot> hs;
-    if (!l.dx.issues.empty()) {
-      const std::vector<Hotspot>& all = l.dx.issues.front().hotspots;
-      const std::size_t n = std::min(all.size(), kLaneHotspots);
-      hs.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n));
-    }
-    d.set("hotspots", hotspot_rows(hs));
-    d.set("has_hotspots", !hs.empty());
-    ll.push_back(d);
-  }
-  m.set("loops", ll);
+  m.set("loops", list_of(lanes.lanes, lane_entry));
   m.set("has_loops", !lanes.lanes.empty());
   m.set("loops_more",
         lanes.more > 0 ? std::to_string(lanes.more) + " more loops are not shown (at most " +
@@ -378,11 +365,10 @@ void set_loop_lanes(data& m, const Timeline& tl, const Diagnosis& dx) {
 }
 
 data warnings_data(const Timeline& tl) {
-  data warnings = list();
-  for (const std::string& w : tl.warnings) warnings.push_back(data{"text", w});
-  for (const std::string& w : tl.recorded_warnings) warnings.push_back(data{"text", w});
-  if (tl.truncated) warnings.push_back(data{"text", "The recording was truncated: its last line was incomplete and was ignored."});
-  return warnings;
+  std::vector<std::string> texts = tl.warnings;
+  texts.insert(texts.end(), tl.recorded_warnings.begin(), tl.recorded_warnings.end());
+  if (tl.truncated) texts.push_back("The recording was truncated: its last line was incomplete and was ignored.");
+  return list_of(texts, text_entry);
 }
 
 }  // namespace
@@ -390,7 +376,7 @@ data warnings_data(const Timeline& tl) {
 kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, const ReportOptions& opt) {
   data m;
   set_banner(m, tl, dx);
-  m.set("figures", figures_data(key_figures(tl, dx)));
+  m.set("figures", list_of(key_figures(tl, dx), figure_entry));
   set_issues_and_profile(m, dx);
   // With no issue the diagnosis carries no recommendations; the per-verdict
   // texts still tell a reader what to watch or how to get data.
@@ -399,7 +385,7 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
     const bool found = base::read_file(
         opt.templates_dir + "/recommendations/" + std::string(to_string(dx.verdict)) + ".txt", &text);
     m.set("general_recommendations",
-          recommendation_list(found ? split_paragraphs(text) : std::vector<std::string>{}));
+          list_of(found ? split_paragraphs(text) : std::vector<std::string>{}, recommendation_entry));
   }
   set_findings_and_notes(m, dx);
   set_charts(m, tl, dx);

@@ -14,6 +14,9 @@ using profile::FrameKind;
 
 namespace {
 
+const LoopRef kMainThread{};
+const LoopRef kWorkerThread{0, 1};
+
 Diagnosis blocked_with(Hotspot top) {
   Diagnosis dx;
   Issue i;
@@ -25,7 +28,7 @@ Diagnosis blocked_with(Hotspot top) {
 
 CauseKind kind_for(Hotspot top, const profile::Attribution& a = {}) {
   Diagnosis dx = blocked_with(std::move(top));
-  attach_blocking_kind(a, &dx);
+  attach_blocking_kind(a, kMainThread, &dx);
   return dx.issues.front().cause.kind;
 }
 
@@ -53,7 +56,7 @@ TEST_CASE("the top hotspot's call into Node names the kind of blocking work") {
 
 TEST_CASE("the first recommendation of sync crypto names the call and its asynchronous form") {
   Diagnosis dx = blocked_with(node_call("pbkdf2Sync", "node:internal/crypto/pbkdf2:62"));
-  attach_blocking_kind({}, &dx);
+  attach_blocking_kind({}, kMainThread, &dx);
   const Cause& c = dx.issues.front().cause;
   CHECK(c.line() == "sync-crypto pbkdf2Sync (node:internal/crypto/pbkdf2:62), 84 % of the time the loop was blocked");
   CHECK(c.advice.starts_with("`pbkdf2Sync` (node:internal/crypto/pbkdf2:62), called from handler (server.js:16), "
@@ -61,11 +64,27 @@ TEST_CASE("the first recommendation of sync crypto names the call and its asynch
   CHECK(c.advice.find("`crypto.pbkdf2`") != std::string::npos);
 }
 
+TEST_CASE("sync crypto on a worker thread's loop is not sent to a worker thread") {
+  Diagnosis main = blocked_with(node_call("pbkdf2Sync", "node:internal/crypto/pbkdf2:62"));
+  attach_blocking_kind({}, kMainThread, &main);
+  const std::string& off_main = main.issues.front().cause.advice;
+  CHECK(off_main.ends_with("hash a large body in chunks as it arrives, or in a worker thread."));
+  Diagnosis worker = blocked_with(node_call("pbkdf2Sync", "node:internal/crypto/pbkdf2:62"));
+  attach_blocking_kind({}, kWorkerThread, &worker);
+  const Cause& c = worker.issues.front().cause;
+  CHECK(c.kind == CauseKind::kSyncCrypto);
+  CHECK(c.advice.find("`crypto.pbkdf2`") != std::string::npos);
+  CHECK(c.advice.find("in a worker thread") == std::string::npos);
+  CHECK(c.advice.ends_with("hash a large body in chunks as it arrives. This loop is a worker thread's already: "
+                           "if it also runs other jobs, give these a worker (or a pool) of their own so the "
+                           "others stop queuing behind them."));
+}
+
 TEST_CASE("a hot line calling JSON names json") {
   Hotspot h = node_call("render", "server.js:24", 0.6);
   h.hot_line_text = "const json = JSON.stringify(doc);";
   Diagnosis dx = blocked_with(h);
-  attach_blocking_kind({}, &dx);
+  attach_blocking_kind({}, kMainThread, &dx);
   CHECK(dx.issues.front().cause.kind == CauseKind::kJson);
   CHECK(dx.issues.front().cause.advice.find("its hottest line calls JSON: `const json = JSON.stringify(doc);`") !=
         std::string::npos);
@@ -78,22 +97,22 @@ TEST_CASE("compiled regular expressions that hold the blocked time name regex") 
   a.present = true, a.samples = 100;
   a.flame = FlameNode{"(root)", "", FrameKind::kRoot, 100, {rx}};
   Diagnosis dx = blocked_with(node_call("rx", "server.js:6", 0.71));
-  attach_blocking_kind(a, &dx);
+  attach_blocking_kind(a, kMainThread, &dx);
   CHECK(dx.issues.front().cause.line() == "regex /^(a+)+b$/, 56 % of the time the loop was blocked");
   a.flame.children[0].children[0].samples = 10;
   dx.issues.front().cause = {};
-  attach_blocking_kind(a, &dx);
+  attach_blocking_kind(a, kMainThread, &dx);
   CHECK_FALSE(dx.issues.front().cause.present());
 }
 
 TEST_CASE("an issue with a cause keeps it and other verdicts get no blocking kind") {
   Diagnosis dx = blocked_with(node_call("pbkdf2Sync", "node:internal/crypto/pbkdf2:62"));
   dx.issues.front().cause.kind = CauseKind::kListenerLeak;
-  attach_blocking_kind({}, &dx);
+  attach_blocking_kind({}, kMainThread, &dx);
   CHECK(dx.issues.front().cause.kind == CauseKind::kListenerLeak);
   dx = blocked_with(node_call("pbkdf2Sync", "node:internal/crypto/pbkdf2:62"));
   dx.issues.front().kind = Verdict::kGcPressure;
-  attach_blocking_kind({}, &dx);
+  attach_blocking_kind({}, kMainThread, &dx);
   CHECK_FALSE(dx.issues.front().cause.present());
 }
 
@@ -107,7 +126,7 @@ TEST_CASE("a hotspot that runs as a listener with no warning recorded says so an
   a.present = true, a.samples = 100;
   a.flame = FlameNode{"(root)", "", FrameKind::kRoot, 100, {handler}};
   Diagnosis dx = blocked_with(h);
-  attach_blocking_kind(a, &dx);
+  attach_blocking_kind(a, kMainThread, &dx);
   CHECK(dx.issues.front().cause.kind == CauseKind::kJson);
   // Before the kind's advice: the listeners' count, not JSON, may be the problem.
   CHECK(dx.issues.front().cause.advice.find("compare `emitter.listenerCount(event)` over time. JSON.parse and") !=
@@ -116,12 +135,12 @@ TEST_CASE("a hotspot that runs as a listener with no warning recorded says so an
   // of the application's event.
   a.flame.children[0].kind = FrameKind::kNode;
   dx = blocked_with(h);
-  attach_blocking_kind(a, &dx);
+  attach_blocking_kind(a, kMainThread, &dx);
   CHECK(dx.issues.front().cause.advice.find("event listener") == std::string::npos);
   // Not under emit: no such sentence.
   a.flame.children[0].kind = FrameKind::kApplication;
   a.flame.children[0].children[0].function = "dispatch";
   dx = blocked_with(h);
-  attach_blocking_kind(a, &dx);
+  attach_blocking_kind(a, kMainThread, &dx);
   CHECK(dx.issues.front().cause.advice.find("event listener") == std::string::npos);
 }

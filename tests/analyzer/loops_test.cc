@@ -332,8 +332,8 @@ Scenario busy_worker(double elu, unsigned seed) {  // a 300 ms job every other i
 
 TEST_CASE("loops: worker-stall's blocked worker gets the advice for a worker") {
   Diagnosis dx = analyze_data("worker-stall.ndjson.gz");
-  REQUIRE(dx.issues.front().advice == kBlockedWorkerAdvice);
-  CHECK(dx.loops[0].dx.issues.front().advice == kBlockedWorkerAdvice);
+  REQUIRE(dx.issues.front().advice == Advice::kBlockedWorker);
+  CHECK(dx.loops[0].dx.issues.front().advice == Advice::kBlockedWorker);
   const std::string recs = joined_recommendations(&dx);
   CHECK(recs.find("already off the main thread") != std::string::npos);
   CHECK(recs.find("back-pressure") != std::string::npos);
@@ -348,7 +348,7 @@ TEST_CASE("loops: every worker of a process busy is a saturated pool with its ow
   add_loop(&run, busy_worker(0.96, 8), 0, 2, "worker 2 (pool.js)");
   Diagnosis dx = analyze(build_timeline(run));
   CHECK(dx.verdict == Verdict::kBlockedLoop);
-  REQUIRE(dx.issues.front().advice == kPoolSaturatedAdvice);
+  REQUIRE(dx.issues.front().advice == Advice::kPoolSaturated);
   CHECK(dx.issues.front().summary.find("All 2 worker threads of the process were busy 90 % of the time or more") !=
         std::string::npos);
   CHECK(dx.issues.front().summary.find("The main thread waited on it") != std::string::npos);
@@ -363,7 +363,7 @@ TEST_CASE("loops: one busy worker beside an idle one is not a saturated pool") {
   add_loop(&run, busy_worker(0.97, 7), 0, 1, "worker 1 (pool.js)");
   add_loop(&run, idle_worker(), 0, 2, "worker 2 (pool.js)");
   const Diagnosis dx = analyze(build_timeline(run));
-  CHECK(dx.issues.front().advice == kBlockedWorkerAdvice);
+  CHECK(dx.issues.front().advice == Advice::kBlockedWorker);
   CHECK(dx.issues.front().summary.find("saturated") == std::string::npos);
 }
 
@@ -373,7 +373,7 @@ TEST_CASE("loops: a blocked main thread keeps the blocked-loop advice") {
   add_loop(&run, idle_worker(), 0, 1, "worker 1 (pool.js)");
   Diagnosis dx = analyze(build_timeline(run));
   REQUIRE(dx.verdict == Verdict::kBlockedLoop);
-  CHECK(dx.issues.front().advice.empty());
+  CHECK(dx.issues.front().advice == Advice::kVerdict);
   CHECK(joined_recommendations(&dx).find("belong in `worker_threads`") != std::string::npos);
 }
 
@@ -400,9 +400,23 @@ TEST_CASE("loops: offload-saturated is a saturated pool the main thread waited o
   CHECK(dx.loops[0].name == main->waited_on);
   CHECK(dx.loops[1].dx.verdict == Verdict::kBlockedLoop);
   const Issue& top = dx.issues.front();
-  CHECK(top.advice == kPoolSaturatedAdvice);
+  CHECK(top.advice == Advice::kPoolSaturated);
   CHECK(top.summary.find("(the pool is saturated)") != std::string::npos);
   CHECK(top.summary.find("The main thread waited on it") != std::string::npos);
+}
+
+TEST_CASE("loops: offload-saturated's workers are not told to hash in a worker thread") {
+  const Diagnosis dx = analyze_data("offload-saturated.ndjson.gz");
+  int workers = 0;
+  for (const LoopDiagnosis& l : dx.loops) {
+    if (l.loop.thread == 0) continue;
+    ++workers;
+    REQUIRE(l.dx.issues.front().cause.kind == CauseKind::kSyncCrypto);
+    const std::string& advice = l.dx.issues.front().cause.advice;
+    CHECK(advice.find("in a worker thread") == std::string::npos);
+    CHECK(advice.find("a worker (or a pool) of their own") != std::string::npos);
+  }
+  CHECK(workers == 2);
 }
 
 // The native probe in the worker (no CPU profile): the worker's block stacks

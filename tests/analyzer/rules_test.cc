@@ -295,7 +295,7 @@ TEST_CASE("heap growth with no full collection to confirm it is not called a lea
   CHECK(dx.issues.front().summary.find("retained") == std::string::npos);
   CHECK(dx.issues.front().summary.find("too few full collections") != std::string::npos);
   // The advice comes from the same decision as the headline: neither churn nor leak.
-  CHECK(dx.issues.front().advice == "gc-pressure-growth");
+  CHECK(dx.issues.front().advice == Advice::kGcGrowth);
   std::string err;
   REQUIRE(attach_recommendations(&dx, LOOPDOCTOR_SOURCE_DIR "/report_templates", &err));
   REQUIRE(!dx.issues.front().recommendations.empty());

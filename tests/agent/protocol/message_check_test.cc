@@ -94,6 +94,10 @@ TEST_CASE("outbound and threadpool lines pass and are bounded") {
   CHECK(check_message(json{{"type", "outbound"}, {"t", 1}, {"destinations", many}}) ==
         "outbound field destinations has 33 entries, over the limit of 32");
   CHECK(check_message(json::parse(R"({"type":"outbound","t":1})")) == "outbound field destinations is missing");
+  CHECK(check_message(json::parse(R"({"type":"outbound","t":1,"destinations":{}})")) ==
+        "outbound field destinations is a object, expected an array");
+  CHECK(check_message(json::parse(R"({"type":"outbound","t":1,"destinations":[{"dest":"a:1"},"b:2"]})")) ==
+        "outbound field destinations[1] is a string, expected an object");
   CHECK(check_message(json::parse(R"({"type":"outbound","t":1,"destinations":[{"dest":"a:1","waiting":{"mean":"x"}}]})")) ==
         "outbound field destinations[0].waiting.mean is a string, expected a number");
   CHECK(check_message(json::parse(R"({"type":"threadpool","t":1,"wait_ms":{"max":"x"}})")) ==

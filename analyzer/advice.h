@@ -1,0 +1,31 @@
+// Which recommendations file fits an issue, and what the advice that names
+// its top hotspot says to do with that code. Both key on one identifier, so
+// each file's name is written once (here) and nothing decides by comparing
+// texts.
+#pragma once
+
+#include <string_view>
+
+namespace loopdoctor {
+
+// report_templates/recommendations/<file>.txt
+enum class Advice {
+  kVerdict,        // the verdict's own file, named as the verdict: blocked-loop.txt
+  kGcLeak,         // the heap grew after full collections: memory is kept
+  kGcGrowth,       // it grew, with too few full collections to tell kept from not yet collected
+  kBlockedWorker,  // a worker thread's loop held by one long job (loops.h)
+  kPoolSaturated,  // every worker thread of the process busy: more jobs than workers (loops.h)
+};
+
+inline constexpr Advice kAllAdvice[] = {Advice::kVerdict, Advice::kGcLeak, Advice::kGcGrowth,
+                                        Advice::kBlockedWorker, Advice::kPoolSaturated};
+
+// The file's name without ".txt"; "" for kVerdict (the verdict names it).
+std::string_view advice_file(Advice a);
+
+// What to do with the function the top hotspot names, as the sentence after
+// "Start with `f` ...". A worker thread's loop is already off the main
+// thread: its advice does not send the job to a worker, where it already is.
+std::string_view hotspot_action(Advice a);
+
+}  // namespace loopdoctor
