@@ -238,6 +238,11 @@ bool Watchdog::http_pending() {
   return !js_.http.empty();
 }
 
+uint32_t Watchdog::blocks_seen() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return blocks_ != nullptr ? blocks_->blocks_seen() : 0;
+}
+
 void Watchdog::request_flush() {
   {
     std::lock_guard<std::mutex> lock(mu_);

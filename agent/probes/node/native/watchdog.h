@@ -60,6 +60,9 @@ class Watchdog {
   void sample_now();                // JS thread: the last sample, queued at once
   void update_js(JsView v, bool has_http);  // JS thread: the latest JS readings
   bool http_pending();
+  // JS thread: the blocks the watchdog has seen start (0 without block
+  // stacks), polled by the JS handover to start the profiler at the first.
+  uint32_t blocks_seen();
   void request_flush();
   void stop();                      // JS thread: writes everything, joins; idempotent
   // JS thread, env cleanup, after stop(): `done(arg)` once the loop let
