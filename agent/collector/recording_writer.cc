@@ -77,6 +77,12 @@ void RecordingWriter::flush() {
   dirty_ = false;
 }
 
+void RecordingWriter::flush_if_due(double now_ms) {
+  if (now_ms - last_flush_ms_ < kFlushIntervalMs) return;
+  last_flush_ms_ = now_ms;
+  flush();
+}
+
 void RecordingWriter::note_failure(int saved_errno) {
   if (write_errors_++ > 0) return;
   int err = Z_OK;

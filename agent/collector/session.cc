@@ -80,7 +80,7 @@ bool Session::run() {
   sampler_.start(
       target_.pid(), interval_ms(),
       [this](const ProcSample& s) { on_proc_sample(s); },
-      [this] { writer_.flush(); });
+      [this] { writer_.flush_if_due(clock_.now_ms()); });
   status_.start([this] { return model_.line(clock_.now_ms()); });
   create_loads();
   if (load_requested())

@@ -35,14 +35,21 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
   let mem = null, memRest = null, memT = -Infinity;
   let handles = null, handlesT = -Infinity;
   // The timer's period: the delay's resolution for the JS sampler, the
-  // handover's for the native one (never faster than its samples), or the
-  // sample interval while the profiler waits for a block (watchBlocks): a
-  // 100 ms timer sees a block late or not at all, and a profile started late
-  // meets code V8 has inlined. Set at start: the addon may have failed to
-  // start since (transport.js).
+  // handover's for the native one (never faster than its samples). While
+  // the profiler waits for a block (watchBlocks), an addon that counts the
+  // blocks its watchdog saw start is polled at each handover; an older one
+  // gets the sample interval instead (a 100 ms timer sees a block late or
+  // not at all, and a profile started late meets code V8 has inlined). Set
+  // at start: the addon may have failed to start since (transport.js).
   let period = resolutionMs;
   let fast = false;
+  let watching = false;
+  let blocksAtWatch = 0;
   let lastHandOverT = -Infinity;
+
+  function countsBlocks() {
+    return state.native !== null && typeof state.native.blocksSeen === 'function';
+  }
 
   function periodNow() {
     if (state.native === null) return resolutionMs;
@@ -58,9 +65,19 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
 
   // The profiler waits for the first block (on), or no longer (off).
   function watchBlocks(on) {
-    if (fast === on) return;
-    fast = on;
-    if (timer && state.native !== null) { arm(); lastTick = now(); }
+    if (watching === on) return;
+    watching = on;
+    if (on && countsBlocks()) { blocksAtWatch = state.native.blocksSeen(); return; }
+    if (fast === (on && state.native !== null)) return;
+    fast = on && state.native !== null;
+    if (timer) { arm(); lastTick = now(); }
+  }
+
+  // With the native probe: whether a block began since watchBlocks(true),
+  // seen by the watchdog, or by this timer running the threshold late.
+  function blockSeen(t) {
+    if (t - lastTick - period >= blockThresholdMs) return true;
+    return countsBlocks() && state.native.blocksSeen() !== blocksAtWatch;
   }
 
   function start() {
@@ -97,7 +114,7 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
   function tick() {
     const t = now();
     if (state.native !== null) {
-      if (onBlocked && t - lastTick - period >= blockThresholdMs) onBlocked();
+      if (onBlocked && watching && blockSeen(t)) onBlocked();
       lastTick = t;
       if (t - lastHandOverT < SLOW_REFRESH_MS - period / 2) return;
       lastHandOverT = t;

@@ -50,21 +50,40 @@ void append_json_string(std::string& out, const std::string& s) {
 }
 }  // namespace
 
+// The loop's CPU time when it was last active, without the run since: the
+// previous check's reading when the loop was waiting then and its wait
+// ended since (a waiting loop does not run); else its own reading at a
+// recent turn; else this check's (late by up to a look).
+uint64_t BlockTracker::cpu_at_activity(const BlockView& v, bool after_wait) const {
+  if (after_wait && prev_waiting_ && prev_cpu_ns_ != 0 && prev_cpu_ns_ <= v.loop_cpu_ns) return prev_cpu_ns_;
+  if (v.turn_cpu_at_ns == 0 || v.turn_cpu_at_ns > active_since_ns_ ||
+      active_since_ns_ - v.turn_cpu_at_ns > kTurnCpuMaxAgeNs)
+    return v.loop_cpu_ns;
+  return std::min(v.turn_cpu_ns, v.loop_cpu_ns);
+}
+
 void BlockTracker::note_activity(const BlockView& v) {
   const uint64_t before = active_since_ns_;
+  bool after_wait = false;
   // The idle time grows only while the loop waits in epoll: growth since the
   // last check means a wait ended after it, at prev + growth if it was one
   // wait from then on (the usual case), else later; a block cannot have
   // begun before that.
   if (prev_check_ns_ != 0 && v.idle_ns > prev_idle_ns_) {
     const uint64_t wait_end = std::min(v.now_ns, prev_check_ns_ + (v.idle_ns - prev_idle_ns_));
+    after_wait = wait_end > active_since_ns_;
     active_since_ns_ = std::max(active_since_ns_, wait_end);
   }
-  active_since_ns_ = std::max(active_since_ns_, v.last_turn_ns);
+  if (v.last_turn_ns > active_since_ns_) {
+    active_since_ns_ = v.last_turn_ns;
+    after_wait = false;
+  }
   if (v.waiting) active_since_ns_ = v.now_ns;
-  if (active_since_ns_ != before || prev_check_ns_ == 0) active_cpu_ns_ = v.loop_cpu_ns;
+  if (active_since_ns_ != before || prev_check_ns_ == 0) active_cpu_ns_ = cpu_at_activity(v, after_wait);
   prev_check_ns_ = v.now_ns;
   prev_idle_ns_ = v.idle_ns;
+  prev_cpu_ns_ = v.loop_cpu_ns;
+  prev_waiting_ = v.waiting;
 }
 
 // Whether the stall is the loop thread's own (it ran long enough since it

@@ -47,7 +47,19 @@ struct BlockView {
   // The loop thread is asleep in the kernel now (state S or D: a sync call),
   // not running nor waiting for a CPU. Read only during a long stall.
   bool sleeping = false;
+  // The loop thread's CPU time read by itself at a turn (the last where it
+  // served a tick, watchdog.h), and that turn; 0: none. The watchdog looks
+  // only every takeover period, so its own reading at the look that sees a
+  // turn can be 50 ms late and miss the block's start; this one is not.
+  uint64_t turn_cpu_ns = 0, turn_cpu_at_ns = 0;
 };
+
+// A turn's CPU reading older than this before the loop's last activity is
+// not used: the loop turned since without serving a tick (the watchdog
+// served them during a stall), and the run in between would count as the
+// block's. Two ticks: the loop serves one at least every resolution while
+// it turns.
+inline constexpr uint64_t kTurnCpuMaxAgeNs = 20'000'000;
 
 // What the watchdog must do after a check.
 struct BlockStep {
@@ -73,11 +85,14 @@ class BlockTracker {
 
  private:
   void note_activity(const BlockView& v);
+  uint64_t cpu_at_activity(const BlockView& v, bool after_wait) const;
   bool ran_enough(const BlockView& v) const;
   void begin(uint64_t now_ns);
 
   const BlockConfig cfg_;
   uint64_t prev_check_ns_ = 0, prev_idle_ns_ = 0;
+  uint64_t prev_cpu_ns_ = 0;   // the loop's CPU time at the previous check
+  bool prev_waiting_ = false;  // and whether it was waiting then
   uint64_t active_since_ns_ = 0;  // the loop's last turn or end of a wait
   uint64_t active_cpu_ns_ = 0;    // the loop's CPU time read at the check that saw it
   bool in_block_ = false;

@@ -127,6 +127,11 @@ uint64_t BlockSampler::next_due_ns() {
   return stopped_ ? 0 : tracker_.next_due_ns();
 }
 
+uint32_t BlockSampler::blocks_seen() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return tracker_.generation();
+}
+
 void BlockSampler::stop() {
   std::lock_guard<std::mutex> lock(mu_);
   stopped_ = true;

@@ -34,6 +34,7 @@ class BlockSampler {
                uint32_t thread);
   void check(const BlockView& v);  // watchdog thread
   uint64_t next_due_ns();          // watchdog thread; 0: none
+  uint32_t blocks_seen();          // any thread: the blocks started so far
   void stop();                     // no line after this; idempotent
   // JS thread: the sampler answers its isolate's interrupts / no longer.
   void register_self();

@@ -5,7 +5,11 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <time.h>
+
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 
 namespace loopdoctor::probe {
@@ -14,6 +18,9 @@ namespace {
 // Lines are written in batches, as the JS transport does (FLUSH_MS): a
 // write that wakes the collector costs far more than building a sample.
 constexpr uint64_t kFlushNs = 100'000'000;
+// A wake for another reason (a look) flushes once this much of kFlushNs has
+// passed, so the flush rarely needs a wake of its own.
+constexpr uint64_t kFlushEarlyNs = kFlushNs * 3 / 4;
 // RSS moves slowly; reading /proc/self/statm (three syscalls) at most this
 // often, as the JS probe's SLOW_REFRESH_MS, keeps the thread's cost down.
 constexpr uint64_t kRssRefreshNs = 100'000'000;
@@ -34,20 +41,57 @@ uint64_t rss_bytes() {
 uint64_t tv_us(const timeval& tv) {
   return static_cast<uint64_t>(tv.tv_sec) * 1'000'000 + static_cast<uint64_t>(tv.tv_usec);
 }
+
+// The calling thread's CPU time (a syscall; once per served tick at most).
+
+uint64_t thread_cpu_ns() {
+  timespec ts{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ts.tv_nsec);
+}
 }  // namespace
+
+void TurnStamp::write(const TurnMark& t) {
+  const uint32_t s = seq_.load(std::memory_order_relaxed);
+  seq_.store(s + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  at_ns_.store(t.at_ns, std::memory_order_relaxed);
+  idle_ns_.store(t.idle_ns, std::memory_order_relaxed);
+  seq_.store(s + 2, std::memory_order_release);
+}
+
+TurnMark TurnStamp::read() const {
+  for (;;) {
+    const uint32_t s0 = seq_.load(std::memory_order_acquire);
+    TurnMark t{at_ns_.load(std::memory_order_relaxed), idle_ns_.load(std::memory_order_relaxed)};
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if ((s0 & 1) == 0 && seq_.load(std::memory_order_relaxed) == s0) return t;
+  }
+}
 
 Watchdog::Watchdog(uv_loop_t* loop, LineWriter* writer, WatchdogConfig cfg)
     : loop_(loop), writer_(writer), cfg_(cfg) {}
 
+// Every turn: two clock reads and the stamp (~50 ns); at a turn where a
+// tick is due (one per resolution at most), the tick and the sample.
 void Watchdog::on_prepare(uv_prepare_t* h) {
   auto* self = static_cast<Watchdog*>(h->data);
-  const uint64_t now = uv_hrtime();
-  const uint32_t e = self->epoch_.load(std::memory_order_relaxed);
-  if (e != self->marked_epoch_) {
-    self->marked_epoch_ = e;
-    self->first_turn_ns_.store(now, std::memory_order_relaxed);
-  }
-  self->last_turn_ns_.store(now, std::memory_order_relaxed);
+  const TurnMark now{uv_hrtime(), uv_metrics_idle_time(self->loop_)};
+  const TurnMark prev = self->prev_turn_;
+  self->prev_turn_ = now;
+  self->turn_.write(now);
+  self->last_turn_ns_.store(now.at_ns, std::memory_order_relaxed);
+  if (now.at_ns >= self->next_due_ns_.load(std::memory_order_relaxed)) self->serve(prev, now);
+}
+
+// The loop thread serves its own due ticks. Never waits for the lock: the
+// watchdog holding it is serving them (or the tick waits for a later turn).
+void Watchdog::serve(const TurnMark& prev, const TurnMark& now) {
+  std::unique_lock<std::mutex> lock(mu_, std::try_to_lock);
+  if (!lock.owns_lock() || !sampling_ || now.at_ns < ticks_.next_due_ns()) return;
+  turn_cpu_ns_ = thread_cpu_ns();
+  turn_cpu_at_ns_ = now.at_ns;
+  advance(now.at_ns, [&](uint64_t until) { ticks_.serve(prev, now, until, &delays_); });
 }
 
 void Watchdog::start_thread() {
@@ -56,7 +100,9 @@ void Watchdog::start_thread() {
   uv_prepare_init(loop_, prepare_);
   uv_prepare_start(prepare_, on_prepare);
   uv_unref(reinterpret_cast<uv_handle_t*>(prepare_));
-  last_turn_ns_.store(uv_hrtime());
+  prev_turn_ = {uv_hrtime(), uv_metrics_idle_time(loop_)};
+  turn_.write(prev_turn_);
+  last_turn_ns_.store(prev_turn_.at_ns);
   thread_ = std::thread([this] { run(); });
 }
 
@@ -65,6 +111,8 @@ bool Watchdog::enable_blocks(BlockConfig cfg, uint32_t thread) {
   if (blocks_ != nullptr || stopped_) return false;
   blocks_ = new BlockSampler(writer_, cfg, cfg_.t0_ns, &last_turn_ns_, thread);
   blocks_->register_self();
+  // A block is seen when the thread looks: no later than the threshold.
+  takeover_ns_ = std::min(kTakeoverNs, std::max<uint64_t>(cfg.threshold_ns, cfg_.resolution_ns));
   return true;
 }
 
@@ -84,13 +132,9 @@ void Watchdog::check_blocks(uint64_t now, uint64_t idle, bool waiting) {
   b.last_turn_ns = last_turn_ns_.load(std::memory_order_relaxed);
   b.idle_ns = idle;
   b.waiting = waiting;
+  b.turn_cpu_ns = turn_cpu_ns_;
+  b.turn_cpu_at_ns = turn_cpu_at_ns_;
   blocks_->check(b);
-}
-
-// The next tick, or sooner when a block's capture or native timeout is due.
-uint64_t Watchdog::next_wake(uint64_t next_tick) {
-  const uint64_t due = blocks_ != nullptr && sampling_ ? blocks_->next_due_ns() : 0;
-  return due != 0 && due < next_tick ? due : next_tick;
 }
 
 // The idle time includes a wait in progress: two reads differ only while
@@ -119,34 +163,67 @@ Counters Watchdog::read_counters(uint64_t now) {
   return c;
 }
 
+void Watchdog::set_next_due() {
+  next_due_ns_.store(sampling_ ? ticks_.next_due_ns() : UINT64_MAX, std::memory_order_relaxed);
+}
+
 void Watchdog::start_sampling() {
   std::lock_guard<std::mutex> lock(mu_);
   if (sampling_ || stopped_) return;
   const uint64_t now = uv_hrtime();
   const Counters c = read_counters(now);
-  tracker_.start(now, loop_waiting());
+  ticks_.start(now, cfg_.resolution_ns);
   delays_.take_json();
   builder_.start(c, static_cast<double>(now - cfg_.t0_ns) / 1e6);
   js_.http.clear();
   last_sample_ns_ = now;
+  next_look_ns_ = now + takeover_ns_;
   sampling_ = true;
+  set_next_due();
 }
 
 void Watchdog::stop_sampling() {
   std::lock_guard<std::mutex> lock(mu_);
   sampling_ = false;
+  set_next_due();
 }
 
-void Watchdog::queue_sample(uint64_t now) {
+void Watchdog::queue_sample(const Counters& c) {
+  const double t_ms = static_cast<double>(c.now_ns - cfg_.t0_ns) / 1e6;
+  writer_->append(builder_.build(c, t_ms, delays_, rss_cached(c.now_ns), js_, writer_->dropped()), false);
+  last_sample_ns_ = c.now_ns;
+}
+
+// A sample goes out once an interval has passed (within half a tick). The
+// intervals that passed before now without one (a stall only noticed after
+// it) get theirs, at their ends, with counters_at's shares of the counters.
+template <typename ServeTicks>
+void Watchdog::advance(uint64_t now, ServeTicks serve_ticks) {
+  const uint64_t slack = cfg_.resolution_ns / 2;
+  if (now + slack < last_sample_ns_ + cfg_.interval_ns) {
+    serve_ticks(now);
+    set_next_due();
+    return;
+  }
   const Counters c = read_counters(now);
-  const double t_ms = static_cast<double>(now - cfg_.t0_ns) / 1e6;
-  writer_->append(builder_.build(c, t_ms, delays_, rss_cached(now), js_, writer_->dropped()), false);
-  last_sample_ns_ = now;
+  while (now + slack >= last_sample_ns_ + 2 * cfg_.interval_ns) {
+    const uint64_t end = last_sample_ns_ + cfg_.interval_ns;
+    serve_ticks(end);
+    queue_sample(counters_at(builder_.last(), c, end));
+  }
+  serve_ticks(now);
+  queue_sample(c);
+  set_next_due();
 }
 
 void Watchdog::sample_now() {
   std::lock_guard<std::mutex> lock(mu_);
-  if (sampling_) queue_sample(uv_hrtime());
+  if (!sampling_) return;
+  const TurnMark last = turn_.read();
+  const uint64_t now = uv_hrtime();
+  const uint64_t idle = uv_metrics_idle_time(loop_);
+  advance(now, [&](uint64_t until) { ticks_.overdue(last, now, idle, until, &delays_); });
+  if (last_sample_ns_ != now) queue_sample(read_counters(now));  // the rest, however short
 }
 
 void Watchdog::update_js(JsView v, bool has_http) {
@@ -161,6 +238,11 @@ bool Watchdog::http_pending() {
   return !js_.http.empty();
 }
 
+uint32_t Watchdog::blocks_seen() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return blocks_ != nullptr ? blocks_->blocks_seen() : 0;
+}
+
 void Watchdog::request_flush() {
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -169,42 +251,46 @@ void Watchdog::request_flush() {
   cv_.notify_one();
 }
 
-void Watchdog::tick(uint64_t now) {
-  LoopView v;
-  v.now_ns = now;
-  v.first_turn_ns = first_turn_ns_.exchange(0, std::memory_order_relaxed);
-  epoch_.fetch_add(1, std::memory_order_relaxed);
-  v.last_turn_ns = last_turn_ns_.load(std::memory_order_relaxed);
+// The watchdog's look: a loop that has not turned for the takeover period
+// has its due ticks served here; while it runs without turning (JS blocks)
+// the thread looks again at every tick, so each sample goes out on time;
+// while it waits in epoll, once a takeover period.
+void Watchdog::look(uint64_t now) {
+  const TurnMark last = turn_.read();
   const uint64_t idle = uv_metrics_idle_time(loop_);
   const uint64_t idle2 = uv_metrics_idle_time(loop_);
-  v.waiting = idle2 > idle;  // as loop_waiting()
-  delays_.add(tracker_.tick(v));
-  check_blocks(now, idle2, v.waiting);
-  if (now - last_sample_ns_ + cfg_.resolution_ns / 2 >= cfg_.interval_ns) queue_sample(now);
+  const bool waiting = idle2 > idle;
+  next_look_ns_ = std::max(last.at_ns + takeover_ns_, now + cfg_.resolution_ns);
+  if (now >= last.at_ns + takeover_ns_ && now >= ticks_.next_due_ns()) {
+    advance(now, [&](uint64_t until) { ticks_.overdue(last, now, idle2, until, &delays_); });
+    next_look_ns_ = waiting ? now + takeover_ns_ : ticks_.next_due_ns();
+  }
+  check_blocks(now, idle2, waiting);
+}
+
+// The next look, or sooner when a block's capture or native timeout, or a
+// flush, is due.
+uint64_t Watchdog::next_wake(uint64_t now, uint64_t last_flush) {
+  uint64_t wake = last_flush + kFlushNs;
+  if (!sampling_) return wake;
+  wake = std::min(wake, std::max(next_look_ns_, now));
+  const uint64_t due = blocks_ != nullptr ? blocks_->next_due_ns() : 0;
+  return due != 0 && due < wake ? due : wake;
 }
 
 void Watchdog::run() {
   // Named so `top -H` and bench/probe-overhead tell its CPU from the loop's.
   pthread_setname_np(pthread_self(), "loopdoctor-wd");
-  uint64_t next = uv_hrtime() + cfg_.resolution_ns;
-  uint64_t last_flush = 0;
+  uint64_t last_flush = uv_hrtime();
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
     const uint64_t now0 = uv_hrtime();
-    const uint64_t wake = next_wake(next);
-    if (now0 < wake && !flush_wanted_)
-      cv_.wait_for(lock, std::chrono::nanoseconds(wake - now0));
+    const uint64_t wake = next_wake(now0, last_flush);
+    if (now0 < wake && !flush_wanted_) cv_.wait_for(lock, std::chrono::nanoseconds(wake - now0));
     if (stopping_) break;
     const uint64_t now = uv_hrtime();
-    if (now >= next) {
-      if (sampling_) tick(now);
-      next += cfg_.resolution_ns;
-      if (next <= now) next = now + cfg_.resolution_ns;  // this thread was descheduled: skip, no burst
-    } else if (sampling_ && now >= next_wake(next)) {
-      const uint64_t idle = uv_metrics_idle_time(loop_);
-      check_blocks(now, idle, uv_metrics_idle_time(loop_) > idle);
-    }
-    if (flush_wanted_ || now - last_flush >= kFlushNs) {
+    if (sampling_) look(now);
+    if (flush_wanted_ || now - last_flush >= kFlushEarlyNs) {
       flush_wanted_ = false;
       last_flush = now;
       lock.unlock();

@@ -1,7 +1,11 @@
-// The watchdog: a thread that samples the main loop on its own clock. The
-// loop only stamps its turns (an unref'd prepare handle: it keeps no loop
-// alive); the thread reads the stamps, the loop's idle time, CPU and RSS,
-// and queues the sample line itself, on time even while JS blocks.
+// The watchdog: a thread that samples a loop on its own clock when the loop
+// cannot. The loop stamps its turns (an unref'd prepare handle: it keeps no
+// loop alive) and, at a turn where a tick is due, serves the tick and
+// queues the sample itself (no thread woken: watchdog_core.h, TickClock).
+// The thread wakes every takeover period (kTakeoverNs, or the block
+// threshold when shorter) to see whether the loop still turns; when it has
+// not for that long, the thread serves the ticks and queues the samples,
+// every tick, on time while JS blocks, and captures the blocked stack.
 #pragma once
 
 #include <uv.h>
@@ -16,6 +20,24 @@
 #include "watchdog_core.h"
 
 namespace loopdoctor::probe {
+
+// The longest a loop may go without a turn before the watchdog serves its
+// ticks: also how often the thread wakes while the loop turns (20 wakes a
+// second instead of 100). A stall shorter than this is seen by the loop
+// itself at its next turn, which back-fills its samples (counters_at).
+inline constexpr uint64_t kTakeoverNs = 50'000'000;
+
+// The turn stamp, written by the loop thread and read by the watchdog as a
+// consistent pair (a sequence lock: the writer never waits).
+class TurnStamp {
+ public:
+  void write(const TurnMark& t);
+  TurnMark read() const;
+
+ private:
+  std::atomic<uint32_t> seq_{0};
+  std::atomic<uint64_t> at_ns_{0}, idle_ns_{0};
+};
 
 struct WatchdogConfig {
   uint64_t interval_ns = 10'000'000;
@@ -38,6 +60,9 @@ class Watchdog {
   void sample_now();                // JS thread: the last sample, queued at once
   void update_js(JsView v, bool has_http);  // JS thread: the latest JS readings
   bool http_pending();
+  // JS thread: the blocks the watchdog has seen start (0 without block
+  // stacks), polled by the JS handover to start the profiler at the first.
+  uint32_t blocks_seen();
   void request_flush();
   void stop();                      // JS thread: writes everything, joins; idempotent
   // JS thread, env cleanup, after stop(): `done(arg)` once the loop let
@@ -46,33 +71,45 @@ class Watchdog {
 
  private:
   static void on_prepare(uv_prepare_t* h);
+  void serve(const TurnMark& prev, const TurnMark& now);  // loop thread
   void run();
-  void tick(uint64_t now);
-  void queue_sample(uint64_t now);  // mu_ held
+  void look(uint64_t now);  // watchdog, mu_ held
+  // mu_ held: the ticks due by now (serve_ticks(until) serves those due by
+  // until) and a sample at every interval passed, the last with counters read now.
+  template <typename ServeTicks>
+  void advance(uint64_t now, ServeTicks serve_ticks);
+  void queue_sample(const Counters& c);  // mu_ held
   Counters read_counters(uint64_t now);
   bool loop_waiting();
   void check_blocks(uint64_t now, uint64_t idle, bool waiting);  // mu_ held
-  uint64_t next_wake(uint64_t next_tick);                        // mu_ held
+  uint64_t next_wake(uint64_t now, uint64_t last_flush);         // mu_ held
   uint64_t rss_cached(uint64_t now);  // watchdog or JS thread, mu_ held
+  void set_next_due();                // mu_ held
 
   uv_loop_t* const loop_;
   LineWriter* const writer_;
   const WatchdogConfig cfg_;
   uv_prepare_t* prepare_ = nullptr;  // never freed while the loop may use it
   // Written by the loop thread (prepare), read by the watchdog.
-  std::atomic<uint64_t> last_turn_ns_{0};
-  std::atomic<uint64_t> first_turn_ns_{0};
-  std::atomic<uint32_t> epoch_{0};
-  uint32_t marked_epoch_ = 0;  // loop thread only
+  std::atomic<uint64_t> last_turn_ns_{0};  // the block sampler's view of turns
+  TurnStamp turn_;
+  TurnMark prev_turn_;                     // loop thread only
+  // The next tick's due time for the loop's lock-free check; max: none.
+  std::atomic<uint64_t> next_due_ns_{UINT64_MAX};
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false, flush_wanted_ = false, sampling_ = false, stopped_ = false;
-  DelayTracker tracker_;
+  TickClock ticks_;
   DelayStats delays_;
   SampleBuilder builder_;
   JsView js_;
   uint64_t last_sample_ns_ = 0;
+  uint64_t next_look_ns_ = 0;  // the watchdog's next look at the loop
+  // The loop thread's CPU time at the turn where it last served a tick
+  // (block_core.h: a stall's run counts from the loop's last activity).
+  uint64_t turn_cpu_ns_ = 0, turn_cpu_at_ns_ = 0;
   uint64_t rss_ = 0, rss_ns_ = 0;
+  uint64_t takeover_ns_ = kTakeoverNs;  // or the block threshold, when shorter
   BlockSampler* blocks_ = nullptr;  // mu_; freed with a worker's watchdog (block_sampler.h)
   std::thread thread_;
 };

@@ -27,22 +27,47 @@ std::string fmt3(double x) {
   return s;
 }
 
-void DelayTracker::start(uint64_t now_ns, bool waiting) {
-  prev_tick_ns_ = now_ns;
-  prev_waiting_ = waiting;
+void TickClock::start(uint64_t now_ns, uint64_t resolution_ns) {
+  resolution_ns_ = std::max<uint64_t>(resolution_ns, 1);
+  next_ns_ = now_ns + resolution_ns_;
 }
 
-double DelayTracker::tick(const LoopView& v) {
-  double ms;
-  if (prev_waiting_)
-    ms = 0;
-  else if (v.first_turn_ns != 0)
-    ms = ms_between(prev_tick_ns_, v.first_turn_ns);
-  else
-    ms = ms_between(v.last_turn_ns, v.now_ns);
-  prev_tick_ns_ = v.now_ns;
-  prev_waiting_ = v.waiting;
-  return ms;
+uint64_t wait_end_ns(const TurnMark& t, uint64_t idle_now_ns, uint64_t now_ns) {
+  const uint64_t waited = idle_now_ns > t.idle_ns ? idle_now_ns - t.idle_ns : 0;
+  return std::min(now_ns, t.at_ns + waited);
+}
+
+void TickClock::serve(const TurnMark& prev, const TurnMark& now, uint64_t until_ns, DelayStats* out) {
+  const uint64_t wait_end = wait_end_ns(prev, now.idle_ns, now.at_ns);
+  const uint64_t until = std::min(until_ns, now.at_ns);
+  for (; next_ns_ <= until; next_ns_ += resolution_ns_) {
+    const uint64_t t = next_ns_;
+    if (t <= prev.at_ns)
+      out->add(ms_between(t, prev.at_ns));
+    else
+      out->add(t < wait_end ? 0.0 : ms_between(t, now.at_ns));
+  }
+}
+
+void TickClock::overdue(const TurnMark& last, uint64_t now_ns, uint64_t idle_now_ns, uint64_t until_ns,
+                        DelayStats* out) {
+  const uint64_t wait_end = wait_end_ns(last, idle_now_ns, now_ns);
+  const uint64_t until = std::min(until_ns, now_ns);
+  for (; next_ns_ <= until; next_ns_ += resolution_ns_)
+    out->add(next_ns_ < wait_end ? 0.0 : ms_between(wait_end, next_ns_));
+}
+
+Counters counters_at(const Counters& a, const Counters& b, uint64_t at_ns) {
+  if (b.now_ns <= a.now_ns || at_ns <= a.now_ns) return a;
+  if (at_ns >= b.now_ns) return b;
+  const double f = static_cast<double>(at_ns - a.now_ns) / static_cast<double>(b.now_ns - a.now_ns);
+  auto share = [f](uint64_t x, uint64_t y) { return y > x ? x + static_cast<uint64_t>(f * static_cast<double>(y - x)) : x; };
+  Counters c;
+  c.now_ns = at_ns;
+  c.idle_ns = b.idle_ns > a.idle_ns ? a.idle_ns + std::min(b.idle_ns - a.idle_ns, at_ns - a.now_ns) : a.idle_ns;
+  c.cpu_user_us = share(a.cpu_user_us, b.cpu_user_us);
+  c.cpu_system_us = share(a.cpu_system_us, b.cpu_system_us);
+  return c;
 }
 
 void DelayStats::add(double ms) {

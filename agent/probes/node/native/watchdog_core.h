@@ -10,29 +10,49 @@
 
 namespace loopdoctor::probe {
 
-// What the watchdog sees of the loop at one of its ticks.
-struct LoopView {
-  uint64_t now_ns = 0;
-  uint64_t last_turn_ns = 0;   // the loop's latest turn (its prepare phase)
-  uint64_t first_turn_ns = 0;  // its first turn since the previous tick; 0: none
-  bool waiting = false;        // waiting in epoll now (its idle time grows)
+class DelayStats;
+
+// A turn of the loop as its prepare phase stamps it: when, and the loop's
+// idle time then. The loop enters epoll right after its prepare phase, so
+// the idle time it gains before its next turn is one wait that begins at
+// the turn (libuv's poll phase: one epoll_wait, then its callbacks).
+struct TurnMark {
+  uint64_t at_ns = 0;
+  uint64_t idle_ns = 0;
 };
 
-// The lateness, in ms, of a virtual timer due at each watchdog tick: what
-// the JS probe's 10 ms timer measures, without needing the loop to run it.
-// - The loop was waiting in epoll when the timer came due: it fires at once, 0.
-// - The loop turned since: the timer fired at that turn, its lateness.
-// - It has not turned since: how long it has gone without turning, which
-//   grows tick after tick while JS blocks (each sample goes out on time).
-class DelayTracker {
+// The lateness, in ms, of a virtual timer due every `resolution` (ticks at
+// T): what the JS probe's 10 ms timer measures, without a thread woken for
+// each tick. A wake of the watchdog thread costs ~45-60 us of CPU on a VM
+// (measured here: a bare 10 ms futex or clock_nanosleep loop); 100 a second
+// were most of what the native probe cost a server. So the loop serves the
+// ticks itself at the turns where one is due, and the watchdog only those
+// of a loop that has stopped turning.
+// - The loop was waiting in epoll at T: 0 (a timer would have woken it).
+// - Served at a turn: that turn's lateness, turn - T.
+// - Overdue (the watchdog's): the loop has been running without a turn
+//   since its last wait ended; at T it had run T - that end, a figure that
+//   grows tick by tick while JS blocks (each sample goes out on time).
+class TickClock {
  public:
-  void start(uint64_t now_ns, bool waiting);
-  double tick(const LoopView& v);
+  void start(uint64_t now_ns, uint64_t resolution_ns);
+  uint64_t next_due_ns() const { return next_ns_; }
+  // Loop thread, at the turn `now` that follows `prev`: the ticks due by
+  // min(until_ns, now). A tick due before `prev` (left by a turn that could
+  // not take the lock) was served at `prev`.
+  void serve(const TurnMark& prev, const TurnMark& now, uint64_t until_ns, DelayStats* out);
+  // Watchdog, at now_ns, the loop not turned since `last`, its idle time
+  // now idle_now_ns: the ticks due by until_ns (<= now_ns).
+  void overdue(const TurnMark& last, uint64_t now_ns, uint64_t idle_now_ns, uint64_t until_ns,
+               DelayStats* out);
 
  private:
-  uint64_t prev_tick_ns_ = 0;
-  bool prev_waiting_ = false;
+  uint64_t next_ns_ = 0, resolution_ns_ = 0;
 };
+
+// When the one wait after turn `t` ended, given the idle time at `now_ns`
+// (a wait still in progress ends now).
+uint64_t wait_end_ns(const TurnMark& t, uint64_t idle_now_ns, uint64_t now_ns);
 
 // The delays of one sample interval: min/mean/max exact, percentiles from
 // the first kMaxValues values (as the JS probe's MAX_DELAYS_PER_SAMPLE).
@@ -55,6 +75,11 @@ struct Counters {
   uint64_t idle_ns = 0;  // uv_metrics_idle_time
   uint64_t cpu_user_us = 0, cpu_system_us = 0;
 };
+
+// The counters at at_ns between readings a and b, for a sample whose end
+// no thread saw (a stall is only noticed after it): CPU shared evenly over
+// the time; idle time taken first, as the one wait after a turn.
+Counters counters_at(const Counters& a, const Counters& b, uint64_t at_ns);
 
 // What the JS side handed over: gauges are kept and repeated, the http
 // object (per-interval counts) goes into one sample only.
@@ -79,6 +104,7 @@ class SampleBuilder {
   // One `sample` line (with its newline). Takes js.http (clears it).
   std::string build(const Counters& c, double t_ms, DelayStats& delays, uint64_t rss_bytes,
                     JsView& js, uint64_t dropped);
+  const Counters& last() const { return last_; }  // at the last sample
 
  private:
   Counters last_{};

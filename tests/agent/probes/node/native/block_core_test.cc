@@ -185,3 +185,46 @@ TEST_CASE("block: a loop asleep in a sync call is blocked though it does not run
   CHECK(step_text(b.check(v)) == "R");
   CHECK(b.start_ns() == 10 * kMs);
 }
+
+TEST_CASE("block: the run counts from the loop's own reading at a recent turn") {
+  BlockTracker b(BlockConfig{});
+  CHECK(steps_cpu(b, 0, 0, 900) == "");
+  // The watchdog looks 50 ms after a turn at 12 (a takeover period): the loop
+  // read 1000 ms of run at its turn at 10; it has run 42 ms since.
+  BlockView v = at(62, 12);
+  v.cpu_known = true;
+  v.loop_cpu_ns = 1042 * kMs;
+  v.turn_cpu_ns = 1000 * kMs;
+  v.turn_cpu_at_ns = 10 * kMs;
+  CHECK(step_text(b.check(v)) == "R");  // the look's own reading would count 0 ms of run
+  CHECK(b.start_ns() == 12 * kMs);
+}
+
+TEST_CASE("block: a turn reading older than the loop's last activity is not used") {
+  BlockTracker b(BlockConfig{});
+  CHECK(steps_cpu(b, 0, 0, 900) == "");
+  // The loop last served a tick at 10 but turned again at 100: the reading
+  // at 10 would count its run from 10 to 100 as this stall's.
+  BlockView v = at(150, 100);
+  v.cpu_known = true;
+  v.loop_cpu_ns = 1090 * kMs;
+  v.turn_cpu_ns = 1000 * kMs;
+  v.turn_cpu_at_ns = 10 * kMs;
+  CHECK(step_text(b.check(v)) == "");  // counts from this look: 0 ms of run
+  CHECK_FALSE(b.in_block());
+}
+
+TEST_CASE("block: after a wait the run counts from the reading of the check that saw it waiting") {
+  BlockTracker b(BlockConfig{});
+  // Waiting at the look at 100 (cpu 500); the look at 160 sees a wait of 10
+  // more ms ended (at 110) and JS since: it ran 45 ms, all of it this stall's.
+  BlockView w = at(100, 0, 100, true);
+  w.cpu_known = true;
+  w.loop_cpu_ns = 500 * kMs;
+  CHECK(step_text(b.check(w)) == "");
+  BlockView v = at(160, 0, 110);
+  v.cpu_known = true;
+  v.loop_cpu_ns = 545 * kMs;
+  CHECK(step_text(b.check(v)) == "R");  // this look's own reading would count 0 ms of run
+  CHECK(b.start_ns() == 110 * kMs);
+}

@@ -10,34 +10,84 @@ using nlohmann::json;
 namespace {
 constexpr uint64_t kMs = 1'000'000;
 
-LoopView view(uint64_t now_ms, uint64_t last_turn_ms, uint64_t first_turn_ms, bool waiting) {
-  LoopView v;
-  v.now_ns = now_ms * kMs;
-  v.last_turn_ns = last_turn_ms * kMs;
-  v.first_turn_ns = first_turn_ms * kMs;
-  v.waiting = waiting;
-  return v;
+TurnMark turn(uint64_t at_ms, uint64_t idle_ms) { return {at_ms * kMs, idle_ms * kMs}; }
+
+std::vector<double> values(DelayStats& d) {
+  json j = json::parse(d.take_json());
+  return {j["min"].get<double>(), j["max"].get<double>(), j["count"].get<double>()};
 }
 }  // namespace
 
-TEST_CASE("a loop waiting in epoll is not late, however long it makes no turn") {
-  DelayTracker d;
-  d.start(0, true);
-  // A 100 ms idle poll: no turn at all for ten ticks, but waiting throughout.
-  for (uint64_t t = 10; t <= 100; t += 10) CHECK(d.tick(view(t, 0, 0, true)) == 0.0);
+TEST_CASE("ticks: a loop waiting in epoll is not late however long it makes no turn") {
+  TickClock c;
+  c.start(0, 10 * kMs);
+  DelayStats d;
+  // Turned at 0, then waiting: 100 ms of idle time by 100 ms.
+  c.overdue(turn(0, 0), 100 * kMs, 100 * kMs, 100 * kMs, &d);
+  CHECK(values(d) == std::vector<double>{0, 0, 10});
+  CHECK(c.next_due_ns() == 110 * kMs);
 }
 
-TEST_CASE("a blocked loop's delay grows tick by tick, then the turn's lateness") {
-  DelayTracker d;
-  d.start(0, false);
-  CHECK(d.tick(view(10, 3, 3, false)) == Approx(3.0));  // turned 3 ms after the due time
-  // JS blocks from 12 ms: no turn since 3 ms, not waiting.
-  CHECK(d.tick(view(20, 3, 0, false)) == Approx(17.0));
-  CHECK(d.tick(view(30, 3, 0, false)) == Approx(27.0));
-  CHECK(d.tick(view(40, 3, 0, false)) == Approx(37.0));
-  // The block ends at 45 ms: the timer due at 40 ms fired 5 ms late.
-  CHECK(d.tick(view(50, 48, 45, true)) == Approx(5.0));
-  CHECK(d.tick(view(60, 48, 0, true)) == 0.0);  // it was waiting at 50 ms
+TEST_CASE("ticks: a turn serves every tick due by it with its lateness") {
+  TickClock c;
+  c.start(0, 10 * kMs);
+  DelayStats d;
+  // A turn at 2 ms, a 5 ms wait, then JS until the turn at 33 ms: the tick
+  // due at 10 waited 23 ms for it, 20 13, 30 3; none due while it waited.
+  c.serve(turn(2, 0), turn(33, 5), 33 * kMs, &d);
+  json j = json::parse(d.take_json());
+  CHECK(j["count"] == 3);
+  CHECK(j["max"].get<double>() == Approx(23));
+  CHECK(j["min"].get<double>() == Approx(3));
+  // Waiting at the tick: 0, though the turn came later.
+  c.serve(turn(33, 5), turn(45, 15), 45 * kMs, &d);  // waited 33..43: the tick at 40 fell in it
+  CHECK(values(d) == std::vector<double>{0, 0, 1});
+}
+
+TEST_CASE("ticks: a blocked loop's overdue ticks grow from the end of its wait") {
+  TickClock c;
+  c.start(0, 10 * kMs);
+  DelayStats d;
+  // Turned at 3, waited 2 ms, JS since 5 ms: at the ticks 10..40 it has run
+  // 5, 15, 25, 35 ms without a turn.
+  c.overdue(turn(3, 0), 41 * kMs, 2 * kMs, 41 * kMs, &d);
+  json j = json::parse(d.take_json());
+  CHECK(j["count"] == 4);
+  CHECK(j["min"].get<double>() == Approx(5));
+  CHECK(j["max"].get<double>() == Approx(35));
+  // Ticks up to `until` only; the rest at the turn that ends the block.
+  c.overdue(turn(3, 0), 62 * kMs, 2 * kMs, 50 * kMs, &d);
+  CHECK(values(d) == std::vector<double>{45, 45, 1});
+  c.serve(turn(3, 0), turn(66, 2), 66 * kMs, &d);  // the tick due at 60 waited 6 ms
+  CHECK(values(d) == std::vector<double>{6, 6, 1});
+  CHECK(c.next_due_ns() == 70 * kMs);
+}
+
+TEST_CASE("ticks: one left by a turn that could not serve it counts at that turn") {
+  TickClock c;
+  c.start(0, 10 * kMs);
+  DelayStats d;
+  c.serve(turn(12, 0), turn(13, 0), 13 * kMs, &d);  // due at 10, the turn at 12 missed it
+  CHECK(values(d) == std::vector<double>{2, 2, 1});
+}
+
+TEST_CASE("counters between two readings: CPU evenly and idle time first") {
+  Counters a, b;
+  a.now_ns = 100 * kMs;
+  a.idle_ns = 50 * kMs;
+  a.cpu_user_us = 1000;
+  b.now_ns = 140 * kMs;
+  b.idle_ns = 60 * kMs;  // waited 10 ms, then ran 30
+  b.cpu_user_us = 5000;
+  b.cpu_system_us = 400;
+  const Counters m = counters_at(a, b, 120 * kMs);
+  CHECK(m.now_ns == 120 * kMs);
+  CHECK(m.idle_ns == 60 * kMs);  // the wait came first
+  CHECK(m.cpu_user_us == 3000);
+  CHECK(m.cpu_system_us == 200);
+  CHECK(counters_at(a, b, 105 * kMs).idle_ns == 55 * kMs);
+  CHECK(counters_at(a, b, 200 * kMs).now_ns == b.now_ns);
+  CHECK(counters_at(a, b, 90 * kMs).now_ns == a.now_ns);
 }
 
 TEST_CASE("delay stats: exact min/mean/max/count, nearest-rank percentiles, reset") {
