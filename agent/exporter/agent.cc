@@ -34,6 +34,7 @@ using Id = ProcessTable::Id;
 struct Link {
   std::unique_ptr<ProbeLink> link;
   Id process = 0;  // 0 until hello
+  double thread = 0;  // the hello's threadId: which worker of a folded entry it is
   // probe clock -> agent clock: the smallest (receive time - t) seen, as the
   // one-shot timeline does with `rt`.
   double offset = std::numeric_limits<double>::infinity();
@@ -154,7 +155,7 @@ class Agent {
       double dropped = m.contains("dropped") && m["dropped"].is_number() ? m["dropped"].get<double>() : 0;
       ProbeSample s = recording::decode_sample(m, p->id.interval_ms);
       s.t = t;  // on the agent's clock
-      p->add_sample(s, dropped);
+      p->add_sample(s, dropped, l.thread);
     } else if (type == "gc") {
       GcEvent g = recording::decode_gc(m);
       g.t = t;
@@ -164,7 +165,7 @@ class Agent {
       const double probe_start = b.start;
       b.start += t - b.t;  // the same shift as t: onto the agent's clock
       b.t = t;
-      p->add_block(std::move(b), probe_start);
+      p->add_block(std::move(b), probe_start, l.thread);
     } else if (type == "threads-unsampled") {
       // The last line holds the total; a count never goes down.
       const recording::ThreadsUnsampled u = recording::decode_threads_unsampled(m);
@@ -195,6 +196,7 @@ class Agent {
 
   void register_hello(Link& l, ProcessIdentity id, int peer,
                       std::vector<ProbeLink*>* replaced) {
+    l.thread = id.thread;
     Id existing = find_process(id.pid, id.job, id.thread);
     if (existing && owned_by_another(*table_.find(existing), peer)) {
       // Same pid and job from another process (two containers' pid
@@ -276,6 +278,7 @@ class Agent {
     if (protocol) spdlog::warn("probe {} disconnected: {}", who, reason);
     else if (!reason.empty()) spdlog::info("probe {} disconnected: {}", who, reason);
     else spdlog::info("probe {} disconnected", who);
+    if (p) p->end_source(l.thread);
     if (p && (p->id.thread != kFoldedThread || release_folded(p))) {
       p->connected = false;
       p->disconnected_at_ms = clock_.now_ms();

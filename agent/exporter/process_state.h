@@ -96,6 +96,18 @@ struct ThreadpoolWait {
   void add(const recording::Threadpool& line);
 };
 
+// One worker's lines on the folded entry (thread="other"), which takes the
+// connections of every worker past kMaxThreadsPerProcess: its last sample,
+// for the entry's gauges to sum over the workers connected now, and its own
+// running counts, for the entry's counters to sum (a block counter fed the
+// captures of two workers in turn would count each capture as a new block).
+struct FoldedSource {
+  ProbeSample latest;
+  bool have_latest = false;
+  BlockCounter blocks;
+  double dropped = 0;
+};
+
 // The published result of the last rolling analysis.
 struct VerdictState {
   bool analysed = false;
@@ -115,11 +127,16 @@ struct ProcessState {
 
   // Stores a probe sample (merging into the last one when the probe reports
   // faster than the window's resolution) and updates the running figures.
-  void add_sample(const ProbeSample& s, double dropped_total);
+  // `source`: the threadId of the worker that sent it, which the folded
+  // entry tells its workers apart by (ignored on every other entry).
+  void add_sample(const ProbeSample& s, double dropped_total, double source = 0);
   void add_gc(const GcEvent& g);
   // A block capture (t and start on the agent's clock); `probe_start` is the
   // line's own start, which tells the captures of one block apart.
-  void add_block(BlockCapture b, double probe_start);
+  void add_block(BlockCapture b, double probe_start, double source = 0);
+  // A folded worker's connection closed: its gauges leave the sums, what it
+  // added to the counters stays.
+  void end_source(double source);
   // A /proc sample of an attached process (cumulative CPU in ms).
   void add_proc(ProcSample p);
   // Drops what fell out of the window ending at `now_ms`.
@@ -161,6 +178,11 @@ struct ProcessState {
   // line). Folded entry: connections of workers folded into it now open.
   double threads_unsampled = 0;
   double folded_links = 0;
+  std::map<double, FoldedSource> folded_sources;  // folded entry: by threadId
+
+ private:
+  bool folded() const { return id.thread == kFoldedThread; }
+  void update_folded_latest();
 };
 
 // The probe's GC kinds (minor|major|incremental|weak) under prom-client's
