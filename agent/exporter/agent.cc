@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 #include <uv.h>
 
+#include "agent/exporter/cpu_wait_sweep.h"
 #include "agent/exporter/http_server.h"
 #include "agent/exporter/job_name.h"
 #include "agent/exporter/peer_check.h"
@@ -178,11 +179,15 @@ class Agent {
   void on_hello(ProbeLink* raw, Link& l, const json& m) {
     ProcessIdentity id = identity_from_hello(m);
     const int peer = raw->peer_pid();
-    const PidCheck check = check_claimed_pid(id.pid, peer, peer > 0 ? read_ns_pids(peer) : std::vector<long>{});
+    const std::vector<long> ns_pids = peer > 0 ? read_ns_pids(peer) : std::vector<long>{};
+    const PidCheck check = check_claimed_pid(id.pid, peer, ns_pids);
     if (!check.accept) return raw->close(check.reason, true);
     redact_identity(&id);
     if (!check.reason.empty()) spdlog::warn("probe job {}: {}", id.job, check.reason);
     id.pid = check.pid;
+    // A worker's tid names a thread of /proc/<peer>/task only when the probe
+    // lives in this agent's pid namespace (one NSpid, its pid the peer's).
+    if (ns_pids.size() > 1 || id.pid != peer) id.tid = 0;
     id.start_time_s = base::process_start_time_s(peer > 0 ? peer : static_cast<int>(id.pid));
 
     std::vector<ProbeLink*> replaced;
@@ -286,8 +291,9 @@ class Agent {
     l.process = 0;
   }
 
-  // Once a second: hello timeouts, departed processes, /proc samples of
-  // attached processes, and trimming every window.
+  // Once a second: hello timeouts, the CPU each known process waited for
+  // (cpu_wait_sweep.h), departed processes, /proc samples of attached
+  // processes, and trimming every window.
   void sweep() {
     const double now = clock_.now_ms();
     const double loop_now = static_cast<double>(uv_now(&loop_));
@@ -295,6 +301,7 @@ class Agent {
       if (raw->is_open() && !raw->said_hello() && loop_now - raw->opened_at_ms() > kHelloTimeoutMs)
         raw->close("no hello within " + std::to_string(static_cast<int>(kHelloTimeoutMs / 1000)) + " s",
                    true);
+    cpu_wait_.run(table_, now);
     std::map<int, std::optional<base::ProcSample>> proc;
     for (const auto& [pid, id] : attached_) proc[pid] = base::read_proc_sample(pid);
 
@@ -367,6 +374,7 @@ class Agent {
   HttpServer http_;
   std::map<ProbeLink*, Link> links_;
   std::map<int, Id> attached_;  // pid -> process
+  CpuWaitSweep cpu_wait_;
   std::map<int, uv_signal_t> signals_;
   base::Timer sweep_timer_, analysis_timer_;
   bool stopping_ = false;

@@ -12,6 +12,8 @@ namespace {
 
 // A probe in agent mode reports once a second unless told otherwise.
 constexpr double kDefaultProbeIntervalMs = 1000;
+// Linux's PID_MAX_LIMIT (4 194 304): a larger tid names no thread.
+constexpr double kMaxKernelTid = 4'194'304;
 
 // At most `bytes` of `s`, cut before a UTF-8 continuation byte so the JSON
 // of /processes stays valid.
@@ -44,6 +46,7 @@ ProcessIdentity identity_from_hello(const nlohmann::json& m) {
   if (h.thread >= 1 && h.thread == std::floor(h.thread) && h.thread < 1e15) {
     id.thread = h.thread;
     id.thread_name = utf8_prefix(h.thread_name, kMaxLabelValueBytes);
+    if (h.tid >= 1 && h.tid == std::floor(h.tid) && h.tid <= kMaxKernelTid) id.tid = static_cast<int>(h.tid);
   }
   return id;
 }

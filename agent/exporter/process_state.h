@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/exporter/process_cpu.h"
 #include "analyzer/diagnosis.h"
 #include "analyzer/timeline.h"
 
@@ -36,6 +37,10 @@ struct ProcessIdentity {
   // (hello.thread_name, "worker 1 (pool.js)") is what reports show.
   double thread = 0;
   std::string thread_name;
+  // A worker's kernel tid (hello.tid, from the native probe), kept only
+  // when the probe sees the agent's pid namespace (its pid is its peer's):
+  // the number then names its thread in /proc/<pid>/task. 0: unknown.
+  int tid = 0;
 };
 
 // The entry of a process's workers folded past kMaxThreadsPerProcess.
@@ -94,6 +99,17 @@ struct ThreadpoolWait {
   double waits_total = 0, wait_ms_total = 0;
   double size = 0;  // the last line's
   void add(const recording::Threadpool& line);
+};
+
+// What the scheduler and the cpu cgroup say about this entry's process
+// (process_cpu.h), set on each sweep while its probe is connected: the
+// process's sum and its cgroup's throttling on the main thread's entry (and
+// an attached process's), each loop's own thread on its entry (the main
+// thread's tid is the pid; a worker's is its hello's tid). Absent: unknown.
+struct CpuWaitState {
+  std::optional<SchedSeconds> process;
+  std::optional<SchedSeconds> loop;
+  std::optional<base::CgroupThrottle> throttle;
 };
 
 // One worker's lines on the folded entry (thread="other"), which takes the
@@ -169,6 +185,7 @@ struct ProcessState {
   std::map<std::string, GcHistogram> gc_by_kind;  // prom-client kind names
   BlockCounter block_counter;
   ThreadpoolWait threadpool_wait;
+  CpuWaitState cpu_wait;
   // This loop's own verdict (loopdoctor_diagnosis{thread}); on a main
   // thread's entry, `process_verdict` is the run's over all the process's
   // loops (the worst loop's, analyzer/loops.h), what /processes shows.
