@@ -105,7 +105,7 @@ void ProcessState::add_sample(const ProbeSample& s, double dropped, double sourc
     f.latest = s;
     f.have_latest = true;
     if (dropped > f.dropped) dropped_total += dropped - f.dropped, f.dropped = dropped;
-    update_folded_latest();
+    folded_stale_ = true;
   } else {
     latest = s;
     dropped_total = std::max(dropped_total, dropped);
@@ -181,7 +181,12 @@ void ProcessState::add_block(BlockCapture b, double probe_start, double source) 
 }
 
 void ProcessState::end_source(double source) {
-  if (!folded() || folded_sources.erase(source) == 0) return;
+  if (folded() && folded_sources.erase(source) > 0) folded_stale_ = true;
+}
+
+void ProcessState::settle_folded() {
+  if (!folded_stale_) return;
+  folded_stale_ = false;
   update_folded_latest();
 }
 

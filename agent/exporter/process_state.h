@@ -153,6 +153,10 @@ struct ProcessState {
   // A folded worker's connection closed: its gauges leave the sums, what it
   // added to the counters stays.
   void end_source(double source);
+  // The folded entry's `latest` as the sums over its workers, brought up to
+  // date when read (a scrape) rather than on every line: each line would
+  // walk every folded worker's last sample.
+  void settle_folded();
   // A /proc sample of an attached process (cumulative CPU in ms).
   void add_proc(ProcSample p);
   // Drops what fell out of the window ending at `now_ms`.
@@ -200,6 +204,7 @@ struct ProcessState {
  private:
   bool folded() const { return id.thread == kFoldedThread; }
   void update_folded_latest();
+  bool folded_stale_ = false;
 };
 
 // The probe's GC kinds (minor|major|incremental|weak) under prom-client's
