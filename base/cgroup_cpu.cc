@@ -61,9 +61,9 @@ std::string cpu_cgroup_dir(std::string_view proc_cgroup_text, const std::string&
   return {};
 }
 
-CgroupCpu::CgroupCpu(int pid, const std::string& root) {
+CgroupCpu::CgroupCpu(int pid, const std::string& root, const std::string& proc_root) {
   std::string text;
-  if (!read_file("/proc/" + std::to_string(pid) + "/cgroup", &text)) return;
+  if (!read_file(proc_root + "/" + std::to_string(pid) + "/cgroup", &text)) return;
   dir_ = cpu_cgroup_dir(text, root);
   if (dir_.empty()) return;
   stat_fd_ = proc_text::open_proc_file(dir_ + "/cpu.stat");

@@ -35,7 +35,9 @@ std::string cpu_cgroup_dir(std::string_view proc_cgroup_text, const std::string&
 
 class CgroupCpu {
  public:
-  explicit CgroupCpu(int pid, const std::string& root = "/sys/fs/cgroup");
+  // `proc_root`: where procfs is mounted (a test's fake tree).
+  explicit CgroupCpu(int pid, const std::string& root = "/sys/fs/cgroup",
+                     const std::string& proc_root = "/proc");
   ~CgroupCpu();
   CgroupCpu(const CgroupCpu&) = delete;
   CgroupCpu& operator=(const CgroupCpu&) = delete;

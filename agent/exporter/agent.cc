@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 #include <uv.h>
 
+#include "agent/exporter/cpu_wait_sweep.h"
 #include "agent/exporter/http_server.h"
 #include "agent/exporter/job_name.h"
 #include "agent/exporter/peer_check.h"
@@ -34,6 +35,7 @@ using Id = ProcessTable::Id;
 struct Link {
   std::unique_ptr<ProbeLink> link;
   Id process = 0;  // 0 until hello
+  double thread = 0;  // the hello's threadId: which worker of a folded entry it is
   // probe clock -> agent clock: the smallest (receive time - t) seen, as the
   // one-shot timeline does with `rt`.
   double offset = std::numeric_limits<double>::infinity();
@@ -154,7 +156,7 @@ class Agent {
       double dropped = m.contains("dropped") && m["dropped"].is_number() ? m["dropped"].get<double>() : 0;
       ProbeSample s = recording::decode_sample(m, p->id.interval_ms);
       s.t = t;  // on the agent's clock
-      p->add_sample(s, dropped);
+      p->add_sample(s, dropped, l.thread);
     } else if (type == "gc") {
       GcEvent g = recording::decode_gc(m);
       g.t = t;
@@ -164,7 +166,7 @@ class Agent {
       const double probe_start = b.start;
       b.start += t - b.t;  // the same shift as t: onto the agent's clock
       b.t = t;
-      p->add_block(std::move(b), probe_start);
+      p->add_block(std::move(b), probe_start, l.thread);
     } else if (type == "threads-unsampled") {
       // The last line holds the total; a count never goes down.
       const recording::ThreadsUnsampled u = recording::decode_threads_unsampled(m);
@@ -177,11 +179,15 @@ class Agent {
   void on_hello(ProbeLink* raw, Link& l, const json& m) {
     ProcessIdentity id = identity_from_hello(m);
     const int peer = raw->peer_pid();
-    const PidCheck check = check_claimed_pid(id.pid, peer, peer > 0 ? read_ns_pids(peer) : std::vector<long>{});
+    const std::vector<long> ns_pids = peer > 0 ? read_ns_pids(peer) : std::vector<long>{};
+    const PidCheck check = check_claimed_pid(id.pid, peer, ns_pids);
     if (!check.accept) return raw->close(check.reason, true);
     redact_identity(&id);
     if (!check.reason.empty()) spdlog::warn("probe job {}: {}", id.job, check.reason);
     id.pid = check.pid;
+    // A worker's tid names a thread of /proc/<peer>/task only when the probe
+    // lives in this agent's pid namespace (one NSpid, its pid the peer's).
+    if (ns_pids.size() > 1 || id.pid != peer) id.tid = 0;
     id.start_time_s = base::process_start_time_s(peer > 0 ? peer : static_cast<int>(id.pid));
 
     std::vector<ProbeLink*> replaced;
@@ -195,6 +201,7 @@ class Agent {
 
   void register_hello(Link& l, ProcessIdentity id, int peer,
                       std::vector<ProbeLink*>* replaced) {
+    l.thread = id.thread;
     Id existing = find_process(id.pid, id.job, id.thread);
     if (existing && owned_by_another(*table_.find(existing), peer)) {
       // Same pid and job from another process (two containers' pid
@@ -276,6 +283,7 @@ class Agent {
     if (protocol) spdlog::warn("probe {} disconnected: {}", who, reason);
     else if (!reason.empty()) spdlog::info("probe {} disconnected: {}", who, reason);
     else spdlog::info("probe {} disconnected", who);
+    if (p) p->end_source(l.thread);
     if (p && (p->id.thread != kFoldedThread || release_folded(p))) {
       p->connected = false;
       p->disconnected_at_ms = clock_.now_ms();
@@ -283,8 +291,9 @@ class Agent {
     l.process = 0;
   }
 
-  // Once a second: hello timeouts, departed processes, /proc samples of
-  // attached processes, and trimming every window.
+  // Once a second: hello timeouts, the CPU each known process waited for
+  // (cpu_wait_sweep.h), departed processes, /proc samples of attached
+  // processes, and trimming every window.
   void sweep() {
     const double now = clock_.now_ms();
     const double loop_now = static_cast<double>(uv_now(&loop_));
@@ -292,6 +301,7 @@ class Agent {
       if (raw->is_open() && !raw->said_hello() && loop_now - raw->opened_at_ms() > kHelloTimeoutMs)
         raw->close("no hello within " + std::to_string(static_cast<int>(kHelloTimeoutMs / 1000)) + " s",
                    true);
+    cpu_wait_.run(table_, now);
     std::map<int, std::optional<base::ProcSample>> proc;
     for (const auto& [pid, id] : attached_) proc[pid] = base::read_proc_sample(pid);
 
@@ -364,6 +374,7 @@ class Agent {
   HttpServer http_;
   std::map<ProbeLink*, Link> links_;
   std::map<int, Id> attached_;  // pid -> process
+  CpuWaitSweep cpu_wait_;
   std::map<int, uv_signal_t> signals_;
   base::Timer sweep_timer_, analysis_timer_;
   bool stopping_ = false;

@@ -134,6 +134,7 @@ void add_loop(Families& f, const Labels& l, ProcessState& p) {
     p.lag_pending = {};
   }
   add_lag(f, l, p.lag_published);
+  p.settle_folded();
   const ProbeSample& s = p.latest;
   f.value("nodejs_heap_size_total_bytes", "Process heap size from Node.js in bytes.", g, l, s.heap_total);
   f.value("nodejs_heap_size_used_bytes", "Process heap size used from Node.js in bytes.", g, l, s.heap_used);

@@ -12,6 +12,8 @@ namespace {
 
 // A probe in agent mode reports once a second unless told otherwise.
 constexpr double kDefaultProbeIntervalMs = 1000;
+// Linux's PID_MAX_LIMIT (4 194 304): a larger tid names no thread.
+constexpr double kMaxKernelTid = 4'194'304;
 
 // At most `bytes` of `s`, cut before a UTF-8 continuation byte so the JSON
 // of /processes stays valid.
@@ -44,6 +46,7 @@ ProcessIdentity identity_from_hello(const nlohmann::json& m) {
   if (h.thread >= 1 && h.thread == std::floor(h.thread) && h.thread < 1e15) {
     id.thread = h.thread;
     id.thread_name = utf8_prefix(h.thread_name, kMaxLabelValueBytes);
+    if (h.tid >= 1 && h.tid == std::floor(h.tid) && h.tid <= kMaxKernelTid) id.tid = static_cast<int>(h.tid);
   }
   return id;
 }
@@ -89,16 +92,24 @@ void LagSinceScrape::add(const DelayStats& d) {
 ProcessState::ProcessState(ProcessIdentity identity, double window)
     : id(std::move(identity)), window_ms(window) {}
 
-void ProcessState::add_sample(const ProbeSample& s, double dropped) {
+void ProcessState::add_sample(const ProbeSample& s, double dropped, double source) {
   ++messages_total;
-  latest = s;
   have_latest = true;
-  lag_pending.add(s.delay);
+  lag_pending.add(s.delay);  // on the folded entry, the worst of its loops
   cpu_user_seconds += std::max(0.0, s.cpu_user_us) / 1e6;
   cpu_system_seconds += std::max(0.0, s.cpu_system_us) / 1e6;
   cpu_total_seconds = cpu_user_seconds + cpu_system_seconds;
   // A counter must never go down; a restarted probe starts its count again.
-  dropped_total = std::max(dropped_total, dropped);
+  if (folded()) {
+    FoldedSource& f = folded_sources[source];
+    f.latest = s;
+    f.have_latest = true;
+    if (dropped > f.dropped) dropped_total += dropped - f.dropped, f.dropped = dropped;
+    folded_stale_ = true;
+  } else {
+    latest = s;
+    dropped_total = std::max(dropped_total, dropped);
+  }
 
   // Resolution of the stored window: faster samples are merged into buckets
   // of this length, which bounds the ring at kMaxSamplesPerWindow.
@@ -153,12 +164,58 @@ void BlockCounter::add(double start, double duration_ms) {
   }
 }
 
-void ProcessState::add_block(BlockCapture b, double probe_start) {
+void ProcessState::add_block(BlockCapture b, double probe_start, double source) {
   ++messages_total;
-  block_counter.add(probe_start, b.duration_ms);
+  if (folded()) {
+    BlockCounter& own = folded_sources[source].blocks;
+    const double blocks = own.blocks_total, ms = own.blocked_ms_total;
+    own.add(probe_start, b.duration_ms);
+    block_counter.blocks_total += own.blocks_total - blocks;
+    block_counter.blocked_ms_total += own.blocked_ms_total - ms;
+  } else {
+    block_counter.add(probe_start, b.duration_ms);
+  }
   if (b.frames.size() > kMaxBlockFramesKept) b.frames.resize(kMaxBlockFramesKept);
   blocks.push_back(std::move(b));
   while (blocks.size() > kMaxBlockCapturesPerWindow) blocks.pop_front();
+}
+
+void ProcessState::end_source(double source) {
+  if (folded() && folded_sources.erase(source) > 0) folded_stale_ = true;
+}
+
+void ProcessState::settle_folded() {
+  if (!folded_stale_) return;
+  folded_stale_ = false;
+  update_folded_latest();
+}
+
+// The folded entry's gauges over the workers connected now: memory and
+// handles are summed (what those loops hold together); utilisation, a
+// share of each loop's time, is their mean, which keeps the gauge's 0..1
+// (a sum would read as one loop busier than always). The delay is the last
+// sample's: the lag series come from lag_pending, the worst of every loop.
+void ProcessState::update_folded_latest() {
+  ProbeSample sum;
+  double loops = 0;
+  for (const auto& [source, f] : folded_sources) {
+    if (!f.have_latest) continue;
+    const ProbeSample& s = f.latest;
+    if (loops == 0 || s.t >= sum.t) sum.t = s.t, sum.interval = s.interval, sum.delay = s.delay;
+    loops += 1;
+    sum.elu += s.elu;
+    sum.heap_used += s.heap_used;
+    sum.heap_total += s.heap_total;
+    sum.external += s.external;
+    sum.array_buffers += s.array_buffers;
+    sum.handles_total += s.handles_total;
+    for (const auto& [type, n] : s.handles_by_type)
+      if (sum.handles_by_type.contains(type) || sum.handles_by_type.size() < kMaxHandleTypes)
+        sum.handles_by_type[type] += n;
+  }
+  if (loops == 0) return;  // keeps the last figures until the entry is swept
+  sum.elu /= loops;
+  latest = std::move(sum);
 }
 
 void ProcessState::add_proc(ProcSample p) {

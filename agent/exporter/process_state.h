@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/exporter/process_cpu.h"
 #include "analyzer/diagnosis.h"
 #include "analyzer/timeline.h"
 
@@ -36,6 +37,10 @@ struct ProcessIdentity {
   // (hello.thread_name, "worker 1 (pool.js)") is what reports show.
   double thread = 0;
   std::string thread_name;
+  // A worker's kernel tid (hello.tid, from the native probe), kept only
+  // when the probe sees the agent's pid namespace (its pid is its peer's):
+  // the number then names its thread in /proc/<pid>/task. 0: unknown.
+  int tid = 0;
 };
 
 // The entry of a process's workers folded past kMaxThreadsPerProcess.
@@ -96,6 +101,29 @@ struct ThreadpoolWait {
   void add(const recording::Threadpool& line);
 };
 
+// What the scheduler and the cpu cgroup say about this entry's process
+// (process_cpu.h), set on each sweep while its probe is connected: the
+// process's sum and its cgroup's throttling on the main thread's entry (and
+// an attached process's), each loop's own thread on its entry (the main
+// thread's tid is the pid; a worker's is its hello's tid). Absent: unknown.
+struct CpuWaitState {
+  std::optional<SchedSeconds> process;
+  std::optional<SchedSeconds> loop;
+  std::optional<base::CgroupThrottle> throttle;
+};
+
+// One worker's lines on the folded entry (thread="other"), which takes the
+// connections of every worker past kMaxThreadsPerProcess: its last sample,
+// for the entry's gauges to sum over the workers connected now, and its own
+// running counts, for the entry's counters to sum (a block counter fed the
+// captures of two workers in turn would count each capture as a new block).
+struct FoldedSource {
+  ProbeSample latest;
+  bool have_latest = false;
+  BlockCounter blocks;
+  double dropped = 0;
+};
+
 // The published result of the last rolling analysis.
 struct VerdictState {
   bool analysed = false;
@@ -115,11 +143,20 @@ struct ProcessState {
 
   // Stores a probe sample (merging into the last one when the probe reports
   // faster than the window's resolution) and updates the running figures.
-  void add_sample(const ProbeSample& s, double dropped_total);
+  // `source`: the threadId of the worker that sent it, which the folded
+  // entry tells its workers apart by (ignored on every other entry).
+  void add_sample(const ProbeSample& s, double dropped_total, double source = 0);
   void add_gc(const GcEvent& g);
   // A block capture (t and start on the agent's clock); `probe_start` is the
   // line's own start, which tells the captures of one block apart.
-  void add_block(BlockCapture b, double probe_start);
+  void add_block(BlockCapture b, double probe_start, double source = 0);
+  // A folded worker's connection closed: its gauges leave the sums, what it
+  // added to the counters stays.
+  void end_source(double source);
+  // The folded entry's `latest` as the sums over its workers, brought up to
+  // date when read (a scrape) rather than on every line: each line would
+  // walk every folded worker's last sample.
+  void settle_folded();
   // A /proc sample of an attached process (cumulative CPU in ms).
   void add_proc(ProcSample p);
   // Drops what fell out of the window ending at `now_ms`.
@@ -152,6 +189,7 @@ struct ProcessState {
   std::map<std::string, GcHistogram> gc_by_kind;  // prom-client kind names
   BlockCounter block_counter;
   ThreadpoolWait threadpool_wait;
+  CpuWaitState cpu_wait;
   // This loop's own verdict (loopdoctor_diagnosis{thread}); on a main
   // thread's entry, `process_verdict` is the run's over all the process's
   // loops (the worst loop's, analyzer/loops.h), what /processes shows.
@@ -161,6 +199,12 @@ struct ProcessState {
   // line). Folded entry: connections of workers folded into it now open.
   double threads_unsampled = 0;
   double folded_links = 0;
+  std::map<double, FoldedSource> folded_sources;  // folded entry: by threadId
+
+ private:
+  bool folded() const { return id.thread == kFoldedThread; }
+  void update_folded_latest();
+  bool folded_stale_ = false;
 };
 
 // The probe's GC kinds (minor|major|incremental|weak) under prom-client's

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The agent without Prometheus: hostile probes, clean shutdown, `env`.
+# The agent without Prometheus: hostile probes, clean shutdown, `env`, the
+# native probe, each loop thread's CPU.
 source "$(dirname "$0")/lib.sh"
 case_name=${1:?case}
 PORT=$(free_port)
@@ -195,6 +196,30 @@ native)
   wait_for 5 dropped_counted || fail "the lines of the agent's absence were not counted as dropped"
   kill -0 "$NODE_PID" || fail "the target died"
   ! grep -qi "error" "$WORK/nat.out" || fail "the target printed: $(cat "$WORK/nat.out")"
+  ;;
+worker-cpu)
+  # Each loop's own thread's CPU (issue 14): the native probe sends a
+  # worker's tid, so worker 1, which spins ~300 ms every 500 ms, has run
+  # seconds of its own, well over its idle main thread's.
+  abi=$(node -p process.versions.modules)
+  [ -f "${LOOPDOCTOR_NATIVE_DIR:-}/loopdoctor_probe-$abi.node" ] ||
+    { echo "no native probe built for Node ABI $abi in '${LOOPDOCTOR_NATIVE_DIR:-}'"; exit 77; }
+  export LOOPDOCTOR_NATIVE_DIR
+  start_agent "$PORT"
+  start_node ws worker-stall ws
+  run_s() {  # run_s THREAD: the loop thread's run seconds, empty when absent
+    sed -n "s/^loopdoctor_eventloop_schedstat_run_seconds_total{pid=\"$NODE_PID\",job=\"ws\",thread=\"$1\"} \(.*\)/\1/p" "$WORK/m.txt"
+  }
+  worker_ran() {  # read every 5 s (kCpuWaitPeriodMs): a read after 1 s of spinning
+    curl -sf "http://127.0.0.1:$PORT/metrics" >"$WORK/m.txt" &&
+      node -e 'process.exit(+process.argv[1] > 0.5 ? 0 : 1)' "$(run_s worker-1)"
+  }
+  wait_for 15 worker_ran || fail "worker-1's thread: run '$(run_s worker-1)' s: $(grep schedstat "$WORK/m.txt")"
+  node -e 'process.exit(+process.argv[1] > 2 * +process.argv[2] ? 0 : 1)' "$(run_s worker-1)" "$(run_s main)" ||
+    fail "worker-1 ran $(run_s worker-1) s, the idle main thread $(run_s main) s"
+  grep -q "^loopdoctor_eventloop_schedstat_runqueue_seconds_total{pid=\"$NODE_PID\",job=\"ws\",thread=\"worker-1\"} " \
+    "$WORK/m.txt" || fail "no run-queue wait for worker-1's thread"
+  promtool_check "$WORK/m.txt" || fail "promtool check metrics failed"
   ;;
 *) echo "unknown case $case_name" >&2; exit 2 ;;
 esac

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 #include "agent/exporter/limits.h"
 #include "agent/exporter/metrics.h"
@@ -196,4 +197,55 @@ TEST_CASE("workers whose main thread has not said hello are each diagnosed alone
   CHECK(table.find(worker)->verdict.verdict == Verdict::kBlockedLoop);
   CHECK(table.find(second)->verdict.analysed);
   CHECK(table.find(second)->verdict.verdict != Verdict::kBlockedLoop);
+}
+
+// Two workers past the limit share thread="other": each series is theirs
+// together. Before, the gauges were whichever worker spoke last (heap 2e6,
+// not 3e6), the block counter took each worker's captures in turn for new
+// blocks (4 blocks, not 2) and the dropped count was the larger one (4, not 7).
+TEST_CASE("the folded thread=other series are the sums of the folded workers") {
+  ProcessTable table;
+  for (std::size_t t = 0; t < kMaxThreadsPerProcess; ++t) add_loop(table, static_cast<double>(t));
+  ProcessIdentity extra = identity_from_hello(hello_msg(100));
+  extra.job = "api";
+  const ProcessTable::Id other = fold_worker(table, extra, kDefaultWindowMs, 0);
+  extra.thread = 101;
+  REQUIRE(fold_worker(table, extra, kDefaultWindowMs, 0) == other);
+  ProcessState& p = *table.find(other);
+  // Worker 100: heap 1e6, 30 % busy, 3 dropped; worker 101: heap 2e6, 90 % busy, 4 dropped.
+  p.add_sample(recording::decode_sample(sample_msg(1000, 100, 50, 60, 0.3, 1e6), 1000), 3, 100);
+  p.add_sample(recording::decode_sample(sample_msg(1000, 101, 20, 30, 0.9, 2e6), 1000), 4, 101);
+  // One block on each, their captures interleaved: 80 ms and 75 ms.
+  for (auto [start, ms, source] : {std::tuple{10.0, 60.0, 100.0}, {20.0, 55.0, 101.0},
+                                   {10.0, 80.0, 100.0}, {20.0, 75.0, 101.0}}) {
+    BlockCapture b;
+    b.duration_ms = ms;
+    p.add_block(b, start, source);
+  }
+  p.add_gc(recording::decode_gc({{"type", "gc"}, {"t", 1}, {"kind", "major"}, {"duration_ms", 5}}));
+  p.add_gc(recording::decode_gc({{"type", "gc"}, {"t", 2}, {"kind", "major"}, {"duration_ms", 7}}));
+
+  const std::string l = R"({pid="4242",job="api",thread="other")";
+  auto m = parse_exposition(render_metrics(table));
+  CHECK(m.at("nodejs_heap_size_used_bytes" + l + "}") == 3e6);
+  CHECK(m.at("nodejs_heap_size_total_bytes" + l + "}") == 6e6);
+  CHECK(m.at("nodejs_external_memory_bytes" + l + "}") == 2e6);
+  CHECK(m.at("nodejs_active_handles_total" + l + "}") == 6);
+  CHECK(m.at("nodejs_active_handles" + l + R"(,type="TCPSocketWrap"})") == 4);
+  CHECK(m.at("loopdoctor_eventloop_utilization" + l + "}") == Approx(0.6));  // a share: the mean
+  CHECK(m.at("nodejs_eventloop_lag_p99_seconds" + l + "}") == Approx(0.05));  // the worst loop's
+  CHECK(m.at("loopdoctor_eventloop_blocks_total" + l + "}") == 2);
+  CHECK(m.at("loopdoctor_eventloop_blocked_seconds_total" + l + "}") == Approx(0.155));
+  CHECK(m.at("loopdoctor_probe_dropped_samples_total" + l + "}") == 7);
+  CHECK(m.at("nodejs_gc_duration_seconds_count" + l + R"(,kind="major"})") == 2);
+  CHECK(m.at("nodejs_gc_duration_seconds_sum" + l + R"(,kind="major"})") == Approx(0.012));
+
+  // Worker 101 disconnects: its heap leaves the sum, its counts stay.
+  p.end_source(101);
+  p.add_sample(recording::decode_sample(sample_msg(2000, 100, 50, 60, 0.3, 1e6), 1000), 3, 100);
+  m = parse_exposition(render_metrics(table));
+  CHECK(m.at("nodejs_heap_size_used_bytes" + l + "}") == 1e6);
+  CHECK(m.at("loopdoctor_eventloop_utilization" + l + "}") == Approx(0.3));
+  CHECK(m.at("loopdoctor_eventloop_blocks_total" + l + "}") == 2);
+  CHECK(m.at("loopdoctor_probe_dropped_samples_total" + l + "}") == 7);
 }

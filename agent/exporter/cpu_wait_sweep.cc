@@ -1,0 +1,57 @@
+#include "agent/exporter/cpu_wait_sweep.h"
+
+#include <mutex>
+#include <optional>
+
+#include "agent/exporter/limits.h"
+
+namespace loopdoctor::exporter {
+namespace {
+
+using Key = std::pair<int, double>;
+
+// The process whose /proc this entry's figures come from (pid, start time),
+// or pid 0: an attached process, a connected probe's peer. The folded
+// workers' entry has none of its own (its loops are several threads).
+Key source(const ProcessState& p) {
+  if (p.has_probe && (!p.connected || p.id.thread == kFoldedThread)) return {0, 0};
+  return {p.peer_pid, p.id.start_time_s};
+}
+
+void publish(ProcessState* p, const ProcessCpu& c) {
+  const bool whole_process = !p->has_probe || p->id.thread == 0;
+  if (whole_process) {
+    p->cpu_wait.process = c.process;
+    p->cpu_wait.throttle = c.throttle;
+  }
+  // An attached process has no loop series; a worker's thread is its tid.
+  const int tid = !p->has_probe ? 0 : p->id.thread == 0 ? p->peer_pid : p->id.tid;
+  auto it = c.threads.find(tid);
+  if (tid > 0 && it != c.threads.end()) p->cpu_wait.loop = it->second;
+}
+
+}  // namespace
+
+void CpuWaitSweep::run(ProcessTable& table, double now_ms) {
+  if (ran_ && now_ms - last_ms_ < kCpuWaitPeriodMs) return;
+  ran_ = true;
+  last_ms_ = now_ms;
+  // The loop thread is the table's only writer: it reads it without the lock.
+  std::map<Key, std::optional<ProcessCpu>> read;
+  for (const auto& [id, p] : table.all())
+    if (Key k = source(*p); k.first > 0) read.emplace(k, std::nullopt);
+  for (auto it = readers_.begin(); it != readers_.end();)
+    it = read.count(it->first) ? std::next(it) : readers_.erase(it);
+  for (auto& [key, out] : read) {
+    auto& reader = readers_[key];
+    if (!reader) reader = std::make_unique<ProcessCpuReader>(key.first, roots_);
+    out = reader->read(now_ms);
+  }
+  std::lock_guard lock(table.mutex());
+  for (auto& [id, p] : table.all()) {
+    auto it = read.find(source(*p));
+    if (it != read.end() && it->second) publish(p.get(), *it->second);
+  }
+}
+
+}  // namespace loopdoctor::exporter
