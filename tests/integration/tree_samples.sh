@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # `run` on the samples of issue 13 records every loop of the target: a
 # worker thread's (worker-stall), two cluster workers' (cluster-blocked),
-# the app under `npm start` (npm-start). Checks the recording itself (the
-# contract the analyzer reads). The labelled ones (supervisor,
-# offload-saturated) are checked by their diagnosis: the loop that is named
-# and its verdict, from the JSON.
+# the app under `npm start` (npm-start): checks the recording itself (the
+# contract the analyzer reads). Every sample's diagnosis is checked too: the
+# loop that is named and its verdict, from the JSON.
 #   tree_samples.sh <worker-stall|cluster-blocked|npm-start|supervisor|offload-saturated>
 source "$(dirname "$0")/lib.sh"
 name=$1
@@ -52,6 +51,11 @@ case $name in
     if (Math.max(...ws.map((s) => s.delay.max)) < 200) fail('the worker\'s 300 ms stalls are not in its delay');
     if (!of('proc', (p) => (p.loop_threads || []).some((l) => l.thread === 1 && l.tid === w[0].tid)).length)
       fail('no loop_threads CPU of the worker');
+  "
+  verdict "
+    if (top.name !== 'worker 1 (stall-worker.js)' || top.verdict !== 'blocked-loop' || j.verdict !== 'blocked-loop')
+      fail('the worst loop is ' + top.name + ': ' + top.verdict + ', run ' + j.verdict);
+    if (!j.issues[0].summary.startsWith('The loop of worker 1 (stall-worker.js) was blocked')) fail('summary: ' + j.issues[0].summary);
   " ;;
   cluster-blocked) check "
     const kids = of('hello', (h) => /^cluster worker [12]\$/.test(h.process_name || ''));
@@ -63,6 +67,11 @@ case $name in
         fail(k.process_name + ' served nothing');
     }
     if (!of('listen', (l) => kids.some((k) => k.pid === l.pid)).length) fail('no listen from a cluster worker');
+  "
+  verdict "
+    if (!/^pid [0-9]+ \\(cluster worker [12]\\)\$/.test(top.name) || top.verdict !== 'blocked-loop' || j.verdict !== 'blocked-loop')
+      fail('the worst loop is ' + top.name + ': ' + top.verdict + ', run ' + j.verdict);
+    if (j.loops.find((l) => l.name === 'main').verdict === 'blocked-loop') fail('the idle primary blocked');
   " ;;
   npm-start) check "
     const app = of('hello', (h) => h.process_name === 'server.js');
@@ -70,6 +79,10 @@ case $name in
     if (!of('listen', (l) => l.pid === app[0].pid).length) fail('the app\'s listen');
     if (of('sample', (s) => s.pid === app[0].pid).length < 50) fail('samples of the app');
     if (!of('hello', (h) => h.pid === root && h.argv.some((a) => /npm/.test(a))).length) fail('npm is the first process');
+  "
+  verdict "
+    if (!/^pid [0-9]+ \\(server\\.js\\)\$/.test(top.name) || top.verdict !== 'blocked-loop' || j.verdict !== 'blocked-loop')
+      fail('the worst loop is ' + top.name + ': ' + top.verdict + ', run ' + j.verdict);
   " ;;
   supervisor) verdict "
     const root = j.loops.find((l) => l.name === 'main');
