@@ -53,13 +53,18 @@ void append_json_string(std::string& out, const std::string& s) {
 // The loop's CPU time when it was last active, without the run since: the
 // previous check's reading when the loop was waiting then and its wait
 // ended since (a waiting loop does not run); else its own reading at a
-// recent turn; else this check's (late by up to a look).
+// recent turn, plus the time from that turn to the activity; else this
+// check's (late by up to a look). Each errs towards less run: a stall is a
+// block only when the loop surely ran for it.
 uint64_t BlockTracker::cpu_at_activity(const BlockView& v, bool after_wait) const {
   if (after_wait && prev_waiting_ && prev_cpu_ns_ != 0 && prev_cpu_ns_ <= v.loop_cpu_ns) return prev_cpu_ns_;
   if (v.turn_cpu_at_ns == 0 || v.turn_cpu_at_ns > active_since_ns_ ||
       active_since_ns_ - v.turn_cpu_at_ns > kTurnCpuMaxAgeNs)
     return v.loop_cpu_ns;
-  return std::min(v.turn_cpu_ns, v.loop_cpu_ns);
+  // The loop may have run all the time from that turn to its activity:
+  // counted as run before it, so a stall's run is never over-counted (a
+  // loop descheduled mid-stall must not look blocked).
+  return std::min(v.loop_cpu_ns, v.turn_cpu_ns + (active_since_ns_ - v.turn_cpu_at_ns));
 }
 
 void BlockTracker::note_activity(const BlockView& v) {

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <cstdlib>
 
 namespace loopdoctor::probe {
@@ -107,12 +108,21 @@ void Watchdog::start_thread() {
 }
 
 bool Watchdog::enable_blocks(BlockConfig cfg, uint32_t thread) {
-  std::lock_guard<std::mutex> lock(mu_);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!enable_blocks_locked(cfg, thread)) return false;
+  }
+  cv_.notify_one();  // the thread may be asleep until a later wake
+  return true;
+}
+
+bool Watchdog::enable_blocks_locked(BlockConfig cfg, uint32_t thread) {
   if (blocks_ != nullptr || stopped_) return false;
   blocks_ = new BlockSampler(writer_, cfg, cfg_.t0_ns, &last_turn_ns_, thread);
   blocks_->register_self();
   // A block is seen when the thread looks: no later than the threshold.
   takeover_ns_ = std::min(kTakeoverNs, std::max<uint64_t>(cfg.threshold_ns, cfg_.resolution_ns));
+  next_look_ns_ = std::min(next_look_ns_, uv_hrtime() + cfg_.resolution_ns);  // as start_sampling()
   return true;
 }
 
@@ -125,8 +135,12 @@ Watchdog::~Watchdog() {
   delete blocks_;
 }
 
-void Watchdog::check_blocks(uint64_t now, uint64_t idle, bool waiting) {
-  if (blocks_ == nullptr) return;
+// What the block check sees, read under mu_; the check itself runs after
+// mu_ is released (run()): it reads whether the loop thread sleeps, and a
+// JS thread waiting for mu_ in an addon call (update, blocksSeen) sleeps
+// too - on the watchdog's own lock, which is no block of the loop.
+std::optional<BlockView> Watchdog::block_view(uint64_t now, uint64_t idle, bool waiting) {
+  if (blocks_ == nullptr) return std::nullopt;
   BlockView b;
   b.now_ns = now;
   b.last_turn_ns = last_turn_ns_.load(std::memory_order_relaxed);
@@ -134,7 +148,7 @@ void Watchdog::check_blocks(uint64_t now, uint64_t idle, bool waiting) {
   b.waiting = waiting;
   b.turn_cpu_ns = turn_cpu_ns_;
   b.turn_cpu_at_ns = turn_cpu_at_ns_;
-  blocks_->check(b);
+  return b;
 }
 
 // The idle time includes a wait in progress: two reads differ only while
@@ -177,9 +191,12 @@ void Watchdog::start_sampling() {
   builder_.start(c, static_cast<double>(now - cfg_.t0_ns) / 1e6);
   js_.http.clear();
   last_sample_ns_ = now;
-  next_look_ns_ = now + takeover_ns_;
+  // The first look comes at the first tick: the block check learns the
+  // loop's state (waiting, its run) from there, not a takeover period late.
+  next_look_ns_ = now + cfg_.resolution_ns;
   sampling_ = true;
   set_next_due();
+  cv_.notify_one();  // the thread may be asleep until a later wake; mu_ is held, it waits for it
 }
 
 void Watchdog::stop_sampling() {
@@ -199,20 +216,15 @@ void Watchdog::queue_sample(const Counters& c) {
 // it) get theirs, at their ends, with counters_at's shares of the counters.
 template <typename ServeTicks>
 void Watchdog::advance(uint64_t now, ServeTicks serve_ticks) {
-  const uint64_t slack = cfg_.resolution_ns / 2;
-  if (now + slack < last_sample_ns_ + cfg_.interval_ns) {
-    serve_ticks(now);
-    set_next_due();
-    return;
-  }
-  const Counters c = read_counters(now);
-  while (now + slack >= last_sample_ns_ + 2 * cfg_.interval_ns) {
-    const uint64_t end = last_sample_ns_ + cfg_.interval_ns;
-    serve_ticks(end);
-    queue_sample(counters_at(builder_.last(), c, end));
+  const std::vector<uint64_t> ends = sample_ends(last_sample_ns_, now, cfg_.interval_ns, cfg_.resolution_ns / 2);
+  if (!ends.empty()) {
+    const Counters c = read_counters(now);
+    for (const uint64_t end : ends) {
+      serve_ticks(end);
+      queue_sample(end == now ? c : counters_at(builder_.last(), c, end));
+    }
   }
   serve_ticks(now);
-  queue_sample(c);
   set_next_due();
 }
 
@@ -255,7 +267,7 @@ void Watchdog::request_flush() {
 // has its due ticks served here; while it runs without turning (JS blocks)
 // the thread looks again at every tick, so each sample goes out on time;
 // while it waits in epoll, once a takeover period.
-void Watchdog::look(uint64_t now) {
+std::optional<BlockView> Watchdog::look(uint64_t now) {
   const TurnMark last = turn_.read();
   const uint64_t idle = uv_metrics_idle_time(loop_);
   const uint64_t idle2 = uv_metrics_idle_time(loop_);
@@ -265,7 +277,7 @@ void Watchdog::look(uint64_t now) {
     advance(now, [&](uint64_t until) { ticks_.overdue(last, now, idle2, until, &delays_); });
     next_look_ns_ = waiting ? now + takeover_ns_ : ticks_.next_due_ns();
   }
-  check_blocks(now, idle2, waiting);
+  return block_view(now, idle2, waiting);
 }
 
 // The next look, or sooner when a block's capture or native timeout, or a
@@ -289,7 +301,13 @@ void Watchdog::run() {
     if (now0 < wake && !flush_wanted_) cv_.wait_for(lock, std::chrono::nanoseconds(wake - now0));
     if (stopping_) break;
     const uint64_t now = uv_hrtime();
-    if (sampling_) look(now);
+    if (sampling_) {
+      if (const std::optional<BlockView> b = look(now)) {
+        lock.unlock();
+        blocks_->check(*b);  // blocks_ lives until this thread is joined
+        lock.lock();
+      }
+    }
     if (flush_wanted_ || now - last_flush >= kFlushEarlyNs) {
       flush_wanted_ = false;
       last_flush = now;

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "block_sampler.h"
@@ -71,9 +72,12 @@ class Watchdog {
 
  private:
   static void on_prepare(uv_prepare_t* h);
+  bool enable_blocks_locked(BlockConfig cfg, uint32_t thread);  // mu_ held
   void serve(const TurnMark& prev, const TurnMark& now);  // loop thread
   void run();
-  void look(uint64_t now);  // watchdog, mu_ held
+  // Watchdog, mu_ held: serves a stalled loop's ticks; what the block
+  // check is to see, if blocks are on.
+  std::optional<BlockView> look(uint64_t now);
   // mu_ held: the ticks due by now (serve_ticks(until) serves those due by
   // until) and a sample at every interval passed, the last with counters read now.
   template <typename ServeTicks>
@@ -81,7 +85,7 @@ class Watchdog {
   void queue_sample(const Counters& c);  // mu_ held
   Counters read_counters(uint64_t now);
   bool loop_waiting();
-  void check_blocks(uint64_t now, uint64_t idle, bool waiting);  // mu_ held
+  std::optional<BlockView> block_view(uint64_t now, uint64_t idle, bool waiting);  // mu_ held
   uint64_t next_wake(uint64_t now, uint64_t last_flush);         // mu_ held
   uint64_t rss_cached(uint64_t now);  // watchdog or JS thread, mu_ held
   void set_next_due();                // mu_ held

@@ -57,6 +57,15 @@ void TickClock::overdue(const TurnMark& last, uint64_t now_ns, uint64_t idle_now
     out->add(next_ns_ < wait_end ? 0.0 : ms_between(wait_end, next_ns_));
 }
 
+std::vector<uint64_t> sample_ends(uint64_t last_ns, uint64_t now_ns, uint64_t interval_ns, uint64_t slack_ns) {
+  std::vector<uint64_t> ends;
+  if (interval_ns == 0 || now_ns + slack_ns < last_ns + interval_ns) return ends;
+  for (uint64_t end = last_ns + interval_ns; now_ns + slack_ns >= end + interval_ns; end += interval_ns)
+    ends.push_back(end);
+  ends.push_back(now_ns);
+  return ends;
+}
+
 Counters counters_at(const Counters& a, const Counters& b, uint64_t at_ns) {
   if (b.now_ns <= a.now_ns || at_ns <= a.now_ns) return a;
   if (at_ns >= b.now_ns) return b;

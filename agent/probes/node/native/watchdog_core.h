@@ -97,6 +97,12 @@ struct JsView {
 // JS is blocked, a sample has no http object.
 inline constexpr double kHttpGaugeRepeatMs = 200;
 
+// When samples are due at now_ns, the last having gone out at last_ns: the
+// ends of the intervals that passed with none (a stall only noticed after
+// it: each gets its own sample, back-filled), then now_ns itself when an
+// interval has passed (within slack_ns); empty when none is due.
+std::vector<uint64_t> sample_ends(uint64_t last_ns, uint64_t now_ns, uint64_t interval_ns, uint64_t slack_ns);
+
 // Builds sample lines from counter deltas.
 class SampleBuilder {
  public:

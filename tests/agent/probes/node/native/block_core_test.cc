@@ -190,7 +190,8 @@ TEST_CASE("block: the run counts from the loop's own reading at a recent turn") 
   BlockTracker b(BlockConfig{});
   CHECK(steps_cpu(b, 0, 0, 900) == "");
   // The watchdog looks 50 ms after a turn at 12 (a takeover period): the loop
-  // read 1000 ms of run at its turn at 10; it has run 42 ms since.
+  // read 1000 ms of run at its turn at 10; it has run 42 ms since, of which
+  // up to 2 before its turn at 12: 40 ms of this stall's own, at least.
   BlockView v = at(62, 12);
   v.cpu_known = true;
   v.loop_cpu_ns = 1042 * kMs;
@@ -198,6 +199,21 @@ TEST_CASE("block: the run counts from the loop's own reading at a recent turn") 
   v.turn_cpu_at_ns = 10 * kMs;
   CHECK(step_text(b.check(v)) == "R");  // the look's own reading would count 0 ms of run
   CHECK(b.start_ns() == 12 * kMs);
+}
+
+TEST_CASE("block: a stall's run never counts what the loop may have run before its last turn") {
+  BlockTracker b(BlockConfig{});
+  CHECK(steps_cpu(b, 0, 0, 900) == "");
+  // Served a tick at 10 (cpu 1000), ran to its turn at 30, then was
+  // descheduled: 41 ms more CPU by the look at 80, but at most 21 of it
+  // after the turn at 30 - no block.
+  BlockView v = at(80, 30);
+  v.cpu_known = true;
+  v.loop_cpu_ns = 1041 * kMs;
+  v.turn_cpu_ns = 1000 * kMs;
+  v.turn_cpu_at_ns = 10 * kMs;
+  CHECK(step_text(b.check(v)) == "");
+  CHECK_FALSE(b.in_block());
 }
 
 TEST_CASE("block: a turn reading older than the loop's last activity is not used") {

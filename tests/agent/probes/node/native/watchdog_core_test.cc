@@ -71,6 +71,18 @@ TEST_CASE("ticks: one left by a turn that could not serve it counts at that turn
   CHECK(values(d) == std::vector<double>{2, 2, 1});
 }
 
+TEST_CASE("sample ends: none before an interval then now and one per interval a stall hid") {
+  CHECK(sample_ends(0, 4 * kMs, 10 * kMs, 5 * kMs).empty());
+  CHECK(sample_ends(0, 6 * kMs, 10 * kMs, 5 * kMs) == std::vector<uint64_t>{6 * kMs});  // within half a tick
+  CHECK(sample_ends(0, 12 * kMs, 10 * kMs, 5 * kMs) == std::vector<uint64_t>{12 * kMs});
+  // A 37 ms stall noticed at its end: samples at 10, 20, 30 and 37 (7 ms is
+  // an interval within half a tick); at 34 the last would be 4 ms: 10, 20, 34.
+  CHECK(sample_ends(0, 37 * kMs, 10 * kMs, 5 * kMs) ==
+        std::vector<uint64_t>{10 * kMs, 20 * kMs, 30 * kMs, 37 * kMs});
+  CHECK(sample_ends(0, 34 * kMs, 10 * kMs, 5 * kMs) == std::vector<uint64_t>{10 * kMs, 20 * kMs, 34 * kMs});
+  CHECK(sample_ends(0, 37 * kMs, 0, 5 * kMs).empty());
+}
+
 TEST_CASE("counters between two readings: CPU evenly and idle time first") {
   Counters a, b;
   a.now_ns = 100 * kMs;
