@@ -68,9 +68,9 @@ void check_stamp(const json& msg, const std::string& raw, double rt) {
   const std::string line = loopdoctor::collector::stamp_run_time(raw, msg, rt);
   json expected = msg;
   expected["rt"] = rt;
-  check(json::parse(line, nullptr, false) == expected,
-        "a stamped line reads back otherwise: " + line);
-  loopdoctor::fuzz::check_decoders_agree(line);
+  const json parsed = json::parse(line, nullptr, false);
+  check(parsed == expected, "a stamped line reads back otherwise: " + line);
+  loopdoctor::fuzz::check_decoders_agree(line, parsed);
 }
 
 // What agent.cc's on_message/on_hello do with a connection's messages (the

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 namespace loopdoctor::fuzz {
 
 // Reads and analyzes the recording at `path` as cli/report_outputs.cc does;
@@ -15,5 +17,7 @@ void analyze_recording(const std::string& path, bool html);
 // Each line through both decoders (fast_decoder.h's promise): a hot record
 // must decode to the same struct through simdjson as through nlohmann.
 void check_decoders_agree(std::string_view bytes);
+// The same for one line the caller has parsed with nlohmann already.
+void check_decoders_agree(std::string_view line, const nlohmann::json& parsed);
 
 }  // namespace loopdoctor::fuzz

@@ -123,3 +123,26 @@ TEST_CASE("histogram: empty, single value, reset, clamp") {
   h.record(UINT64_MAX);
   CHECK(h.max() == Histogram::kMaxValueUs);
 }
+
+// The scans start at the minimum's bucket and stop at the maximum's: values
+// only in the top buckets, a merge of two disjoint ranges, and the two
+// extremes of the clamp must still read as a full scan would.
+TEST_CASE("histogram: percentiles and stdev of values far from bucket 0") {
+  Histogram h;
+  for (std::uint64_t v : {3'000'000'000ull, 3'000'000'001ull, 4'000'000'000ull}) h.record(v);
+  CHECK(h.percentile(0) == 3'000'000'000ull);
+  CHECK(h.percentile(100) == 4'000'000'000ull);
+  const double exact = std::sqrt((2 * std::pow(333'333'333.3, 2) + std::pow(666'666'666.7, 2)) / 3);
+  CHECK(h.stdev() == Approx(exact).epsilon(kMaxRelativeError));
+
+  Histogram low, high, both;
+  low.record(5);
+  high.record(Histogram::kMaxValueUs);
+  both.merge(high);
+  both.merge(low);
+  CHECK(both.percentile(0) == 5);
+  CHECK(both.percentile(50) == 5);
+  CHECK(static_cast<double>(both.percentile(51)) ==
+        Approx(static_cast<double>(Histogram::kMaxValueUs)).epsilon(kMaxRelativeError));
+  CHECK(both.stdev() == Approx(static_cast<double>(Histogram::kMaxValueUs - 5) / 2).epsilon(kMaxRelativeError));
+}

@@ -149,6 +149,20 @@ TEST_CASE("a missing or broken template is an error, not a crash", "[render][htm
   CHECK(contains(err, "bad HTML template"));
 }
 
+TEST_CASE("a template loaded once renders each report as html_report does", "[render][html]") {
+  std::string err;
+  const auto tmpl = ReportTemplate::load(LOOPDOCTOR_TEMPLATES_DIR, &err);
+  INFO(err);
+  REQUIRE(tmpl.has_value());
+  for (const bool blocked : {true, false}) {
+    Timeline tl = synthetic_timeline({.duration_s = 3, .blocked = blocked});
+    Diagnosis dx = synthetic_diagnosis(tl);
+    CHECK(tmpl->render(tl, dx, options(), &err) == render_report(tl, dx));
+  }
+  CHECK_FALSE(ReportTemplate::load("/nonexistent/loopdoctor", &err).has_value());
+  CHECK(err == "cannot read HTML template /nonexistent/loopdoctor/report.html.mustache");
+}
+
 TEST_CASE("a target without probe renders from /proc and says so", "[render][html]") {
   Timeline tl = synthetic_timeline({.duration_s = 3, .probe = false, .load = false});
   REQUIRE(tl.samples.empty());
