@@ -35,6 +35,17 @@ std::string steps_cpu(BlockTracker& b, uint64_t now, uint64_t turn, uint64_t cpu
   v.loop_cpu_ns = cpu * kMs;
   return step_text(b.check(v));
 }
+
+// A look at `now` with the loop last turned at `turn`, `cpu` ms run in all,
+// and its own reading of `turn_cpu` ms at the turn at `turn_cpu_at`.
+BlockView with_turn_cpu(uint64_t now, uint64_t turn, uint64_t cpu, uint64_t turn_cpu, uint64_t turn_cpu_at) {
+  BlockView v = at(now, turn);
+  v.cpu_known = true;
+  v.loop_cpu_ns = cpu * kMs;
+  v.turn_cpu_ns = turn_cpu * kMs;
+  v.turn_cpu_at_ns = turn_cpu_at * kMs;
+  return v;
+}
 }  // namespace
 
 TEST_CASE("block: none below the threshold then a capture at once and every interval") {
@@ -192,12 +203,7 @@ TEST_CASE("block: the run counts from the loop's own reading at a recent turn") 
   // The watchdog looks 50 ms after a turn at 12 (a takeover period): the loop
   // read 1000 ms of run at its turn at 10; it has run 42 ms since, of which
   // up to 2 before its turn at 12: 40 ms of this stall's own, at least.
-  BlockView v = at(62, 12);
-  v.cpu_known = true;
-  v.loop_cpu_ns = 1042 * kMs;
-  v.turn_cpu_ns = 1000 * kMs;
-  v.turn_cpu_at_ns = 10 * kMs;
-  CHECK(step_text(b.check(v)) == "R");  // the look's own reading would count 0 ms of run
+  CHECK(step_text(b.check(with_turn_cpu(62, 12, 1042, 1000, 10))) == "R");  // the look's own reading would count 0 ms of run
   CHECK(b.start_ns() == 12 * kMs);
 }
 
@@ -207,12 +213,7 @@ TEST_CASE("block: a stall's run never counts what the loop may have run before i
   // Served a tick at 10 (cpu 1000), ran to its turn at 30, then was
   // descheduled: 41 ms more CPU by the look at 80, but at most 21 of it
   // after the turn at 30 - no block.
-  BlockView v = at(80, 30);
-  v.cpu_known = true;
-  v.loop_cpu_ns = 1041 * kMs;
-  v.turn_cpu_ns = 1000 * kMs;
-  v.turn_cpu_at_ns = 10 * kMs;
-  CHECK(step_text(b.check(v)) == "");
+  CHECK(step_text(b.check(with_turn_cpu(80, 30, 1041, 1000, 10))) == "");
   CHECK_FALSE(b.in_block());
 }
 
@@ -221,12 +222,7 @@ TEST_CASE("block: a turn reading older than the loop's last activity is not used
   CHECK(steps_cpu(b, 0, 0, 900) == "");
   // The loop last served a tick at 10 but turned again at 100: the reading
   // at 10 would count its run from 10 to 100 as this stall's.
-  BlockView v = at(150, 100);
-  v.cpu_known = true;
-  v.loop_cpu_ns = 1090 * kMs;
-  v.turn_cpu_ns = 1000 * kMs;
-  v.turn_cpu_at_ns = 10 * kMs;
-  CHECK(step_text(b.check(v)) == "");  // counts from this look: 0 ms of run
+  CHECK(step_text(b.check(with_turn_cpu(150, 100, 1090, 1000, 10))) == "");  // counts from this look: 0 ms of run
   CHECK_FALSE(b.in_block());
 }
 
