@@ -71,8 +71,8 @@ std::vector<StackFrame> current_stack(v8::Isolate* isolate) {
 }  // namespace
 
 BlockSampler::BlockSampler(LineWriter* writer, BlockConfig cfg, uint64_t t0_ns,
-                           const std::atomic<uint64_t>* last_turn_ns, uint32_t thread)
-    : isolate_(v8::Isolate::GetCurrent()), writer_(writer), t0_ns_(t0_ns), last_turn_ns_(last_turn_ns),
+                           const TurnStamp* turn, uint32_t thread)
+    : isolate_(v8::Isolate::GetCurrent()), writer_(writer), t0_ns_(t0_ns), turn_(turn),
       thread_(thread), threshold_ns_(cfg.threshold_ns), tracker_(cfg) {
   loop_cpu_known_ = pthread_getcpuclockid(pthread_self(), &loop_cpu_clock_) == 0;
   loop_tid_ = ::syscall(SYS_gettid);
@@ -170,7 +170,7 @@ void BlockSampler::answer(uint32_t gen) {
   std::vector<StackFrame> frames = current_stack(isolate_);
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t now = uv_hrtime();
-  if (stopped_ || !tracker_.answer(gen, now, last_turn_ns_->load(std::memory_order_relaxed))) return;
+  if (stopped_ || !tracker_.answer(gen, now, turn_->read().at_ns)) return;
   send(block_line(ms(now), ms(tracker_.start_ns()), frames, true));
   last_frames_ = std::move(frames);
   frames_gen_ = gen;

@@ -18,6 +18,7 @@
 
 #include "block_core.h"
 #include "line_writer.h"
+#include "watchdog_core.h"
 
 namespace v8 {
 class Isolate;
@@ -28,9 +29,9 @@ namespace loopdoctor::probe {
 class BlockSampler {
  public:
   // JS thread (takes its isolate and its CPU clock). t0_ns: uv_hrtime() at probe time 0;
-  // last_turn_ns: the watchdog's stamp of the loop's turns; thread: the
+  // turn: the stamp of the loop's turns (watchdog_core.h); thread: the
   // worker's threadId that every line names (0, the main thread: none).
-  BlockSampler(LineWriter* writer, BlockConfig cfg, uint64_t t0_ns, const std::atomic<uint64_t>* last_turn_ns,
+  BlockSampler(LineWriter* writer, BlockConfig cfg, uint64_t t0_ns, const TurnStamp* turn,
                uint32_t thread);
   void check(const BlockView& v);  // watchdog thread
   uint64_t next_due_ns();          // watchdog thread; 0: none
@@ -50,7 +51,7 @@ class BlockSampler {
   v8::Isolate* const isolate_;
   LineWriter* const writer_;
   const uint64_t t0_ns_;
-  const std::atomic<uint64_t>* const last_turn_ns_;
+  const TurnStamp* const turn_;
   const uint32_t thread_;
   // The JS (loop) thread's CPU clock and id, read from the watchdog: a
   // stall it spent waiting for a CPU is no block (kBlockMinRunPercent).

@@ -52,24 +52,6 @@ uint64_t thread_cpu_ns() {
 }
 }  // namespace
 
-void TurnStamp::write(const TurnMark& t) {
-  const uint32_t s = seq_.load(std::memory_order_relaxed);
-  seq_.store(s + 1, std::memory_order_relaxed);
-  std::atomic_thread_fence(std::memory_order_release);
-  at_ns_.store(t.at_ns, std::memory_order_relaxed);
-  idle_ns_.store(t.idle_ns, std::memory_order_relaxed);
-  seq_.store(s + 2, std::memory_order_release);
-}
-
-TurnMark TurnStamp::read() const {
-  for (;;) {
-    const uint32_t s0 = seq_.load(std::memory_order_acquire);
-    TurnMark t{at_ns_.load(std::memory_order_relaxed), idle_ns_.load(std::memory_order_relaxed)};
-    std::atomic_thread_fence(std::memory_order_acquire);
-    if ((s0 & 1) == 0 && seq_.load(std::memory_order_relaxed) == s0) return t;
-  }
-}
-
 Watchdog::Watchdog(uv_loop_t* loop, LineWriter* writer, WatchdogConfig cfg)
     : loop_(loop), writer_(writer), cfg_(cfg) {}
 
@@ -81,7 +63,6 @@ void Watchdog::on_prepare(uv_prepare_t* h) {
   const TurnMark prev = self->prev_turn_;
   self->prev_turn_ = now;
   self->turn_.write(now);
-  self->last_turn_ns_.store(now.at_ns, std::memory_order_relaxed);
   if (now.at_ns >= self->next_due_ns_.load(std::memory_order_relaxed)) self->serve(prev, now);
 }
 
@@ -103,7 +84,6 @@ void Watchdog::start_thread() {
   uv_unref(reinterpret_cast<uv_handle_t*>(prepare_));
   prev_turn_ = {uv_hrtime(), uv_metrics_idle_time(loop_)};
   turn_.write(prev_turn_);
-  last_turn_ns_.store(prev_turn_.at_ns);
   thread_ = std::thread([this] { run(); });
 }
 
@@ -118,7 +98,7 @@ bool Watchdog::enable_blocks(BlockConfig cfg, uint32_t thread) {
 
 bool Watchdog::enable_blocks_locked(BlockConfig cfg, uint32_t thread) {
   if (blocks_ != nullptr || stopped_) return false;
-  blocks_ = new BlockSampler(writer_, cfg, cfg_.t0_ns, &last_turn_ns_, thread);
+  blocks_ = new BlockSampler(writer_, cfg, cfg_.t0_ns, &turn_, thread);
   blocks_->register_self();
   // A block is seen when the thread looks: no later than the threshold.
   takeover_ns_ = std::min(kTakeoverNs, std::max<uint64_t>(cfg.threshold_ns, cfg_.resolution_ns));
@@ -143,7 +123,7 @@ std::optional<BlockView> Watchdog::block_view(uint64_t now, uint64_t idle, bool 
   if (blocks_ == nullptr) return std::nullopt;
   BlockView b;
   b.now_ns = now;
-  b.last_turn_ns = last_turn_ns_.load(std::memory_order_relaxed);
+  b.last_turn_ns = turn_.read().at_ns;
   b.idle_ns = idle;
   b.waiting = waiting;
   b.turn_cpu_ns = turn_cpu_ns_;

@@ -28,18 +28,6 @@ namespace loopdoctor::probe {
 // itself at its next turn, which back-fills its samples (counters_at).
 inline constexpr uint64_t kTakeoverNs = 50'000'000;
 
-// The turn stamp, written by the loop thread and read by the watchdog as a
-// consistent pair (a sequence lock: the writer never waits).
-class TurnStamp {
- public:
-  void write(const TurnMark& t);
-  TurnMark read() const;
-
- private:
-  std::atomic<uint32_t> seq_{0};
-  std::atomic<uint64_t> at_ns_{0}, idle_ns_{0};
-};
-
 struct WatchdogConfig {
   uint64_t interval_ns = 10'000'000;
   uint64_t resolution_ns = 10'000'000;
@@ -94,8 +82,8 @@ class Watchdog {
   LineWriter* const writer_;
   const WatchdogConfig cfg_;
   uv_prepare_t* prepare_ = nullptr;  // never freed while the loop may use it
-  // Written by the loop thread (prepare), read by the watchdog.
-  std::atomic<uint64_t> last_turn_ns_{0};  // the block sampler's view of turns
+  // Written by the loop thread (prepare), read by the watchdog and the
+  // block sampler.
   TurnStamp turn_;
   TurnMark prev_turn_;                     // loop thread only
   // The next tick's due time for the loop's lock-free check; max: none.

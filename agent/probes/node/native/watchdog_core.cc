@@ -27,6 +27,24 @@ std::string fmt3(double x) {
   return s;
 }
 
+void TurnStamp::write(const TurnMark& t) {
+  const uint32_t s = seq_.load(std::memory_order_relaxed);
+  seq_.store(s + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  at_ns_.store(t.at_ns, std::memory_order_relaxed);
+  idle_ns_.store(t.idle_ns, std::memory_order_relaxed);
+  seq_.store(s + 2, std::memory_order_release);
+}
+
+TurnMark TurnStamp::read() const {
+  for (;;) {
+    const uint32_t s0 = seq_.load(std::memory_order_acquire);
+    TurnMark t{at_ns_.load(std::memory_order_relaxed), idle_ns_.load(std::memory_order_relaxed)};
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if ((s0 & 1) == 0 && seq_.load(std::memory_order_relaxed) == s0) return t;
+  }
+}
+
 void TickClock::start(uint64_t now_ns, uint64_t resolution_ns) {
   resolution_ns_ = std::max<uint64_t>(resolution_ns, 1);
   next_ns_ = now_ns + resolution_ns_;

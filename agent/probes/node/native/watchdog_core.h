@@ -4,6 +4,7 @@
 // so tests drive it with a fake loop and clock.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,6 +20,18 @@ class DelayStats;
 struct TurnMark {
   uint64_t at_ns = 0;
   uint64_t idle_ns = 0;
+};
+
+// The turn stamp, written by the loop thread and read by the watchdog as a
+// consistent pair (a sequence lock: the writer never waits).
+class TurnStamp {
+ public:
+  void write(const TurnMark& t);
+  TurnMark read() const;
+
+ private:
+  std::atomic<uint32_t> seq_{0};
+  std::atomic<uint64_t> at_ns_{0}, idle_ns_{0};
 };
 
 // The lateness, in ms, of a virtual timer due every `resolution` (ticks at
