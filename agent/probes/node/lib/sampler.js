@@ -36,48 +36,35 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
   let handles = null, handlesT = -Infinity;
   // The timer's period: the delay's resolution for the JS sampler, the
   // handover's for the native one (never faster than its samples). While
-  // the profiler waits for a block (watchBlocks), an addon that counts the
-  // blocks its watchdog saw start is polled at each handover; an older one
-  // gets the sample interval instead (a 100 ms timer sees a block late or
-  // not at all, and a profile started late meets code V8 has inlined). Set
-  // at start: the addon may have failed to start since (transport.js).
+  // the profiler waits for a block (watchBlocks), each handover asks the
+  // addon how many blocks its watchdog saw start (or sees its own timer run
+  // the threshold late). Set at start: the addon may have failed to start
+  // since (transport.js).
   let period = resolutionMs;
-  let fast = false;
   let watching = false;
   let blocksAtWatch = 0;
   let lastHandOverT = -Infinity;
 
-  function countsBlocks() {
-    return state.native !== null && typeof state.native.blocksSeen === 'function';
-  }
-
-  function periodNow() {
-    if (state.native === null) return resolutionMs;
-    return fast ? intervalMs : Math.max(intervalMs, SLOW_REFRESH_MS);
+  function blocksSeen() {
+    return state.native !== null && typeof state.native.blocksSeen === 'function' ? state.native.blocksSeen() : 0;
   }
 
   function arm() {
     if (timer) clearInterval(timer);
-    period = periodNow();
+    period = state.native === null ? resolutionMs : Math.max(intervalMs, SLOW_REFRESH_MS);
     timer = setInterval(onTimer, period);
     timer.unref();
   }
 
   // The profiler waits for the first block (on), or no longer (off).
   function watchBlocks(on) {
-    if (watching === on) return;
     watching = on;
-    if (on && countsBlocks()) { blocksAtWatch = state.native.blocksSeen(); return; }
-    if (fast === (on && state.native !== null)) return;
-    fast = on && state.native !== null;
-    if (timer) { arm(); lastTick = now(); }
+    if (on) blocksAtWatch = blocksSeen();
   }
 
-  // With the native probe: whether a block began since watchBlocks(true),
-  // seen by the watchdog, or by this timer running the threshold late.
+  // With the native probe: whether a block began since watchBlocks(true).
   function blockSeen(t) {
-    if (t - lastTick - period >= blockThresholdMs) return true;
-    return countsBlocks() && state.native.blocksSeen() !== blocksAtWatch;
+    return t - lastTick - period >= blockThresholdMs || blocksSeen() !== blocksAtWatch;
   }
 
   function start() {
