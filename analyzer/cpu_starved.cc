@@ -59,12 +59,8 @@ Issue quota_issue(const WindowStats& st, const std::vector<Finding>& fs) {
   return i;
 }
 
-double stall_wait_share(const WindowStats& st) {
-  return st.stall_sched_ms > 0 ? st.stall_wait_ms / st.stall_sched_ms : 0;
-}
-
 Issue run_queue_issue(const WindowStats& st, const std::vector<Finding>& fs) {
-  Issue i = starved(fs, confidence_over(st.stall_wait_over_run(), kRunQueueWaitOverRun));
+  Issue i = starved(fs, confidence_over(st.stall_wait_share(), kRunQueueStallWaitShare));
   i.advice = Advice::kRunQueue;
   i.summary = fmt::format(
       "The loop waited for a CPU it did not get: during its stalls its thread waited {:.1f} s in the "
@@ -75,15 +71,15 @@ Issue run_queue_issue(const WindowStats& st, const std::vector<Finding>& fs) {
   i.cause = {CauseKind::kRunQueue, "",
              fmt::format("waited {:.1f} s for a CPU vs ran {:.1f} s; {} of the stalled time waiting",
                          st.loop_thread_wait_ms / 1000.0, st.loop_thread_run_ms / 1000.0,
-                         pct(stall_wait_share(st))),
+                         pct(st.stall_wait_share())),
              "Give the loop a CPU when it is runnable: fewer busy processes per core, CPU affinity that "
              "keeps the others off its cores (`taskset`, cpusets), a higher priority than theirs "
              "(`nice`/`renice`), or a machine with more cores."};
   i.evidence.push_back(analysers::evidence(
-      "stall_cpu_wait_over_run", st.stall_wait_over_run(), kRunQueueWaitOverRun,
+      "stall_cpu_wait_share", st.stall_wait_share(), kRunQueueStallWaitShare,
       fmt::format("During the loop's stalls its thread waited {:.1f} s for a CPU and ran {:.1f} s "
                   "({} of the stalled time waiting)",
-                  st.stall_wait_ms / 1000.0, st.stall_run_ms / 1000.0, pct(stall_wait_share(st)))));
+                  st.stall_wait_ms / 1000.0, st.stall_run_ms / 1000.0, pct(st.stall_wait_share()))));
   i.evidence.push_back(analysers::evidence(
       "stall_own_p99_ms", st.stall_own_p99_ms(), kBlockedIntervalMs,
       fmt::format("With the wait taken out the stalls' p99 is about {:.0f} ms, under the {:.0f} ms "
@@ -100,7 +96,7 @@ Issue run_queue_issue(const WindowStats& st, const std::vector<Finding>& fs) {
 
 bool stalls_were_run_queue_wait(const WindowStats& st) {
   return st.stall_sched_ms >= kMinStallSchedMs &&
-         st.stall_wait_ms >= kRunQueueWaitOverRun * st.stall_run_ms &&
+         st.stall_wait_share() >= kRunQueueStallWaitShare &&
          st.stall_own_p99_ms() < kBlockedIntervalMs;
 }
 

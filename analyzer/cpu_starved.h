@@ -4,9 +4,8 @@
 //  - cpu-quota: the cpu cgroup's quota throttled the process in a quarter
 //    of its periods or more (cpu.stat). Only a quota throttles, so a busy
 //    machine cannot make a process look starved this way.
-//  - run-queue: the loop stalled (its delay is abnormal), and during the
-//    stalls its thread waited in a run queue at least three times as long
-//    as it ran, and the stalls' p99 with that wait taken out is under the
+//  - run-queue: the loop stalled (its delay is abnormal), its thread spent
+//    three quarters of the stalls or more waiting in a run queue, and the stalls' p99 with that wait taken out is under the
 //    50 ms of a stalled interval (WindowStats::stall_own_p99_ms). A loop blocked by its own code
 //    on a busy machine waits too, but the part of its stalls it ran is
 //    itself a stall: that stays blocked-loop.

@@ -42,8 +42,8 @@ struct WindowStats {
   // each interval's ends: the stalled time the series covers, and how much
   // of it the thread ran and waited in a run queue. 0 without schedstat.
   double stall_sched_ms = 0, stall_run_ms = 0, stall_wait_ms = 0;
-  // Time the thread waited per ms it ran during the stalls (0 when it never ran).
-  double stall_wait_over_run() const { return stall_run_ms > 0 ? stall_wait_ms / stall_run_ms : 0; }
+  // The share of the stalled time the thread waited for a CPU.
+  double stall_wait_share() const { return stall_sched_ms > 0 ? stall_wait_ms / stall_sched_ms : 0; }
   // The stalls' p99 with the wait taken out: the delay p99 times the share
   // of stalled time the thread ran; what the loop's own work would have
   // stalled it, had it had a CPU whenever it was runnable.

@@ -173,8 +173,8 @@ TEST_CASE("stalls its thread spent waiting for a CPU: cpu-starved with cause run
   CHECK(std::string(to_string(i.cause.kind)) == "run-queue");
   CHECK(i.advice == Advice::kRunQueue);
   REQUIRE(i.evidence.size() >= 3);
-  CHECK(i.evidence[0].signal == "stall_cpu_wait_over_run");
-  CHECK(i.evidence[0].value == Approx(18).epsilon(0.05));  // 0.9 / 0.05
+  CHECK(i.evidence[0].signal == "stall_cpu_wait_share");
+  CHECK(i.evidence[0].value == Approx(0.9).epsilon(0.02));
   CHECK(i.evidence[1].signal == "stall_own_p99_ms");
   CHECK(i.evidence[1].value < 15);  // ~180 ms p99 x 5 %
   CHECK(i.cause.detail.find("; 90 % of the stalled time waiting") != std::string::npos);
@@ -183,16 +183,20 @@ TEST_CASE("stalls its thread spent waiting for a CPU: cpu-starved with cause run
 }
 
 TEST_CASE("a blocked loop on a busy machine stays blocked-loop") {
-  // pbkdf2-sync beside spinners: it waits 3x its run, but the part of each
-  // ~600 ms stall it ran (25 %, ~180 ms) is a stall by itself.
-  CHECK(diagnose(loopdoctor::testing::make_recording(stalls_with(600, 0.25, 0.75))).verdict ==
+  // pbkdf2-sync beside spinners: it waits 80 % of its stalls, but the part
+  // of each ~600 ms stall it ran (20 %, ~140 ms) is a stall by itself.
+  CHECK(diagnose(loopdoctor::testing::make_recording(stalls_with(600, 0.2, 0.8))).verdict ==
         Verdict::kBlockedLoop);
   // On a quiet machine it runs through its stalls.
   CHECK(diagnose(loopdoctor::testing::make_recording(stalls_with(300, 0.95, 0.03))).verdict ==
         Verdict::kBlockedLoop);
-  // Waiting 2.5x its run (under kRunQueueWaitOverRun) is not starved either,
-  // however short its own part of the stalls (~45 ms p99).
+  // Waiting half of its stalls (under kRunQueueStallWaitShare) is not
+  // starved either, however short its own part of them (~45 ms p99).
   CHECK(diagnose(loopdoctor::testing::make_recording(stalls_with(150, 0.2, 0.5))).verdict ==
+        Verdict::kBlockedLoop);
+  // Nor stalls it spent neither running nor waiting (throttled, asleep),
+  // however small its run beside its wait (the old ratio: 0.2 / 0.04 = 5).
+  CHECK(diagnose(loopdoctor::testing::make_recording(stalls_with(150, 0.04, 0.2))).verdict ==
         Verdict::kBlockedLoop);
 }
 

@@ -49,7 +49,7 @@ TEST_CASE("cpu-starved: a stall's run and wait come from the schedstat readings 
   // it: 10 ms of run per stall instead of 5.
   CHECK(st.stall_run_ms == Approx(10));
   CHECK(st.stall_wait_ms == Approx(80));
-  CHECK(st.stall_wait_over_run() == Approx(8));
+  CHECK(st.stall_wait_share() == Approx(0.8));
   CHECK(st.loop_thread_wait_ms == Approx(1600));
   CHECK(st.loop_thread_run_ms == Approx(200));
 }
