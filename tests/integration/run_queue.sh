@@ -2,7 +2,7 @@
 # A loop that waits for a CPU (issue 14): the target and four spinners
 # pinned to one CPU, each in a session of its own (samples/node/lib/crowd.js).
 #   run_queue.sh starved   crowded-cpu, a light server: cpu-starved, cause run-queue
-#   run_queue.sh blocked   pbkdf2-sync beside the same spinners: still blocked-loop
+#   run_queue.sh blocked   pbkdf2-sync beside the same spinners: still blocked-loop, cause sync-crypto
 # (its code holds the loop: the part of each stall it ran is a stall itself).
 # Exit 77 (ctest SKIP) where taskset is missing: nothing can be crowded.
 source "$(dirname "$0")/lib.sh"
@@ -10,7 +10,7 @@ command -v taskset >/dev/null || { echo "SKIP: no taskset (util-linux) to pin th
 case ${1:?starved or blocked} in
   starved) target=(node "$ROOT/samples/node/crowded-cpu/server.js") want=cpu-starved want_cause=run-queue ;;
   blocked) target=(node -r "$ROOT/samples/node/lib/crowd.js" "$ROOT/samples/node/pbkdf2-sync/server.js")
-           want=blocked-loop want_cause="" ;;
+           want=blocked-loop want_cause=sync-crypto ;;
   *) fail "unknown case $1" ;;
 esac
 rc=0
