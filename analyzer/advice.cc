@@ -9,6 +9,7 @@ std::string_view advice_file(Advice a) {
     case Advice::kGcGrowth: return "gc-pressure-growth";
     case Advice::kBlockedWorker: return "blocked-loop-worker";
     case Advice::kPoolSaturated: return "blocked-loop-pool-saturated";
+    case Advice::kRunQueue: return "cpu-starved-run-queue";
   }
   return "";
 }
@@ -18,6 +19,7 @@ std::string_view hotspot_action(Advice a) {
     case Advice::kBlockedWorker:
     case Advice::kPoolSaturated: return "Split that job into smaller pieces or make it cheaper";
     case Advice::kVerdict:
+    case Advice::kRunQueue:
     case Advice::kGcLeak:
     case Advice::kGcGrowth: break;
   }

@@ -9,6 +9,7 @@ const char* to_string(CauseKind k) {
     case CauseKind::kConnectionPool: return "connection-pool";
     case CauseKind::kThreadpool: return "threadpool";
     case CauseKind::kCpuQuota: return "cpu-quota";
+    case CauseKind::kRunQueue: return "run-queue";
     case CauseKind::kListenerLeak: return "listener-leak";
     case CauseKind::kSyncCrypto: return "sync-crypto";
     case CauseKind::kJson: return "json";

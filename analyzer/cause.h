@@ -13,6 +13,7 @@ enum class CauseKind {
   kConnectionPool,  // io-bound: requests wait for one of N sockets to a destination
   kThreadpool,      // io-bound: work waits in libuv's threadpool queue
   kCpuQuota,        // cpu-starved: the cgroup's CPU quota throttled the process
+  kRunQueue,        // cpu-starved: the loop's thread waited in a run queue through its stalls
   kListenerLeak,    // blocked-loop / gc-pressure: a listener added per request piles up
   // blocked-loop: the kind of work the top hotspot does (blocking_kind.h)
   kSyncCrypto,      // pbkdf2Sync, scryptSync, createHash().update/digest

@@ -7,9 +7,10 @@
 //     or the container's memory limit within kLeakExhaustionS at its
 //     growth rate)                                        -> gc-pressure
 //  3. The cpu cgroup's quota throttled the process in a quarter of its
-//     periods or more                                     -> cpu-starved
-//     (its stalls cannot be told from the code's while the quota cuts it
-//     off; the loop's delay is its evidence, the profile's hotspots stay)
+//     periods or more, or the loop stalled and its thread spent the stalls
+//     waiting for a CPU, not running                      -> cpu-starved
+//     (analyzer/cpu_starved.h; the loop's delay is its evidence, the
+//     profile's hotspots stay)
 //  4. The loop stalled (delay p99 or stalled share)       -> blocked-loop
 //     (queued connections and rising handles are its consequence, not a
 //     second cause; GC pressure that does not explain the stalls is listed
@@ -31,6 +32,7 @@
 #include "analyzer/analysers/analysers.h"
 #include "analyzer/analyze.h"
 #include "analyzer/causes.h"
+#include "analyzer/cpu_starved.h"
 #include "analyzer/thresholds.h"
 
 namespace loopdoctor {
@@ -38,6 +40,7 @@ namespace {
 
 using namespace thresholds;
 using analysers::abnormal;
+using analysers::confidence_over;
 using analysers::find_finding;
 using analysers::mib;
 using analysers::pct;
@@ -52,14 +55,6 @@ Issue make_issue(Verdict kind, Severity severity = Severity::kLow, double confid
   i.severity = severity;
   i.confidence = confidence;
   return i;
-}
-
-// How far past its limit a value is, mapped to 0.6 .. 0.99: just over the
-// line is a fair call, twice the limit is near certain.
-double confidence_over(double value, double limit) {
-  if (limit <= 0) return 0.6;
-  double over = std::clamp(value / limit - 1.0, 0.0, 1.0);
-  return std::min(0.99, 0.6 + 0.39 * over);
 }
 
 // Each reason names the check that failed and what to change in the command.
@@ -237,35 +232,6 @@ Issue blocked_issue(const Timeline& tl, const WindowStats& st, const std::vector
   return i;
 }
 
-// Throttled periods are the deciding evidence: only a quota throttles, so a
-// busy machine cannot make a process look starved this way (its run-queue
-// wait is the note's, below).
-Issue starved_issue(const WindowStats& st, const std::vector<Finding>& fs) {
-  Issue i = make_issue(Verdict::kCpuStarved, std::max(Severity::kMedium, find_finding(fs, Signal::kDelay).severity),
-                       confidence_over(st.throttled_periods_share, kThrottledPeriodsShare));
-  const std::string quota = st.cpu_quota_cores > 0 ? fmt::format("{:.2f} cores", st.cpu_quota_cores) : "its quota";
-  i.summary = fmt::format(
-      "The process was starved of CPU: its cgroup's quota ({}) throttled it in {} of the scheduler's "
-      "periods, {:.1f} s in all, and the loop waited up to {:.0f} ms (p99 {:.0f} ms) while it could not "
-      "run. The code may be fine; the CPU it was allowed was not enough for this load.",
-      quota, pct(st.throttled_periods_share), st.throttled_ms / 1000.0, st.delay_max_ms, st.delay_p99_ms);
-  i.cause = {CauseKind::kCpuQuota, quota,
-             fmt::format("throttled in {} of periods, {:.1f} s", pct(st.throttled_periods_share),
-                         st.throttled_ms / 1000.0),
-             fmt::format("Raise or remove the CPU quota (the container's `--cpus`, Kubernetes' "
-                         "`resources.limits.cpu`, cgroup `cpu.max`) above the {:.2f} cores this load "
-                         "used, or run fewer processes inside it.",
-                         st.cpu_cores)};
-  i.evidence.push_back(analysers::evidence(
-      "cpu_throttled_periods_share", st.throttled_periods_share, kThrottledPeriodsShare,
-      fmt::format("The cgroup's CPU quota ({}) throttled the process in {} of its periods ({:.1f} s "
-                  "throttled)", quota, pct(st.throttled_periods_share), st.throttled_ms / 1000.0)));
-  append(&i.evidence, find_finding(fs, Signal::kDelay));
-  append(&i.evidence, find_finding(fs, Signal::kCpu));
-  append(&i.evidence, find_finding(fs, Signal::kUtilisation));
-  return i;
-}
-
 Issue io_issue(const Timeline& tl, const WindowStats& st, const RequestTime& rt, const std::vector<Finding>& fs) {
   Issue i = make_issue(Verdict::kIoBound, Severity::kMedium);
   i.confidence = std::min(confidence_over(st.http_latency_mean_ms, kIoLatencyMs),
@@ -359,9 +325,10 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
     // Candidates in the documented precedence; rank_issues then puts the most
     // severe first. GC that explains the stalls is one issue, not two.
     const bool gc_first = !delay_bad || gc_explains || leak_urgent;
-    const bool starved = st.throttle_present && st.throttled_periods_share >= kThrottledPeriodsShare;
+    std::optional<Issue> starved_issue = cpu_starved_issue(st, fs, delay_bad);
+    const bool starved = starved_issue.has_value();
     if (gc_bad && gc_first) dx.issues.push_back(gc_issue(st, fs, lim, leak_urgent));
-    if (starved && !(gc_bad && gc_first)) dx.issues.push_back(starved_issue(st, fs));
+    if (starved && !(gc_bad && gc_first)) dx.issues.push_back(std::move(*starved_issue));
     if (delay_bad && !(gc_bad && gc_explains) && !starved) dx.issues.push_back(blocked_issue(tl, st, fs));
     if (gc_bad && !gc_first) dx.issues.push_back(gc_issue(st, fs, lim, leak_urgent));
     if (dx.issues.empty() && waiting) dx.issues.push_back(io_issue(tl, st, rt, fs));

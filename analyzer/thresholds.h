@@ -130,5 +130,29 @@ inline constexpr double kBlockingKindShare = 0.3;
 // up to a period's remainder (tens of ms at the 100 ms default) recur
 // several times a second.
 inline constexpr double kThrottledPeriodsShare = 0.25;
+// Without a quota, the stalls are the machine's when the loop's thread
+// spent at least this share of them waiting in a run queue (three times
+// as long as it ran, at most) ... A share, not a ratio to its run: a
+// stall the thread spends neither running nor waiting (throttled by a
+// quota, asleep) is no one's run-queue wait. A loop blocked by its own
+// code runs through its stalls on a quiet machine; on a busy one it waits
+// too: the recordings of blocked samples in tests/data, made on this
+// shared machine, wait up to 77 % of their stalls (worker-stall), and the
+// next test has to tell those apart anyway.
+inline constexpr double kRunQueueStallWaitShare = 0.75;
+// ... and, the wait taken out, no stall would remain: their p99 times the
+// share of stalled time the thread ran (WindowStats::stall_own_p99_ms) is
+// under kBlockedIntervalMs, the line a stalled interval crosses. That
+// product is about the CPU the loop's own work takes per turn: a blocked
+// loop's is what stalls it (pbkdf2-sync, a batch of 10 ms hashes per turn:
+// ~100 ms left beside four spinners on its CPU, where it waited 82 % of its
+// stalls),
+// a starved light server's a few ms stretched by the queue for a CPU
+// (crowded-cpu beside the same spinners: ~30 ms). A stall timed by the wall clock (worker-stall's `while (Date.now() <
+// end)`) runs less the more it waits: its recording here, made while it
+// waited 77 % of its stalls, has 55 ms left, and stays blocked-loop.
+// At least this much stalled time must lie between schedstat readings
+// (five of the collector's 100 ms reads) for the shares to mean anything.
+inline constexpr double kMinStallSchedMs = 500;
 
 }  // namespace loopdoctor::thresholds

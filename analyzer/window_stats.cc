@@ -217,8 +217,10 @@ void add_proc_stats(WindowStats& st, const Timeline& tl, const Window& w) {
   if (first && last && last->t > first->t && first->has_sched && last->has_sched) {
     const double span = last->t - first->t;
     st.sched_present = true;
-    st.loop_thread_run_share = std::max(0.0, last->sched_run_ms - first->sched_run_ms) / span;
-    st.loop_thread_wait_share = std::max(0.0, last->sched_wait_ms - first->sched_wait_ms) / span;
+    st.loop_thread_run_ms = std::max(0.0, last->sched_run_ms - first->sched_run_ms);
+    st.loop_thread_wait_ms = std::max(0.0, last->sched_wait_ms - first->sched_wait_ms);
+    st.loop_thread_run_share = st.loop_thread_run_ms / span;
+    st.loop_thread_wait_share = st.loop_thread_wait_ms / span;
   }
   if (first && last && first->has_throttle && last->has_throttle && last->cg_periods > first->cg_periods) {
     st.throttle_present = true;
@@ -226,6 +228,55 @@ void add_proc_stats(WindowStats& st, const Timeline& tl, const Window& w) {
         std::max(0.0, last->cg_throttled - first->cg_throttled) / (last->cg_periods - first->cg_periods);
     st.throttled_ms = std::max(0.0, last->cg_throttled_ms - first->cg_throttled_ms);
     st.cpu_quota_cores = last->cpu_quota_cores;
+  }
+}
+
+// The loop thread's cumulative schedstat (run, wait) as a series of the
+// moments each value was first seen. The collector re-reads schedstat every
+// 100 ms and repeats the last reading in the proc records between, so a
+// new value marks a read; the repeats would put all of a read's growth in
+// the 10 ms before it. (While the thread neither runs nor waits nothing
+// changes, and the growth after is spread back over that idle time: rare
+// inside a stall, where the loop is never idle.)
+struct SchedPoint {
+  double t = 0, run = 0, wait = 0;
+};
+
+std::vector<SchedPoint> sched_series(const Timeline& tl, const Window& w) {
+  std::vector<SchedPoint> out;
+  for (const auto& p : tl.proc) {
+    if (!p.has_sched || !w.contains(p.t)) continue;
+    if (!out.empty() && (p.t <= out.back().t ||
+                         (p.sched_run_ms == out.back().run && p.sched_wait_ms == out.back().wait)))
+      continue;
+    out.push_back({p.t, p.sched_run_ms, p.sched_wait_ms});
+  }
+  return out;
+}
+
+// The series at t (inside its span), linear between readings.
+SchedPoint sched_at(const std::vector<SchedPoint>& s, double t) {
+  auto hi = std::lower_bound(s.begin(), s.end(), t, [](const SchedPoint& p, double x) { return p.t < x; });
+  if (hi == s.begin()) return s.front();
+  if (hi == s.end()) return s.back();
+  const SchedPoint& lo = *(hi - 1);
+  const double f = (t - lo.t) / (hi->t - lo.t);
+  return {t, lo.run + (hi->run - lo.run) * f, lo.wait + (hi->wait - lo.wait) * f};
+}
+
+// What the loop's thread did during the stalled intervals (window_stats.h).
+void add_stall_sched(WindowStats& st, const Timeline& tl, const Window& w,
+                     const std::vector<const ProbeSample*>& in) {
+  const std::vector<SchedPoint> s = sched_series(tl, w);
+  if (s.size() < 2) return;
+  for (const ProbeSample* p : in) {
+    if (p->delay.max < thresholds::kBlockedIntervalMs) continue;
+    const double from = std::max(p->t - p->interval, s.front().t), to = std::min(p->t, s.back().t);
+    if (to <= from) continue;
+    const SchedPoint a = sched_at(s, from), b = sched_at(s, to);
+    st.stall_sched_ms += to - from;
+    st.stall_run_ms += std::max(0.0, b.run - a.run);
+    st.stall_wait_ms += std::max(0.0, b.wait - a.wait);
   }
 }
 
@@ -264,6 +315,7 @@ WindowStats compute_window_stats(const Timeline& tl, const Window& w) {
 
   add_probe_stats(st, tl, w, in);
   add_proc_stats(st, tl, w);
+  add_stall_sched(st, tl, w, in);
   add_gc_stats(st, tl, w);
   return st;
 }

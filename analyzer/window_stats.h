@@ -36,6 +36,20 @@ struct WindowStats {
   // utilisation and loop delay count as busy, though no code of the target ran.
   bool sched_present = false;
   double loop_thread_run_share = 0, loop_thread_wait_share = 0;
+  double loop_thread_run_ms = 0, loop_thread_wait_ms = 0;  // the same, in ms
+  // The loop's thread during the loop's stalls (probe intervals whose delay
+  // max is over kBlockedIntervalMs), its schedstat series interpolated at
+  // each interval's ends: the stalled time the series covers, and how much
+  // of it the thread ran and waited in a run queue. 0 without schedstat.
+  double stall_sched_ms = 0, stall_run_ms = 0, stall_wait_ms = 0;
+  // The share of the stalled time the thread waited for a CPU.
+  double stall_wait_share() const { return stall_sched_ms > 0 ? stall_wait_ms / stall_sched_ms : 0; }
+  // The stalls' p99 with the wait taken out: the delay p99 times the share
+  // of stalled time the thread ran; what the loop's own work would have
+  // stalled it, had it had a CPU whenever it was runnable.
+  double stall_own_p99_ms() const {
+    return stall_sched_ms > 0 ? delay_p99_ms * stall_run_ms / stall_sched_ms : delay_p99_ms;
+  }
   // The cpu cgroup over the window (cpu.stat): the share of its scheduler
   // periods in which the quota throttled the process, the time throttled,
   // and the quota (0: none).

@@ -18,7 +18,41 @@ Key source(const ProcessState& p) {
   return {p.peer_pid, p.id.start_time_s};
 }
 
-void publish(ProcessState* p, const ProcessCpu& c) {
+constexpr double kMsPerS = 1000;
+
+// A probed loop's reading as the collector's `proc` record, which the
+// analyzer's rules read (window_stats.h: run-queue wait during stalls,
+// throttled periods): the loop thread's run and wait as the record's
+// sched_*; on the main thread's entry the process's CPU (its threads' run,
+// summed) and its cgroup's throttling, on a worker's its thread's run as
+// its CPU, as the timeline makes a worker's records of `loop_threads`.
+// An attached process gets the sampler's own records (agent.cc).
+std::optional<recording::Proc> sched_record(const ProcessState& p, const ProcessCpu& c,
+                                            const SchedSeconds& loop, double now_ms) {
+  recording::Proc r;
+  r.t = now_ms;
+  r.has_sched = true;
+  r.sched_run_ms = loop.run * kMsPerS;
+  r.sched_wait_ms = loop.wait * kMsPerS;
+  if (p.id.thread != 0) {
+    r.cpu_ms = r.sched_run_ms;
+    r.threads = 1;
+    return r;
+  }
+  if (!c.process) return std::nullopt;
+  r.cpu_ms = c.process->run * kMsPerS;
+  if (p.have_latest) r.rss = p.latest.rss;
+  if (c.throttle) {
+    r.has_throttle = true;
+    r.cg_periods = static_cast<double>(c.throttle->periods);
+    r.cg_throttled = static_cast<double>(c.throttle->throttled);
+    r.cg_throttled_ms = c.throttle->throttled_ms;
+  }
+  r.cpu_quota_cores = c.quota_cores.value_or(0);
+  return r;
+}
+
+void publish(ProcessState* p, const ProcessCpu& c, double now_ms) {
   const bool whole_process = !p->has_probe || p->id.thread == 0;
   if (whole_process) {
     p->cpu_wait.process = c.process;
@@ -27,7 +61,9 @@ void publish(ProcessState* p, const ProcessCpu& c) {
   // An attached process has no loop series; a worker's thread is its tid.
   const int tid = !p->has_probe ? 0 : p->id.thread == 0 ? p->peer_pid : p->id.tid;
   auto it = c.threads.find(tid);
-  if (tid > 0 && it != c.threads.end()) p->cpu_wait.loop = it->second;
+  if (tid <= 0 || it == c.threads.end()) return;
+  p->cpu_wait.loop = it->second;
+  if (auto r = sched_record(*p, c, it->second, now_ms)) p->add_sched(std::move(*r));
 }
 
 }  // namespace
@@ -50,7 +86,7 @@ void CpuWaitSweep::run(ProcessTable& table, double now_ms) {
   std::lock_guard lock(table.mutex());
   for (auto& [id, p] : table.all()) {
     auto it = read.find(source(*p));
-    if (it != read.end() && it->second) publish(p.get(), *it->second);
+    if (it != read.end() && it->second) publish(p.get(), *it->second, now_ms);
   }
 }
 

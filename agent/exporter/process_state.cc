@@ -220,12 +220,18 @@ void ProcessState::update_folded_latest() {
 
 void ProcessState::add_proc(ProcSample p) {
   ++messages_total;
-  if (!proc.empty() && p.t > proc.back().t)
-    p.cpu_share = std::max(0.0, (p.cpu_ms - proc.back().cpu_ms) / (p.t - proc.back().t));
   cpu_total_seconds = std::max(cpu_total_seconds, p.cpu_ms / 1000.0);
   proc_rss = p.rss;
   proc_fds = p.fds;
-  proc.push_back(p);
+  push_proc(std::move(p));
+}
+
+void ProcessState::add_sched(ProcSample p) { push_proc(std::move(p)); }
+
+void ProcessState::push_proc(ProcSample p) {
+  if (!proc.empty() && p.t > proc.back().t)
+    p.cpu_share = std::max(0.0, (p.cpu_ms - proc.back().cpu_ms) / (p.t - proc.back().t));
+  proc.push_back(std::move(p));
   while (proc.size() > kMaxProcSamplesPerWindow) proc.pop_front();
 }
 

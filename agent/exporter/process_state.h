@@ -159,6 +159,10 @@ struct ProcessState {
   void settle_folded();
   // A /proc sample of an attached process (cumulative CPU in ms).
   void add_proc(ProcSample p);
+  // The scheduler's reading of a probed loop (cpu_wait_sweep.h) as the
+  // collector's proc record: into the window the analyzer reads (run-queue
+  // wait, throttling), not into the running figures, which are the probe's.
+  void add_sched(ProcSample p);
   // Drops what fell out of the window ending at `now_ms`.
   void trim(double now_ms);
   // The window as a timeline the analyzer takes, ending at `now_ms`.
@@ -203,6 +207,7 @@ struct ProcessState {
 
  private:
   bool folded() const { return id.thread == kFoldedThread; }
+  void push_proc(ProcSample p);
   void update_folded_latest();
   bool folded_stale_ = false;
 };

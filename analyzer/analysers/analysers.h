@@ -2,6 +2,7 @@
 // finding. None of them decides the verdict; analyzer/rules.cc does.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,14 @@ Finding http(const WindowStats& st);
 
 // Shared by the analysers: a probe-based finding needs enough probe samples.
 bool enough_probe_data(const WindowStats& st);
+
+// How far past its limit a value is, mapped to 0.6 .. 0.99: just over the
+// line is a fair call, twice the limit is near certain.
+inline double confidence_over(double value, double limit) {
+  if (limit <= 0) return 0.6;
+  const double over = std::clamp(value / limit - 1.0, 0.0, 1.0);
+  return std::min(0.99, 0.6 + 0.39 * over);
+}
 
 inline Evidence evidence(std::string signal, double value, double threshold, std::string text) {
   return Evidence{std::move(signal), value, threshold, std::move(text)};

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "analyzer/analyze.h"
+#include "analyzer/advice.h"
 #include "analyzer/causes.h"
 #include "synthetic.h"
 
@@ -154,9 +155,57 @@ TEST_CASE("a quota that rarely throttles leaves the verdict alone") {
   CHECK(diagnose(loopdoctor::testing::make_recording(s)).verdict == Verdict::kBlockedLoop);
 }
 
-TEST_CASE("run-queue wait alone is a note and not cpu-starved") {
+// The loop's thread per stall (Scenario: every interval stalls stall_ms):
+// it ran cpu_cores of the time and waited sched_wait_share in a run queue.
+Scenario stalls_with(double stall_ms, double ran, double waited) {
   Scenario s;
-  s.stall_ms = 300, s.stall_every = 1, s.elu = 0.99, s.cpu_cores = 0.3, s.sched_wait_share = 0.7;
+  s.stall_ms = stall_ms, s.stall_every = 1, s.elu = 0.99, s.cpu_cores = ran, s.sched_wait_share = waited;
+  return s;
+}
+
+TEST_CASE("stalls its thread spent waiting for a CPU: cpu-starved with cause run-queue") {
+  // A light server beside busy processes on its CPU: ~150 ms stalls in
+  // which it ran 5 % and waited 90 %. (The old rules: blocked-loop.)
+  const Diagnosis dx = diagnose(loopdoctor::testing::make_recording(stalls_with(150, 0.05, 0.9)));
+  REQUIRE(dx.verdict == Verdict::kCpuStarved);
+  const Issue& i = dx.issues[0];
+  CHECK(i.cause.kind == CauseKind::kRunQueue);
+  CHECK(std::string(to_string(i.cause.kind)) == "run-queue");
+  CHECK(i.advice == Advice::kRunQueue);
+  REQUIRE(i.evidence.size() >= 3);
+  CHECK(i.evidence[0].signal == "stall_cpu_wait_share");
+  CHECK(i.evidence[0].value == Approx(0.9).epsilon(0.02));
+  CHECK(i.evidence[1].signal == "stall_own_p99_ms");
+  CHECK(i.evidence[1].value < 15);  // ~180 ms p99 x 5 %
+  CHECK(i.cause.detail.find("; 90 % of the stalled time waiting") != std::string::npos);
+  // The stalls are the machine's: not a second blocked-loop issue.
+  for (const Issue& other : dx.issues) CHECK(other.kind != Verdict::kBlockedLoop);
+}
+
+TEST_CASE("a blocked loop on a busy machine stays blocked-loop") {
+  // pbkdf2-sync beside spinners: it waits 80 % of its stalls, but the part
+  // of each ~600 ms stall it ran (20 %, ~140 ms) is a stall by itself.
+  CHECK(diagnose(loopdoctor::testing::make_recording(stalls_with(600, 0.2, 0.8))).verdict ==
+        Verdict::kBlockedLoop);
+  // On a quiet machine it runs through its stalls.
+  CHECK(diagnose(loopdoctor::testing::make_recording(stalls_with(300, 0.95, 0.03))).verdict ==
+        Verdict::kBlockedLoop);
+  // Waiting half of its stalls (under kRunQueueStallWaitShare) is not
+  // starved either, however short its own part of them (~45 ms p99).
+  CHECK(diagnose(loopdoctor::testing::make_recording(stalls_with(150, 0.2, 0.5))).verdict ==
+        Verdict::kBlockedLoop);
+  // Nor stalls it spent neither running nor waiting (throttled, asleep),
+  // however small its run beside its wait (the old ratio: 0.2 / 0.04 = 5).
+  CHECK(diagnose(loopdoctor::testing::make_recording(stalls_with(150, 0.04, 0.2))).verdict ==
+        Verdict::kBlockedLoop);
+}
+
+TEST_CASE("run-queue wait without stalls is a note and not cpu-starved") {
+  Scenario s;
+  s.elu = 0.6, s.cpu_cores = 0.1, s.sched_wait_share = 0.7;
   const Diagnosis dx = diagnose(loopdoctor::testing::make_recording(s));
-  CHECK(dx.verdict == Verdict::kBlockedLoop);
+  CHECK(dx.verdict == Verdict::kHealthy);
+  bool noted = false;
+  for (const std::string& n : dx.notes) noted |= n.find("waited for a CPU 70 %") != std::string::npos;
+  CHECK(noted);
 }

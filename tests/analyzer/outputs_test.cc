@@ -262,7 +262,7 @@ TEST_CASE("an issue's cause reads the same in the terminal the Markdown the JSON
 
 TEST_CASE("every cause has its JSON word and none is empty but none") {
   for (CauseKind k : {CauseKind::kUpstream, CauseKind::kConnectionPool, CauseKind::kThreadpool,
-                      CauseKind::kCpuQuota})
+                      CauseKind::kCpuQuota, CauseKind::kRunQueue})
     CHECK(std::string(to_string(k)).size() > 0);
   CHECK(std::string(to_string(CauseKind::kNone)).empty());
   Verdict v;

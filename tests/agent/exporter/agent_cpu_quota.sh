@@ -32,6 +32,10 @@ PIDS+=("$QUOTA_PID")
 wait_for 15 grep -q "listening on" "$WORK/quota.out" || fail "the server in the cgroup did not listen within 15 s"
 QUOTA_PORT=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$WORK/quota.out" | head -1)
 
+# The agent reads the counters every 5 s: its verdict weighs the change
+# between two readings, so one comes before the load (and one after, below).
+read_once() { curl -sf "http://127.0.0.1:$PORT/metrics" | grep -q "^loopdoctor_cpu_cfs_periods_total{pid=\"$QUOTA_PID\""; }
+wait_for 12 read_once || fail "the agent read no cfs counters of pid $QUOTA_PID within 12 s"
 # hello-world under 20 connections wants a whole core: it gets a tenth.
 "$LD" load "http://127.0.0.1:$QUOTA_PORT/" -c 20 -d 4s >"$WORK/load.out" 2>&1 || fail "load: $(cat "$WORK/load.out")"
 value() {  # value METRIC PID: the series' value in the last scrape, or nothing
@@ -73,6 +77,19 @@ case "$free_quota" in
               fail "pid $FREE_PID has throttling series without a quota ($free_quota)" ;;
   *) echo "(pid $FREE_PID's own cgroup has a quota, '$free_quota': the absence is not checked)" ;;
 esac
+
+# The agent's own verdict reads the same counters (its window gets them as
+# proc records): cpu-starved, cause cpu-quota, in /processes and the report.
+verdict_of() {  # verdict_of PID: the run's verdict /processes gives it
+  curl -sf "http://127.0.0.1:$PORT/processes" >"$WORK/p.json" &&
+    js "$WORK/p.json" "(j.processes.find(p => p.pid == $1) || {}).verdict"
+}
+starved_now() { [ "$(verdict_of "$QUOTA_PID")" = cpu-starved ]; }
+wait_for 10 starved_now || fail "the agent's verdict for pid $QUOTA_PID is $(verdict_of "$QUOTA_PID"), not cpu-starved"
+curl -sf "http://127.0.0.1:$PORT/report/$QUOTA_PID" >"$WORK/report.html" || fail "no /report/$QUOTA_PID"
+cause=$(sed -n 's/.*cause: <b>\([^<]*\)<.*/\1/p' "$WORK/report.html" | head -1)
+echo "agent verdict: cpu-starved, cause $cause"
+[[ $cause == cpu-quota* ]] || fail "/report/$QUOTA_PID names cause '$cause', not cpu-quota"
 
 promtool_check "$WORK/m.txt" || fail "promtool check metrics failed"
 echo "ok: agent cpu quota"

@@ -15,6 +15,7 @@
 #include "agent/exporter/cpu_wait_sweep.h"
 #include "agent/exporter/limits.h"
 #include "agent/exporter/metrics.h"
+#include "analyzer/analyze.h"
 
 using namespace loopdoctor;
 using namespace loopdoctor::exporter;
@@ -226,4 +227,105 @@ TEST_CASE("without a quota or once the process is gone the throttling series are
   CHECK(text.find("loopdoctor_cpu_cfs_") == std::string::npos);
   CHECK(text.find(R"(loopdoctor_cpu_schedstat_runqueue_seconds_total{pid="4242",job="api"} 0.5)") !=
         std::string::npos);
+}
+
+namespace {
+
+// A probed main thread's entry (peer pid kPid) with one probe sample every
+// 250 ms from 250 to `until_ms`, each interval's delay max `delay_ms`.
+ProcessState* probed_main(ProcessTable& table, double until_ms, double delay_ms) {
+  ProcessIdentity id;
+  id.pid = kPid;
+  id.job = "api";
+  id.interval_ms = 250;
+  auto p = std::make_unique<ProcessState>(id, 60'000);
+  p->peer_pid = kPid;
+  for (double t = 250; t <= until_ms; t += 250) {
+    ProbeSample s;
+    s.t = t;
+    s.interval = 250;
+    s.delay.max = s.delay.p99 = delay_ms;
+    s.delay.p50 = s.delay.mean = delay_ms / 2;
+    s.delay.count = 1;
+    s.elu = 0.9;
+    p->add_sample(s, 0);
+  }
+  return table.find(table.add(std::move(p)));
+}
+
+// The analysis window starts at the first probe sample: the agent's two
+// readings of the scheduler, kCpuWaitPeriodMs apart, fall inside it.
+constexpr double kStart = 250, kEnd = kStart + kCpuWaitPeriodMs;
+
+}  // namespace
+
+TEST_CASE("the sweep puts the loop thread's schedstat and the throttling into the window as proc records") {
+  FakeTree tree;
+  tree.thread(kPid, 300'000'000, 100'000'000);
+  tree.thread(kPid + 7, 50'000'000, 0);  // worker 1's thread
+  tree.cgroup_v2("10000 100000", 200, 150, 4'500'000);
+  ProcessTable table;
+  ProcessState* entry = probed_main(table, 5'000, 1);
+  ProcessIdentity worker_id = entry->id;
+  worker_id.thread = 1;
+  worker_id.tid = kPid + 7;
+  auto w = std::make_unique<ProcessState>(worker_id, 60'000);
+  w->peer_pid = kPid;
+  ProcessState* worker = table.find(table.add(std::move(w)));
+  CpuWaitSweep sweep(tree.roots());
+  sweep.run(table, 0);
+  REQUIRE(entry->proc.size() == 1);
+  const ProcSample& r = entry->proc.front();
+  CHECK(r.has_sched);
+  CHECK(r.sched_run_ms == Approx(300));
+  CHECK(r.sched_wait_ms == Approx(100));
+  CHECK(r.cpu_ms == Approx(350));  // the process: both threads' run
+  CHECK(r.has_throttle);
+  CHECK(r.cg_periods == 200);
+  CHECK(r.cg_throttled == 150);
+  CHECK(r.cpu_quota_cores == Approx(0.1));
+  REQUIRE(worker->proc.size() == 1);
+  CHECK(worker->proc.front().cpu_ms == Approx(50));  // its thread's run, as the timeline's workers
+  CHECK_FALSE(worker->proc.front().has_throttle);
+  // The running figures stay the probe's: no /proc RSS or fds invented.
+  CHECK(entry->proc_rss == 0);
+  CHECK(entry->messages_total == 20);
+}
+
+TEST_CASE("a probed process its quota throttles gets the agent's verdict cpu-starved with cause cpu-quota") {
+  FakeTree tree;
+  tree.thread(kPid, 300'000'000, 100'000'000);
+  tree.cgroup_v2("10000 100000", 200, 150, 4'500'000);
+  ProcessTable table;
+  ProcessState* entry = probed_main(table, kEnd, 30);
+  CpuWaitSweep sweep(tree.roots());
+  sweep.run(table, kStart);
+  tree.thread(kPid, 800'000'000, 3'000'000'000);
+  tree.cgroup_v2("10000 100000", 250, 195, 9'000'000);  // 45 of 50 periods throttled
+  sweep.run(table, kEnd);
+  const Diagnosis dx = analyze(entry->timeline(kEnd));
+  REQUIRE(dx.verdict == Verdict::kCpuStarved);
+  CHECK(dx.issues.front().cause.kind == CauseKind::kCpuQuota);
+}
+
+TEST_CASE("a probed loop that stalls while its thread waits for a CPU gets cpu-starved with cause run-queue") {
+  FakeTree tree;
+  tree.thread(kPid, 300'000'000, 100'000'000);
+  tree.cgroup_v2("max 100000", 0, 0, 0);  // no quota: nothing is throttled
+  ProcessTable table;
+  ProcessState* entry = probed_main(table, kEnd, 150);
+  CpuWaitSweep sweep(tree.roots());
+  sweep.run(table, kStart);
+  SECTION("it ran 0.1 s and waited 4 s: the machine's") {
+    tree.thread(kPid, 400'000'000, 4'100'000'000);
+    sweep.run(table, kEnd);
+    const Diagnosis dx = analyze(entry->timeline(kEnd));
+    REQUIRE(dx.verdict == Verdict::kCpuStarved);
+    CHECK(dx.issues.front().cause.kind == CauseKind::kRunQueue);
+  }
+  SECTION("it ran through its stalls: the code's") {
+    tree.thread(kPid, 4'900'000'000, 200'000'000);
+    sweep.run(table, kEnd);
+    CHECK(analyze(entry->timeline(kEnd)).verdict == Verdict::kBlockedLoop);
+  }
 }

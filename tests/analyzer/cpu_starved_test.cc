@@ -1,0 +1,63 @@
+// The loop thread's schedstat during the loop's stalls (window_stats.cc,
+// read by analyzer/cpu_starved.cc): the collector re-reads schedstat every
+// 100 ms and repeats the reading in the 10 ms proc records between, so the
+// run and wait of a stall are interpolated between the readings, not
+// between the repeats.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "analyzer/window_stats.h"
+
+using namespace loopdoctor;
+
+namespace {
+
+// 2 s of 10 ms probe samples, stalled (delay max 120 ms) only in the
+// intervals ending in (550, 600] and (1550, 1600]; the thread runs 10 % and
+// waits 80 % of the time, read every 100 ms.
+Timeline two_short_stalls() {
+  Timeline tl;
+  for (double t = 10; t <= 2000; t += 10) {
+    ProbeSample s;
+    s.t = t;
+    s.interval = 10;
+    const bool stalled = (t > 550 && t <= 600) || (t > 1550 && t <= 1600);
+    s.delay.max = stalled ? 120 : 1;
+    tl.samples.push_back(s);
+  }
+  for (double t = 0; t <= 2000; t += 10) {
+    ProcSample p;
+    p.t = t;
+    p.has_sched = true;
+    const double read_at = std::floor(t / 100) * 100;  // the last 100 ms reading
+    p.sched_run_ms = 0.1 * read_at;
+    p.sched_wait_ms = 0.8 * read_at;
+    tl.proc.push_back(p);
+  }
+  tl.end_t = 2000;
+  return tl;
+}
+
+}  // namespace
+
+TEST_CASE("cpu-starved: a stall's run and wait come from the schedstat readings and not their repeats") {
+  const Timeline tl = two_short_stalls();
+  const WindowStats st = compute_window_stats(tl, Window{0, 2001});
+  CHECK(st.stall_sched_ms == Approx(100));
+  // Repeats as points would put each reading's growth in the 10 ms before
+  // it: 10 ms of run per stall instead of 5.
+  CHECK(st.stall_run_ms == Approx(10));
+  CHECK(st.stall_wait_ms == Approx(80));
+  CHECK(st.stall_wait_share() == Approx(0.8));
+  CHECK(st.loop_thread_wait_ms == Approx(1600));
+  CHECK(st.loop_thread_run_ms == Approx(200));
+}
+
+TEST_CASE("cpu-starved: without schedstat the stalls have no scheduler figures") {
+  Timeline tl = two_short_stalls();
+  for (ProcSample& p : tl.proc) p.has_sched = false;
+  const WindowStats st = compute_window_stats(tl, Window{0, 2001});
+  CHECK(st.stall_sched_ms == 0);
+  CHECK(st.stall_own_p99_ms() == st.delay_p99_ms);
+}
