@@ -19,8 +19,9 @@ from collections import Counter
 from pathlib import Path
 
 # Must match bench/fuzz's -max_len per target: a seed over it is cut anyway.
-MAX_LEN = {"recording": 8192, "recording_gz": 8192, "probe_lines": 8192,
-           "load_response": 4096, "cpuprofile": 16384, "sourcemap": 4096}
+MAX_LEN = {"recording": 4096, "recording_gz": 4096, "probe_lines": 4096,
+           "load_response": 4096, "cpuprofile": 8192, "sourcemap": 4096,
+           "recording_full": 8192, "probe_lines_agent": 8192}
 # Hot records kept in a recording's skeleton seed: enough for the analysers'
 # minimum of samples to be reached in some mutations, few enough to fit.
 SKELETON_HOT = {"sample": 6, "proc": 6, "gc": 3, "load": 2}
@@ -224,22 +225,26 @@ def main():
         name = path.name.split(".")[0]
         lines = read_recording(path)
         skel = skeleton(lines)
-        write(out_dir, "recording", name + "-skeleton", skel)
-        write(out_dir, "recording", name + "-skeleton.gz", gzip.compress(skel, mtime=0))
-        for i, c in enumerate(chunks(lines, MAX_LEN["recording"], CHUNKS_PER_RECORDING)):
-            write(out_dir, "recording", f"{name}-{i}", c)
+        # The whole-path targets take the same kinds of seed, longer.
+        for target in ("recording", "recording_full"):
+            write(out_dir, target, name + "-skeleton", skel)
+            write(out_dir, target, name + "-skeleton.gz", gzip.compress(skel, mtime=0))
+            for i, c in enumerate(chunks(lines, MAX_LEN[target], CHUNKS_PER_RECORDING)):
+                write(out_dir, target, f"{name}-{i}", c)
         write(out_dir, "recording_gz", name, gz_intact + skel)
         write(out_dir, "recording_gz", name + "-cut", gz_cut + skel)
-        stream = probe_stream(lines, MAX_LEN["probe_lines"] - len(cuts))
-        if stream:
-            write(out_dir, "probe_lines", name, cuts + stream)
+        for target in ("probe_lines", "probe_lines_agent"):
+            stream = probe_stream(lines, MAX_LEN[target] - len(cuts))
+            if stream:
+                write(out_dir, target, name, cuts + stream)
         for line in lines:
             if record_type(line) == "profile":
                 prof = json.loads(line)["profile"]
-                write(out_dir, "cpuprofile", name, compact(shrink_profile(prof, 40, 400)))
+                write(out_dir, "cpuprofile", name, compact(shrink_profile(prof, 24, 240)))
                 write(out_dir, "cpuprofile", name + "-tiny", compact(shrink_profile(prof, 8, 50)))
     for i, s in enumerate(HAND_PROBE):
-        write(out_dir, "probe_lines", f"hand-{i}", cuts + s)
+        for target in ("probe_lines", "probe_lines_agent"):
+            write(out_dir, target, f"hand-{i}", cuts + s)
     for i, s in enumerate(HAND_HTTP):
         write(out_dir, "load_response", f"hand-{i}", bytes([0x02 * (i + 1), 0x12, 0x34]) + s * 2)
     write(out_dir, "load_response", "head", bytes([0x03, 0, 7]) + HAND_HTTP[0][:-5] * 3)

@@ -1,5 +1,6 @@
 #include "fuzz/recording_driver.h"
 
+#include <map>
 #include <sstream>
 
 #include "analyzer/analyze.h"
@@ -14,13 +15,26 @@ namespace loopdoctor::fuzz {
 using nlohmann::json;
 using recording::FastKind;
 
-void analyze_recording(const std::string& path, bool html) {
+std::optional<Timeline> read_recording(const std::string& path) {
   std::string error;
   auto tl = load_timeline(path, &error);
   if (!tl) {
     check(!error.empty(), "load_timeline failed without saying why");
-    return;
+    return tl;
   }
+  std::map<double, std::size_t> loops_of{{tl->loop.pid, 1}};
+  for (const Timeline& lt : tl->other_loops) {
+    check(lt.loop != tl->loop, "a loop is both the main timeline and another");
+    check(++loops_of[lt.loop.pid] <= kMaxLoopsPerProcess, "a process keeps more than kMaxLoopsPerProcess loops");
+  }
+  check(loops_of.size() <= kMaxProcesses, "the timeline keeps more than kMaxProcesses processes");
+  return tl;
+}
+
+void analyze_recording(const std::string& path, bool html) {
+  std::string error;
+  auto tl = read_recording(path);
+  if (!tl) return;
   Diagnosis dx = analyze(*tl);
   attach_recommendations(&dx, LOOPDOCTOR_TEMPLATES_DIR, &error);
   // dump() throws on invalid UTF-8: the CLI writes the JSON exactly so.

@@ -3,12 +3,20 @@
 // analyze it, and format every output (HTML report, JSON, Markdown, terminal).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "analyzer/timeline.h"
+
 namespace loopdoctor::fuzz {
+
+// Reads the recording at `path` as `loopdoctor analyze` does (load_timeline)
+// and checks the Timeline's promises: a refusal says why, the loops kept stay
+// within kMaxProcesses and kMaxLoopsPerProcess.
+std::optional<Timeline> read_recording(const std::string& path);
 
 // Reads and analyzes the recording at `path` as cli/report_outputs.cc does;
 // the HTML report only when `html` (it is a quarter of the time per input).

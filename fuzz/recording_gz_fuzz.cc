@@ -1,5 +1,6 @@
-// A gzip recording as `loopdoctor analyze` reads one: the payload is
-// compressed here (so mutations of the NDJSON reach the analysis through
+// A gzip recording as `loopdoctor analyze` reads one, up to the Timeline
+// (inflate, the line reader, the fast and JSON decoders): the payload is
+// compressed here (so mutations of the NDJSON reach the decoders through
 // inflate), then the stream is damaged as a crash, a kill -9 or a bad copy
 // leaves it: cut at a fuzzer-chosen byte, a byte flipped, garbage appended
 // after the trailer, or a second member concatenated.
@@ -57,7 +58,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     default: break;
   }
   MemFile gz(file.data(), file.size());
-  // The HTML report is the plain target's to fuzz; this one is the reader's.
-  analyze_recording(gz.path(), /*html=*/false);
+  // The reader's and the decoders' target: the analysis of what they read
+  // is `recording_full`'s to fuzz.
+  (void)read_recording(gz.path());
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "analyzer/recording/json_fields.h"
 #include "analyzer/recording/records.h"
@@ -154,8 +155,16 @@ json frame_json(const BlockFrame& f) {
   return {{"function", f.function}, {"url", f.url}, {"line", f.line}, {"column", f.column}};
 }
 
+// A frame's line or column. One outside int's range (a damaged line) reads
+// as 0, unknown: the cast of it was undefined behaviour (fuzz finding).
+int position(const json& f, const char* key) {
+  const double v = num(f, key);
+  constexpr double kMin = std::numeric_limits<int>::min(), kMax = std::numeric_limits<int>::max();
+  return v >= kMin && v <= kMax ? static_cast<int>(v) : 0;
+}
+
 BlockFrame decode_frame(const json& f) {
-  return {str(f, "function"), str(f, "url"), static_cast<int>(num(f, "line")), static_cast<int>(num(f, "column"))};
+  return {str(f, "function"), str(f, "url"), position(f, "line"), position(f, "column")};
 }
 
 }  // namespace

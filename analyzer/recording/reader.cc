@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 namespace loopdoctor::recording {
 namespace {
@@ -25,6 +26,35 @@ constexpr std::size_t kReadChunkBytes = 1 << 18;
 // Chunks decompressed ahead of the parser: two keep both threads busy; more
 // would only hold memory.
 constexpr std::size_t kChunksInFlight = 3;
+// A recording of at most this many bytes (uncompressed) is read on the
+// caller's thread in chunks of kSmallReadBytes: for a few KB, starting the
+// read-ahead thread and faulting in its 256 KiB buffers and zlib's took
+// longer than the reading (perf of the recording fuzz target: most of an
+// input's time). Only the speed differs: any size reads alike either way.
+constexpr std::size_t kSmallFileBytes = 64 << 10;
+constexpr std::size_t kSmallReadBytes = 16 << 10;
+
+struct Chunk {
+  std::vector<char> data;
+  int n = 0;  // bytes read; 0 at the end, < 0 on a read error
+  bool stream_error = false;  // the end was a damaged or cut-off stream
+};
+
+// Reads up to `bytes` into `buf` (its memory reused).
+Chunk read_chunk(gzFile gz, std::vector<char> buf, std::size_t bytes) {
+  buf.resize(bytes);
+  Chunk c;
+  c.n = gzread(gz, buf.data(), static_cast<unsigned>(buf.size()));
+  if (c.n == 0) {
+    // gzread returns 0 both at a clean end and at a cut-off gzip stream;
+    // gzerror tells them apart.
+    int err = Z_OK;
+    gzerror(gz, &err);
+    c.stream_error = err != Z_OK && err != Z_STREAM_END;
+  }
+  c.data = std::move(buf);
+  return c;
+}
 
 // Decompression runs on its own thread, one chunk ahead of the line parser:
 // inflating is a fifth of reading an hour-long recording, and overlapping it
@@ -32,12 +62,6 @@ constexpr std::size_t kChunksInFlight = 3;
 // The caller's thread keeps every visit() call, so visitors need no locking.
 class ChunkPipe {
  public:
-  struct Chunk {
-    std::vector<char> data;
-    int n = 0;  // bytes read; 0 at the end, < 0 on a read error
-    bool stream_error = false;  // the end was a damaged or cut-off stream
-  };
-
   explicit ChunkPipe(gzFile gz) : gz_(gz), worker_([this] { run(); }) {}
   ~ChunkPipe() {
     {
@@ -79,17 +103,7 @@ class ChunkPipe {
         if (stop_) return;
         if (!free_.empty()) buf = std::move(free_.back()), free_.pop_back();
       }
-      buf.resize(kReadChunkBytes);
-      Chunk c;
-      c.n = gzread(gz_, buf.data(), static_cast<unsigned>(buf.size()));
-      if (c.n == 0) {
-        // gzread returns 0 both at a clean end and at a cut-off gzip stream;
-        // gzerror tells them apart.
-        int err = Z_OK;
-        gzerror(gz_, &err);
-        c.stream_error = err != Z_OK && err != Z_STREAM_END;
-      }
-      c.data = std::move(buf);
+      Chunk c = read_chunk(gz_, std::move(buf), kReadChunkBytes);
       const bool last = c.n <= 0;
       {
         std::lock_guard lock(mu_);
@@ -194,6 +208,29 @@ class LineAssembler {
   bool too_long_ = false;
 };
 
+// Feeds the stream to `lines` chunk by chunk, read on this thread; true when
+// it ended in a read error or a damaged stream.
+bool read_here(gzFile gz, LineAssembler* lines) {
+  std::vector<char> buf;
+  for (;;) {
+    Chunk c = read_chunk(gz, std::move(buf), kSmallReadBytes);
+    if (c.n <= 0) return c.n < 0 || c.stream_error;
+    lines->feed(c.data.data(), static_cast<std::size_t>(c.n));
+    buf = std::move(c.data);
+  }
+}
+
+// The same, read a chunk ahead on a thread of its own.
+bool read_ahead(gzFile gz, LineAssembler* lines) {
+  ChunkPipe pipe(gz);
+  for (;;) {
+    Chunk c = pipe.next();
+    if (c.n <= 0) return c.n < 0 || c.stream_error;
+    lines->feed(c.data.data(), static_cast<std::size_t>(c.n));
+    pipe.recycle(std::move(c));
+  }
+}
+
 }  // namespace
 
 ReadResult read_lines(const std::string& path,
@@ -204,22 +241,15 @@ ReadResult read_lines(const std::string& path,
     res.error = "cannot open recording '" + path + "': " + std::strerror(errno);
     return res;
   }
-  gzbuffer(gz.get(), kReadChunkBytes);
+  // 0: unknown (a cut gzip trailer), so read ahead.
+  const std::size_t hint = uncompressed_size_hint(path);
+  const bool small = hint > 0 && hint <= kSmallFileBytes;
+  gzbuffer(gz.get(), small ? kSmallReadBytes : kReadChunkBytes);
   res.ok = true;
 
   LineAssembler lines(path, visit, &res);
-  ChunkPipe pipe(gz.get());  // declared after gz: joined before gz closes
-  bool stream_error = false;
-  for (;;) {
-    ChunkPipe::Chunk chunk = pipe.next();
-    if (chunk.n <= 0) {
-      stream_error = chunk.n < 0 || chunk.stream_error;
-      break;
-    }
-    lines.feed(chunk.data.data(), static_cast<std::size_t>(chunk.n));
-    pipe.recycle(std::move(chunk));
-  }
-  lines.finish(stream_error);
+  // The pipe's thread is joined inside read_ahead, before gz closes.
+  lines.finish(small ? read_here(gz.get(), &lines) : read_ahead(gz.get(), &lines));
   return res;
 }
 

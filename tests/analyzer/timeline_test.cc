@@ -100,6 +100,30 @@ TEST_CASE("a gzip recording cut short still reads up to the cut") {
   CHECK(n > 10);
 }
 
+// The reader takes a small file (<= 64 KiB) in 16 KiB chunks on the
+// caller's thread and a larger one through its read-ahead thread: a line
+// across chunks, and the cut-off last line, read alike both ways.
+TEST_CASE("small and large recordings read a line longer than a read chunk whole") {
+  for (const std::size_t padding : {std::size_t{0}, std::size_t{100000}}) {
+    for (const bool gz : {false, true}) {
+      INFO("padding " << padding << (gz ? " gzip" : " plain"));
+      const std::string text(40000, 'w');  // 2.5 small chunks
+      std::vector<nlohmann::json> recs = {{{"type", "meta"}, {"format", 1}},
+                                          {{"type", "warning"}, {"text", text}},
+                                          {{"type", "warning"}, {"text", std::string(padding, 'p')}}};
+      const std::string path = temp_path(gz ? "long-line.ndjson.gz" : "long-line.ndjson");
+      write_lines(path, recs, gz);
+      std::string err;
+      auto tl = load_timeline(path, &err);
+      REQUIRE(tl);
+      REQUIRE(tl->recorded_warnings.size() == 2);
+      CHECK(tl->recorded_warnings[0] == text);
+      CHECK(tl->recorded_warnings[1].size() == padding);
+      CHECK_FALSE(tl->truncated);
+    }
+  }
+}
+
 TEST_CASE("garbage lines are skipped, not fatal") {
   std::ofstream(temp_path("junk.ndjson")) << "{\"type\":\"meta\",\"format\":1}\nnot json\n[1,2]\n"
                                              "{\"type\":\"proc\",\"t\":5,\"cpu_ms\":1}\n";

@@ -104,6 +104,20 @@ TEST_CASE("a block line from a probe reads its DESIGN fields and skips odd frame
   CHECK(b.frames[1].function.empty());
 }
 
+// Fuzz finding (recording target): a line of 1.18e23 was cast to int,
+// undefined behaviour; tests/data/fuzz-regressions/recording-block-line-past-int.
+TEST_CASE("a block frame's line or column outside int's range reads as unknown") {
+  const Block b = decode_block(json::parse(
+      R"({"type":"block","t":300,"start":100,"duration_ms":200,
+          "frames":[{"function":"f","url":"/a.js","line":1.18447e23,"column":-1e300},
+                    {"function":"g","url":"/a.js","line":2147483647,"column":7}]})"));
+  REQUIRE(b.frames.size() == 2);
+  CHECK(b.frames[0].line == 0);
+  CHECK(b.frames[0].column == 0);
+  CHECK(b.frames[1].line == 2147483647);
+  CHECK(b.frames[1].column == 7);
+}
+
 TEST_CASE("gc round-trips") {
   Gc major{200, "major", 12.5, 31235912};
   CHECK(round_trip(major, Type::kGc, decode_gc) == major);
