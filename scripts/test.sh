@@ -4,21 +4,48 @@
 # AddressSanitizer and UBSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh --test
+# Each phase's wall and CPU time (its children's included) on stderr, so a
+# slow run says which phase grew.
+phase() {
+  local TIMEFORMAT="test.sh: $1: %0R s wall, %0U s user + %0S s sys"
+  shift
+  time "$@"
+}
+phase set-up scripts/setup.sh --test
 # Line tables only (-g1) in the CI builds: a quarter less compiling, and
 # backtraces and sanitizer reports still name function, file and line.
 # The unit-test programs are built once, in the sanitizer pass below.
-scripts/build.sh -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DLOOPDOCTOR_UNIT_TESTS=OFF
-(cd build && ctest --output-on-failure -j2 --timeout 300)
+phase build scripts/build.sh -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DLOOPDOCTOR_UNIT_TESTS=OFF
 
 # Sanitizer pass: the unit tests (every Catch2 program: the `unit_tests`
 # target), run here only; the sample runs measure a loop's timing, which the
 # sanitizers would only distort. Built with clang (setup.sh --test installs
 # it for the fuzz targets): half GCC's time for an ASan build here (4 min
 # against 7.8), and a second compiler's warnings under -Werror.
-if command -v clang++-14 > /dev/null; then export CC=clang-14 CXX=clang++-14; fi
-BUILD_DIR=build-asan scripts/build.sh -DLOOPDOCTOR_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_CXX_FLAGS_DEBUG=-g1 \
-  --target unit_tests
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-   ctest --output-on-failure -j2 --timeout 300 -L unit)
+# Its build runs while ctest does, at SCHED_IDLE: the CPU left over between
+# and beside the tests (a run's start and end, a test waiting on a timer) is
+# ~3 minutes of compiling, and a test's process takes a core from it at once
+# whenever it becomes runnable, so no test waits on the compiler.
+mkdir -p build-asan
+idle=()
+chrt --idle 0 true 2>/dev/null && idle=(chrt --idle 0)
+(
+  if command -v clang++-14 > /dev/null; then export CC=clang-14 CXX=clang++-14; fi
+  BUILD_DIR=build-asan phase "asan build (beside ctest, SCHED_IDLE)" "${idle[@]}" scripts/build.sh \
+    -DLOOPDOCTOR_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 --target unit_tests
+) > build-asan/build.log 2>&1 &
+asan_build=$!
+
+ctest_rc=0
+phase ctest bash -c 'cd build && ctest --output-on-failure -j2 --timeout 300' || ctest_rc=$?
+asan_build_rc=0
+phase "asan build, rest after ctest" wait "$asan_build" || asan_build_rc=$?
+grep '^test.sh:' build-asan/build.log >&2 || true
+if ((asan_build_rc)); then
+  tail -50 build-asan/build.log >&2
+  echo "test.sh: the sanitizer build failed (exit $asan_build_rc): build-asan/build.log" >&2
+fi
+((ctest_rc == 0)) || exit "$ctest_rc"
+((asan_build_rc == 0)) || exit "$asan_build_rc"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  phase "asan tests" bash -c 'cd build-asan && ctest --output-on-failure -j2 --timeout 300 -L unit'
