@@ -22,24 +22,34 @@ phase build scripts/build.sh -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 # sanitizers would only distort. Built with clang (setup.sh --test installs
 # it for the fuzz targets): half GCC's time for an ASan build here (4 min
 # against 7.8), and a second compiler's warnings under -Werror.
-# Its build runs while ctest does, at SCHED_IDLE: the CPU left over between
-# and beside the tests (a run's start and end, a test waiting on a timer) is
-# ~3 minutes of compiling, and a test's process takes a core from it at once
-# whenever it becomes runnable, so no test waits on the compiler.
-mkdir -p build-asan
-idle=()
-chrt --idle 0 true 2>/dev/null && idle=(chrt --idle 0)
-(
+# Its build runs while ctest does, at SCHED_IDLE: it gets only the CPU the
+# tests leave (a run's start and end, a test waiting on a timer), and a
+# test's process takes a core from it at once whenever it becomes runnable.
+# LOOPDOCTOR_ASAN_AFTER_CTEST=1 builds it after ctest instead.
+asan_build() {
   if command -v clang++-14 > /dev/null; then export CC=clang-14 CXX=clang++-14; fi
-  BUILD_DIR=build-asan phase "asan build (beside ctest, SCHED_IDLE)" "${idle[@]}" scripts/build.sh \
+  BUILD_DIR=build-asan phase "asan build$1" "${@:2}" scripts/build.sh \
     -DLOOPDOCTOR_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 --target unit_tests
-) > build-asan/build.log 2>&1 &
-asan_build=$!
+}
+after=${LOOPDOCTOR_ASAN_AFTER_CTEST:-0}
+mkdir -p build-asan
+: >build-asan/build.log
+asan_pid=
+if [[ $after != 1 ]]; then
+  idle=()
+  chrt --idle 0 true 2>/dev/null && idle=(chrt --idle 0)
+  (asan_build " (beside ctest, SCHED_IDLE)" "${idle[@]}") >build-asan/build.log 2>&1 &
+  asan_pid=$!
+fi
 
 ctest_rc=0
 phase ctest bash -c 'cd build && ctest --output-on-failure -j2 --timeout 300' || ctest_rc=$?
 asan_build_rc=0
-phase "asan build, rest after ctest" wait "$asan_build" || asan_build_rc=$?
+if [[ -n $asan_pid ]]; then
+  phase "asan build, rest after ctest" wait "$asan_pid" || asan_build_rc=$?
+elif ((ctest_rc == 0)); then
+  (asan_build "") >build-asan/build.log 2>&1 || asan_build_rc=$?
+fi
 grep '^test.sh:' build-asan/build.log >&2 || true
 if ((asan_build_rc)); then
   tail -50 build-asan/build.log >&2
