@@ -45,7 +45,15 @@ fi
 ctest_rc=0
 phase ctest bash -c 'cd build && ctest --output-on-failure -j2 --timeout 300' || ctest_rc=$?
 asan_build_rc=0
+# Once ctest is done, the rest of the build runs at normal priority again
+# (a parent before its children: what it starts from then on inherits it).
+unidle() {
+  local child
+  chrt --other -p 0 "$1" 2>/dev/null || true
+  for child in $(pgrep -P "$1"); do unidle "$child"; done
+}
 if [[ -n $asan_pid ]]; then
+  unidle "$asan_pid"
   phase "asan build, rest after ctest" wait "$asan_pid" || asan_build_rc=$?
 elif ((ctest_rc == 0)); then
   (asan_build "") >build-asan/build.log 2>&1 || asan_build_rc=$?
