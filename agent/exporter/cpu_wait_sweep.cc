@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "agent/exporter/limits.h"
+#include "base/units.h"
 
 namespace loopdoctor::exporter {
 namespace {
@@ -18,7 +19,7 @@ Key source(const ProcessState& p) {
   return {p.peer_pid, p.id.start_time_s};
 }
 
-constexpr double kMsPerS = 1000;
+using base::kMsPerS;
 
 // A probed loop's reading as the collector's `proc` record, which the
 // analyzer's rules read (window_stats.h: run-queue wait during stalls,
