@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "agent/exporter/limits.h"
+#include "analyzer/recording/proc_record.h"
 #include "base/units.h"
 
 namespace loopdoctor::exporter {
@@ -43,13 +44,7 @@ std::optional<recording::Proc> sched_record(const ProcessState& p, const Process
   if (!c.process) return std::nullopt;
   r.cpu_ms = c.process->run * kMsPerS;
   if (p.have_latest) r.rss = p.latest.rss;
-  if (c.throttle) {
-    r.has_throttle = true;
-    r.cg_periods = static_cast<double>(c.throttle->periods);
-    r.cg_throttled = static_cast<double>(c.throttle->throttled);
-    r.cg_throttled_ms = c.throttle->throttled_ms;
-  }
-  r.cpu_quota_cores = c.quota_cores.value_or(0);
+  recording::set_cpu_cgroup(&r, c.throttle, c.quota_cores);
   return r;
 }
 

@@ -21,15 +21,20 @@ Proc proc_record(const base::ProcSample& s, double t) {
     p.sched_run_ms = static_cast<double>(s.sched->run_ns) / 1e6;
     p.sched_wait_ms = static_cast<double>(s.sched->wait_ns) / 1e6;
   }
-  if (s.throttle) {
-    p.has_throttle = true;
-    p.cg_periods = static_cast<double>(s.throttle->periods);
-    p.cg_throttled = static_cast<double>(s.throttle->throttled);
-    p.cg_throttled_ms = s.throttle->throttled_ms;
-  }
-  p.cpu_quota_cores = s.quota_cores.value_or(0);
+  set_cpu_cgroup(&p, s.throttle, s.quota_cores);
   p.mem_limit = s.mem_limit_bytes.value_or(0);
   return p;
+}
+
+void set_cpu_cgroup(Proc* p, const std::optional<base::CgroupThrottle>& throttle,
+                    const std::optional<double>& quota_cores) {
+  if (throttle) {
+    p->has_throttle = true;
+    p->cg_periods = static_cast<double>(throttle->periods);
+    p->cg_throttled = static_cast<double>(throttle->throttled);
+    p->cg_throttled_ms = throttle->throttled_ms;
+  }
+  p->cpu_quota_cores = quota_cores.value_or(0);
 }
 
 }  // namespace loopdoctor::recording

@@ -10,4 +10,9 @@ namespace loopdoctor::recording {
 // `t`: when the sample was taken, ms on the caller's clock.
 Proc proc_record(const base::ProcSample& s, double t);
 
+// The cgroup's throttling counters and quota onto a `proc` record (absent
+// counters: none set), for every producer of the record.
+void set_cpu_cgroup(Proc* p, const std::optional<base::CgroupThrottle>& throttle,
+                    const std::optional<double>& quota_cores);
+
 }  // namespace loopdoctor::recording
