@@ -7,33 +7,45 @@
 //   none, control: two plain servers (the reference, and one more to show
 //            how much of a figure is noise)
 // plus any analysis variants named in $VARIANTS (see VARIANTS below).
-// Two figures per variant, each as a ratio to the plain server measured in
-// the same round:
-//   1. req/s at saturation (wrk -c50): targets default <= 3 % loss,
-//      native <= 1 %;
+// Two figures per variant, each against the plain reference server measured
+// in the same round (see oneSet for the order):
+//   1. req/s at saturation (wrk -c50), each server alone, against the mean
+//      of the reference's just before and after: targets default <= 3 %
+//      loss, native <= 1 %;
 //   2. the target's CPU per request at a fixed rate (`loopdoctor load
-//      --rate`): nanoseconds actually run, from /proc/<pid>/task/*/schedstat
+//      --rate`), the variant and the reference loaded at once: nanoseconds
+//      actually run, from /proc/<pid>/task/*/schedstat
 //      summed over the target's threads (the watchdog and V8's profiler
 //      thread included), not /proc/<pid>/stat, whose 10 ms ticks over a few
 //      thousand requests quantise the figure to ~2.5 us; target <= 3 us added.
 // Method (why): on a shared 2-core VM whose speed drifts +-15 % minute to
-// minute, variants are measured in short phases in turn against live
-// servers, the order rotating every round, so each sees the same drift;
+// minute, variants are measured in short phases against live servers, the
+// order rotating every round, so each sees the same drift;
 // servers are started fresh every set (two identical plain servers differed
-// by up to 25 % for their whole life: JIT and layout luck); servers and
-// collectors share one CPU and the load generator has the other (where the
-// scheduler put a server moved its req/s by up to 40 %). Figures are
-// medians with quartiles over every round of every set.
-const { spawn, execFileSync } = require('child_process');
+// by up to 25 % for their whole life: JIT and layout luck), and every server
+// of a set, plain or probed, starts with the same V8 seeds (--random-seed,
+// --hash-seed: V8 draws its heap and code addresses from that generator;
+// six fresh plain servers spread over a standard deviation of 7.2 us per
+// request with V8's own seeds and 2.4 with one fixed), so the luck of a set
+// is drawn alike for each variant and many short sets average it out.
+// Servers have one CPU and the load generator the other (where the
+// scheduler put a server moved its req/s by up to 40 %); the collector
+// (`loopdoctor run` itself) runs beside the load generator, as on any
+// machine with a core the target does not use, and its own CPU is printed
+// (COLLECTOR_CPU=server puts it on the servers' CPU, where its every
+// millisecond is one the target did not get). Figures are medians with
+// quartiles over every round of every set.
+const { spawn, execFile, execFileSync } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 
 const ROOT = path.resolve(__dirname, '..');
 const LD = path.resolve(ROOT, process.env.LOOPDOCTOR || 'build/loopdoctor');
-const [sets, rounds, secs, rate] = [4, 6, 1, 2000].map((d, i) => Number(process.argv[2 + i] || d));
+const [sets, rounds, secs, rate] = [12, 2, 1, 2000].map((d, i) => Number(process.argv[2 + i] || d));
 const CPUS = os.cpus().length;
 const SERVER_CPU = '0', LOAD_CPU = CPUS > 1 ? '1' : '0';
+const COLLECTOR_CPU = process.env.COLLECTOR_CPU === 'server' ? SERVER_CPU : LOAD_CPU;
 // The watchdog thread's name (agent/probes/node/native/watchdog.cc).
 const WATCHDOG_COMM = 'loopdoctor-wd';
 
@@ -76,16 +88,18 @@ const live = new Set();  // started and not yet ended: stopped on an error
 function start(name, set) {
   const v = VARIANTS[name];
   const runtime = `${rounds * secs * names.length * 3 + 120}s`;
-  const cmd = v.plain ? ['node', '-e', SERVER]
-    : [LD, 'run', ...v.args, '--duration', runtime, '-o', path.join(tmp, `${name}${set}.html`),
-      '--no-record', '--', 'node', '-e', SERVER];
+  // The set's number seeds V8 alike in every server of the set (see Method).
+  const node = ['taskset', '-c', SERVER_CPU, 'node', `--random-seed=${set}`, `--hash-seed=${set}`, '-e', SERVER];
+  const cmd = v.plain ? node
+    : ['taskset', '-c', COLLECTOR_CPU, LD, 'run', ...v.args, '--duration', runtime,
+      '-o', path.join(tmp, `${name}${set}.html`), '--no-record', '--', ...node];
   const out = fs.openSync(path.join(tmp, `${name}.out`), 'w');
   const err = fs.openSync(path.join(tmp, `${name}.err`), 'w');
   // detached: a session of its own, as `run` gives its target. With the
   // kernel's autogroup scheduling, each session gets an equal CPU share on a
   // busy machine: plain servers sharing this script's session got a fraction
   // of what each probed target got (and came out 2x slower).
-  const child = spawn('taskset', ['-c', SERVER_CPU, ...cmd], {
+  const child = spawn(cmd[0], cmd.slice(1), {
     env: { ...process.env, ...(v.env || {}) }, stdio: ['ignore', out, err], detached: true,
   });
   const s = { name, child, plain: !!v.plain, set };
@@ -101,6 +115,7 @@ function waitPort(s) {
       s.port = Number(text.split('\n')[0]);
       // taskset execs, so the child's pid is loopdoctor's (or the plain node's).
       s.pid = s.plain ? s.child.pid : Number(run('pgrep', ['-P', String(s.child.pid), 'node']).split('\n')[0]);
+      s.collector = s.plain ? 0 : s.child.pid;
       return;
     }
     sleep(100);
@@ -122,22 +137,60 @@ function cpuNs(pid) {
   return by;
 }
 
-function saturation(s) {
-  const out = run('taskset', ['-c', LOAD_CPU, 'wrk', '-t1', '-c50', `-d${secs}s`, `http://127.0.0.1:${s.port}/`]);
-  return Number(/Requests\/sec:\s*([\d.]+)/.exec(out)[1]);
+// ns of CPU run by every thread of pid (0: no process).
+function totalNs(pid) {
+  if (!pid) return 0;
+  const by = cpuNs(pid);
+  return by.main + by.watchdog + by.other;
 }
 
-// CPU per request at the fixed rate, in us, whole and by thread.
-function perRequest(s) {
-  const before = cpuNs(s.pid);
-  const out = run('taskset', ['-c', LOAD_CPU, LD, 'load', '--rate', String(rate), '-c', '20', '-d', `${secs}s`,
-    '--json', '-', `http://127.0.0.1:${s.port}/`]);
-  const after = cpuNs(s.pid);
-  const n = JSON.parse(out).requests;
-  const us = {};
-  for (const k of Object.keys(before)) us[k] = (after[k] - before[k]) / 1e3 / n;
-  us.total = us.main + us.watchdog + us.other;
-  return us;
+// req/s of one server under wrk -c50 alone, and its collector's CPU
+// meanwhile (ms a second).
+async function saturation(s) {
+  const c0 = totalNs(s.collector), t0 = process.hrtime.bigint();
+  const { rps } = await load(s, 'saturation');
+  const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
+  return { rps, collectorMs: (totalNs(s.collector) - c0) / 1e6 / wallS };
+}
+
+function runAsync(cmd, args) {
+  return new Promise((resolve, reject) => execFile(cmd, args, { encoding: 'utf8' },
+    (err, out) => (err ? reject(err) : resolve(out))));
+}
+
+// The load of one phase against one server: wrk -c50 (saturation) or
+// `loopdoctor load --rate` (the fixed rate); resolves to requests served.
+function load(s, mode) {
+  const url = `http://127.0.0.1:${s.port}/`;
+  if (mode === 'saturation') {
+    return runAsync('taskset', ['-c', LOAD_CPU, 'wrk', '-t1', '-c50', `-d${secs}s`, url])
+      .then((out) => ({ requests: Number(/(\d+) requests in/.exec(out)[1]), rps: Number(/Requests\/sec:\s*([\d.]+)/.exec(out)[1]) }));
+  }
+  return runAsync('taskset', ['-c', LOAD_CPU, LD, 'load', '--rate', String(rate), '-c', '20', '-d', `${secs}s`,
+    '--json', '-', url]).then((out) => ({ requests: JSON.parse(out).requests }));
+}
+
+// One phase at the fixed rate against the reference and a variant at once,
+// both on the servers' CPU: whatever the VM's speed does in that second (drift, a
+// neighbour, the host taking the vCPU away, which the guest still counts as
+// run time) it does to both, so their ratio keeps only what differs between
+// them. Per server: us of CPU per request by thread, requests, req/s; and
+// the variant's collector's CPU (ms a second).
+async function together(ref, v, mode) {
+  const pair = [ref, v];
+  const before = pair.map((s) => cpuNs(s.pid));
+  const c0 = totalNs(v.collector), t0 = process.hrtime.bigint();
+  const served = (await Promise.all(pair.map((s) => load(s, mode)))).map((x) => x.requests);
+  const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
+  const collectorMs = (totalNs(v.collector) - c0) / 1e6 / wallS;
+  const after = pair.map((s) => cpuNs(s.pid));
+  const per = pair.map((s, i) => {
+    const us = {};
+    for (const k of Object.keys(before[i])) us[k] = (after[i][k] - before[i][k]) / 1e3 / served[i];
+    us.total = us.main + us.watchdog + us.other;
+    return { us, requests: served[i], rps: served[i] / wallS };
+  });
+  return { ref: per[0], v: per[1], collectorMs };
 }
 
 function stop(s) {
@@ -155,32 +208,49 @@ const quantile = (xs, q) => {
 };
 const mq = (xs) => [0.5, 0.25, 0.75].map((q) => quantile(xs, q));
 
-const results = Object.fromEntries(names.map((n) => [n, { ratio: [], rps: [], dus: [], us: [], threads: [] }]));
+const results = Object.fromEntries(names.map((n) => [n, { ratio: [], rps: [], dus: [], us: [], threads: [], collectorMs: [] }]));
 
+// Each round, per variant: a second of saturation, not measured, to wake it
+// (a server left idle for the rest of the round, ~20 s, came back ~15 %
+// slower for a second and spent 10x the CPU in V8's helper threads: V8
+// shrinks an idle heap and ages its code; a plain twin showed that as a
+// 15 % "loss" and +38 us per request); then the variant and the reference
+// together at the fixed rate; then the reference saturated alone, the
+// variant alone, and the reference again (the variant's req/s is compared
+// with the mean of the two: a drift of the VM's speed over the three
+// seconds cancels). (Saturated together, two servers on one CPU
+// interfere: V8's GC helper threads of one wait behind the other server,
+// and a plain server's CPU per request came out 1x to 2x its twin's.)
 async function oneSet(set) {
   const servers = Object.fromEntries(names.map((n) => [n, start(n, set)]));
   for (const n of names) waitPort(servers[n]);
-  for (const n of names) { saturation(servers[n]); perRequest(servers[n]); }  // warm: JIT, connections
+  for (const n of names.slice(1)) {  // warm: JIT, connections
+    await load(servers[n], 'saturation');
+    await together(servers.none, servers[n], 'rate');
+  }
+  const others = names.slice(1);
   for (let r = 0; r < rounds; r++) {
-    const rps = {}, us = {};
-    for (let k = 0; k < names.length; k++) {  // every variant goes first in turn
-      const n = names[(k + r + set) % names.length];
-      rps[n] = saturation(servers[n]);
-      us[n] = perRequest(servers[n]);
-      await new Promise(setImmediate);  // lets a Ctrl-C's handler run and stop the servers
-    }
-    const base = (rps.none + rps.control) / 2;
-    let line = `set ${set} round ${r + 1}: plain ${base.toFixed(0)} req/s ${us.none.total.toFixed(2)} us/req`;
-    for (const n of names.slice(1)) {
+    let line = `set ${set} round ${r + 1}:`;
+    for (let k = 0; k < others.length; k++) {  // every variant goes first in turn
+      const n = others[(k + r + set) % others.length];
+      await load(servers[n], 'saturation');
+      const fixed = await together(servers.none, servers[n], 'rate');
+      const before = await saturation(servers.none);
+      const sat = await saturation(servers[n]);
+      const after = await saturation(servers.none);
       const res = results[n];
-      res.ratio.push(rps[n] / base);
-      res.dus.push(us[n].total - us.none.total);
-      res.threads.push(us[n]);
-      line += `  ${n} ${(rps[n] / base).toFixed(3)} ${(us[n].total - us.none.total) >= 0 ? '+' : ''}${(us[n].total - us.none.total).toFixed(2)}us`;
+      const base = (before.rps + after.rps) / 2;
+      const ratio = sat.rps / base;
+      const dus = fixed.v.us.total - fixed.ref.us.total;
+      res.ratio.push(ratio);
+      res.dus.push(dus);
+      res.threads.push(fixed.v.us);
+      res.collectorMs.push(sat.collectorMs);
+      results.none.rps.push(base);
+      results.none.us.push(fixed.ref.us.total);
+      results.none.threads.push(fixed.ref.us);
+      line += `  ${n} ${ratio.toFixed(3)} ${dus >= 0 ? '+' : ''}${dus.toFixed(2)}us`;
     }
-    results.none.rps.push(base);
-    results.none.us.push(us.none.total);
-    results.none.threads.push(us.none);
     console.log(line);
   }
   for (const n of names) {
@@ -208,6 +278,13 @@ function report() {
     const t = results[n].threads;
     const m = (k) => mq(t.map((x) => x[k]))[0];
     console.log(`${VARIANTS[n].label.padEnd(32)} main ${m('main').toFixed(2)}  watchdog ${m('watchdog').toFixed(2)}  other ${m('other').toFixed(2)}`);
+  }
+  const where = COLLECTOR_CPU === SERVER_CPU ? 'on the servers\' CPU' : 'beside the load generator';
+  console.log(`\nthe collector (loopdoctor run itself, ${where}) at saturation, ms of CPU a second (medians)`);
+  for (const n of names) {
+    if (results[n].collectorMs.length && !VARIANTS[n].plain) {
+      console.log(`${VARIANTS[n].label.padEnd(32)} ${mq(results[n].collectorMs)[0].toFixed(1)} ms/s`);
+    }
   }
 }
 
