@@ -53,6 +53,12 @@ Figures figures_of(const Timeline& tl, const Diagnosis& dx) {
   if (st.sched_present) {
     f.loop_running_share = st.loop_thread_run_share;
     f.loop_cpu_wait_share = st.loop_thread_wait_share;
+    f.loop_cpu_wait_s = st.loop_thread_wait_ms / 1000.0;
+  }
+  if (st.stall_sched_present()) f.stall_cpu_wait_share = st.stall_wait_share();
+  if (st.throttle_present) {
+    f.cpu_throttled_s = st.throttled_ms / 1000.0;
+    f.cpu_throttled_periods_share = st.throttled_periods_share;
   }
   return f;
 }
@@ -73,7 +79,11 @@ json figures_json(const Figures& f) {
           {"cpu_cores", opt(f.cpu_cores)},
           {"rss_max_bytes", opt(f.rss_max_bytes)},
           {"loop_running_share", opt(f.loop_running_share)},
-          {"loop_cpu_wait_share", opt(f.loop_cpu_wait_share)}};
+          {"loop_cpu_wait_share", opt(f.loop_cpu_wait_share)},
+          {"loop_cpu_wait_s", opt(f.loop_cpu_wait_s)},
+          {"stall_cpu_wait_share", opt(f.stall_cpu_wait_share)},
+          {"cpu_throttled_s", opt(f.cpu_throttled_s)},
+          {"cpu_throttled_periods_share", opt(f.cpu_throttled_periods_share)}};
 }
 
 bool figures_from_diagnosis_json(const json& j, Figures* f, std::string* error) {
@@ -104,6 +114,10 @@ bool figures_from_diagnosis_json(const json& j, Figures* f, std::string* error) 
   f->rss_max_bytes = read(g, "rss_max_bytes");
   f->loop_running_share = read(g, "loop_running_share");
   f->loop_cpu_wait_share = read(g, "loop_cpu_wait_share");
+  f->loop_cpu_wait_s = read(g, "loop_cpu_wait_s");
+  f->stall_cpu_wait_share = read(g, "stall_cpu_wait_share");
+  f->cpu_throttled_s = read(g, "cpu_throttled_s");
+  f->cpu_throttled_periods_share = read(g, "cpu_throttled_periods_share");
   return true;
 }
 

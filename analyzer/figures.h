@@ -25,6 +25,13 @@ struct Figures {
   // Where the loop thread's schedstat was read: the share of the window it
   // ran, and waited for a CPU (analysers::busy_split says them).
   std::optional<double> loop_running_share, loop_cpu_wait_share;
+  // The CPU wait in absolute terms, for a user or CI to read without parsing
+  // evidence: the loop thread's seconds waiting for a CPU (with schedstat),
+  // the share of the loop's stalled time it waited (schedstat covered a
+  // stall), and the cpu cgroup's throttling (a quota throttled in the
+  // window). Each absent, never 0, where its source was not read.
+  std::optional<double> loop_cpu_wait_s, stall_cpu_wait_share;
+  std::optional<double> cpu_throttled_s, cpu_throttled_periods_share;
 };
 
 Figures figures_of(const Timeline& tl, const Diagnosis& dx);

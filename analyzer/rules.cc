@@ -304,9 +304,13 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
     const bool delay_bad = abnormal(fs, Signal::kDelay);
     // GC explains the stalls when its pauses are a large part of the time the
     // loop was busy; otherwise the stalls are the application's own work.
+    // Stalls spent mostly waiting for a CPU stretch GC pauses more than the
+    // code: a higher bar there (kGcShareOfBusyForCauseCrowded).
     const double gc_share = st.gc_effective_share();
     const double busy = std::max(st.elu_mean, gc_share);
-    const bool gc_explains = busy > 0 && gc_share / busy >= kGcShareOfBusyForCause;
+    const bool crowded = st.stall_sched_present() && st.stall_wait_share() >= kRunQueueStallWaitShare;
+    const bool gc_explains =
+        busy > 0 && gc_share / busy >= (crowded ? kGcShareOfBusyForCauseCrowded : kGcShareOfBusyForCause);
     // Slow responses are waiting, not work, when the loop's own work and
     // its queue explain a small part of them (RequestTime); no cut on CPU or
     // utilisation, which moved the verdict of one server from run to run.

@@ -154,5 +154,16 @@ inline constexpr double kRunQueueStallWaitShare = 0.75;
 // At least this much stalled time must lie between schedstat readings
 // (five of the collector's 100 ms reads) for the shares to mean anything.
 inline constexpr double kMinStallSchedMs = 500;
+// When the loop's stalls were mostly a wait for a CPU (their wait share at
+// least kRunQueueStallWaitShare), GC pauses stretch about twice as much as
+// the code around them: V8's parallel scavenger hands work to helper
+// threads that wait in the same run queue. Measured with 4 and 8 spinners
+// on the target's CPU (samples/node/lib/crowd.js): scavenges 0.39 -> 5.3 ms
+// mean while the thread ran 15 % of the time (a 6.5x stretch would be its
+// share); blocked-queue's GC share 6-7 % alone, 14 % / 18-23 % crowded
+// (with a wall-clock render 25-33 %: read as gc-pressure); alloc-churn
+// 22-26 % alone, 44 % crowded; churn-buffers 41 %. So there GC explains the
+// stalls only at twice kGcShareOfBusyForCause of the loop's busy time.
+inline constexpr double kGcShareOfBusyForCauseCrowded = 2 * kGcShareOfBusyForCause;
 
 }  // namespace loopdoctor::thresholds

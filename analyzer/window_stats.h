@@ -1,6 +1,7 @@
 // Aggregates of a timeline over a window, shared by the analysers.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "analyzer/timeline.h"
@@ -42,8 +43,15 @@ struct WindowStats {
   // each interval's ends: the stalled time the series covers, and how much
   // of it the thread ran and waited in a run queue. 0 without schedstat.
   double stall_sched_ms = 0, stall_run_ms = 0, stall_wait_ms = 0;
-  // The share of the stalled time the thread waited for a CPU.
-  double stall_wait_share() const { return stall_sched_ms > 0 ? stall_wait_ms / stall_sched_ms : 0; }
+  // Whether schedstat covered any stalled time: without it (no schedstat,
+  // or no stall) the stalls' wait share is unknown, not 0.
+  bool stall_sched_present() const { return stall_sched_ms > 0; }
+  // The share of the stalled time the thread waited for a CPU, at most 1:
+  // interpolating readings 100 ms apart can credit a stall with more wait
+  // than its length (108 % on a recorded worker-pool main thread).
+  double stall_wait_share() const {
+    return stall_sched_ms > 0 ? std::min(1.0, stall_wait_ms / stall_sched_ms) : 0;
+  }
   // The stalls' p99 with the wait taken out: the delay p99 times the share
   // of stalled time the thread ran; what the loop's own work would have
   // stalled it, had it had a CPU whenever it was runnable.

@@ -107,6 +107,7 @@ std::string loop_figures(const LoopDiagnosis& l) {
   if (st.samples == 0) return "no samples";
   std::string s = fmt::format("delay p99 {:.0f} ms, max {:.0f} ms, busy {:.0f} %", st.delay_p99_ms,
                               st.delay_max_ms, st.elu_mean * 100);
+  if (const std::string w = analysers::cpu_wait_phrase(st); !w.empty()) s += ", " + w;
   if (!l.waited_on.empty()) s += "; waited on " + l.waited_on;
   return s;
 }
@@ -144,6 +145,7 @@ std::string key_figures(const Timeline& tl, const WindowStats& st, const char* s
     add(fmt::format("loop busy {:.0f} %{}", st.elu_mean * 100, split.empty() ? "" : " (" + split + ")"));
   }
   if (st.cpu_present) add(fmt::format("CPU {:.0f} %", st.cpu_cores * 100));
+  if (const std::string w = analysers::cpu_wait_phrase(st); !w.empty()) add(w);
   if (st.samples > 0) add(fmt::format("GC {:.1f} %", st.gc_effective_share() * 100));
   if (st.rss_max > 0) add(fmt::format("RSS {:.0f} MB", st.rss_max / 1048576.0));
   if (tl.load_summary.present)
@@ -222,6 +224,8 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
     md += fmt::format("| heap used peak | {:.0f} MB |\n", st.heap_used_max / 1048576.0);
   }
   if (st.cpu_present) md += fmt::format("| CPU | {:.0f} % of a core |\n", st.cpu_cores * 100);
+  if (const auto w = analysers::cpu_wait_figure(st); !w.value.empty())
+    md += fmt::format("| loop's CPU wait | {}{} |\n", w.value, w.detail.empty() ? "" : " (" + w.detail + ")");
   md += fmt::format("| peak RSS | {:.0f} MB |\n", st.rss_max / 1048576.0);
   if (tl.load_summary.present)
     md += fmt::format("| throughput / latency p99 | {:.0f} req/s / {:.0f} ms |\n",

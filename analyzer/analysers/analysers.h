@@ -62,6 +62,40 @@ inline std::string busy_split(const WindowStats& st) {
                      st.loop_thread_wait_share * 100.0);
 }
 
+// The loop's wait for a CPU in absolute terms, as every text output shows it
+// beside the other figures (the JSON's figures.loop_cpu_wait_s,
+// stall_cpu_wait_share, cpu_throttled_s and cpu_throttled_periods_share):
+// value "3.2 s" (the loop thread's wait, else the time throttled), detail
+// "71 % of the stalled time; quota throttled 40 % of periods, 3.1 s". Both
+// empty where neither schedstat nor a throttling quota was read.
+struct CpuWaitFigure {
+  std::string value, detail;
+};
+inline CpuWaitFigure cpu_wait_figure(const WindowStats& st) {
+  CpuWaitFigure f;
+  std::string throttled;
+  if (st.throttle_present)
+    throttled = fmt::format("quota throttled {:.0f} % of periods, {:.1f} s", st.throttled_periods_share * 100.0,
+                            st.throttled_ms / 1000.0);
+  if (st.sched_present) {
+    f.value = fmt::format("{:.1f} s", st.loop_thread_wait_ms / 1000.0);
+    if (st.stall_sched_present())
+      f.detail = fmt::format("{:.0f} % of the stalled time", st.stall_wait_share() * 100.0);
+    if (!throttled.empty()) f.detail += (f.detail.empty() ? "" : "; ") + throttled;
+  } else if (st.throttle_present) {
+    f.value = fmt::format("{:.1f} s", st.throttled_ms / 1000.0);
+    f.detail = fmt::format("throttled by its quota in {:.0f} % of periods", st.throttled_periods_share * 100.0);
+  }
+  return f;
+}
+// "CPU wait 3.2 s (71 % of the stalled time)": the terminal's and Markdown's
+// phrase; "" without a figure.
+inline std::string cpu_wait_phrase(const WindowStats& st) {
+  const CpuWaitFigure f = cpu_wait_figure(st);
+  if (f.value.empty()) return "";
+  return "CPU wait " + f.value + (f.detail.empty() ? "" : " (" + f.detail + ")");
+}
+
 inline std::string mib(double bytes) { return fmt::format("{:.0f} MB", bytes / 1048576.0); }
 inline std::string pct(double share) { return fmt::format("{:.0f} %", share * 100.0); }
 // A rough span for a forecast ("40 s", "12 min", "3.5 h"): more digits

@@ -20,6 +20,20 @@ bool finding_abnormal(const Diagnosis& dx, Signal signal) {
   return false;
 }
 
+bool has_issue(const Diagnosis& dx, Verdict kind) {
+  for (const Issue& i : dx.issues)
+    if (i.kind == kind) return true;
+  return false;
+}
+
+// The loop's wait for a CPU (analysers::cpu_wait_figure), where it was read.
+void add_cpu_wait(std::vector<KeyFigure>* out, const Diagnosis& dx) {
+  const analysers::CpuWaitFigure w = analysers::cpu_wait_figure(dx.stats);
+  if (w.value.empty()) return;
+  out->push_back({"CPU wait", w.value, w.detail.empty() ? "loop thread, waiting for a CPU" : w.detail,
+                  has_issue(dx, Verdict::kCpuStarved)});
+}
+
 }  // namespace
 
 Window report_window(const Timeline& tl, const Diagnosis& dx) {
@@ -46,6 +60,7 @@ std::vector<KeyFigure> key_figures(const Timeline& tl, const Diagnosis& dx) {
     const double cpu = st.cpu_cores;
     out.push_back({"CPU", fmt_percent(cpu, cpu < 0.1 ? 1 : 0), "mean, of one core", finding_abnormal(dx, Signal::kCpu)});
   }
+  add_cpu_wait(&out, dx);
   if (tl.probe_connected) {
     std::string detail = std::to_string(st.gc_count) + (st.gc_count == 1 ? " pause" : " pauses");
     if (st.gc_count > 0) detail += ", longest " + fmt_ms(st.gc_max_pause_ms);
@@ -84,6 +99,7 @@ std::vector<KeyFigure> loop_key_figures(const Timeline& lt, const LoopDiagnosis&
     out.push_back({"CPU", fmt_percent(st.cpu_cores, st.cpu_cores < 0.1 ? 1 : 0),
                    worker ? "this thread, of one core" : "the process, of one core",
                    finding_abnormal(dx, Signal::kCpu)});
+  add_cpu_wait(&out, dx);
   if (st.heap_used_max > 0)
     out.push_back({"Heap", fmt_bytes(st.heap_used_max), worker ? "peak, this thread" : "peak, main thread",
                    finding_abnormal(dx, Signal::kMemory)});

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "analyzer/analysers/analysers.h"
 #include "analyzer/analyze.h"
 #include "analyzer/figures.h"
 #include "synthetic.h"
@@ -72,4 +73,74 @@ TEST_CASE("compare shows time in GC, the figure the outputs state; pause share f
   CHECK(has(compare_figures(before, after), "time in GC", 20));
   before.gc_time_share.reset();
   CHECK(has(compare_figures(before, after), "GC pauses", 10));
+}
+
+namespace {
+
+// A diagnosis whose window statistics carry the scheduler's figures as
+// schedstat and a throttling cpu cgroup would give them.
+Diagnosis with_cpu_wait(bool sched, bool stalls, bool throttle) {
+  Diagnosis dx;
+  dx.stats.samples = 100;
+  dx.stats.sched_present = sched;
+  if (sched) {
+    dx.stats.loop_thread_run_share = 0.12;
+    dx.stats.loop_thread_wait_share = 0.53;
+    dx.stats.loop_thread_wait_ms = 3200;
+    dx.stats.loop_thread_run_ms = 720;
+  }
+  if (sched && stalls) {
+    dx.stats.stall_sched_ms = 2000;
+    dx.stats.stall_run_ms = 400;
+    dx.stats.stall_wait_ms = 1420;
+  }
+  dx.stats.throttle_present = throttle;
+  if (throttle) {
+    dx.stats.throttled_periods_share = 0.4;
+    dx.stats.throttled_ms = 3100;
+  }
+  return dx;
+}
+
+}  // namespace
+
+TEST_CASE("figures: the loop's CPU wait in seconds and as a share of its stalls, where read") {
+  const Timeline tl;
+  const nlohmann::json g = figures_json(figures_of(tl, with_cpu_wait(true, true, true)));
+  CHECK(g["loop_cpu_wait_s"].get<double>() == Approx(3.2));
+  CHECK(g["stall_cpu_wait_share"].get<double>() == Approx(0.71));
+  CHECK(g["cpu_throttled_s"].get<double>() == Approx(3.1));
+  CHECK(g["cpu_throttled_periods_share"].get<double>() == Approx(0.4));
+  Figures parsed;
+  std::string err;
+  REQUIRE(figures_from_diagnosis_json({{"schema", "loopdoctor.diagnosis/1"}, {"figures", g}}, &parsed, &err));
+  REQUIRE(parsed.loop_cpu_wait_s);
+  CHECK(*parsed.loop_cpu_wait_s == Approx(3.2));
+  REQUIRE(parsed.stall_cpu_wait_share);
+  CHECK(*parsed.stall_cpu_wait_share == Approx(0.71));
+  REQUIRE(parsed.cpu_throttled_s);
+  CHECK(*parsed.cpu_throttled_s == Approx(3.1));
+  const analysers::CpuWaitFigure w = analysers::cpu_wait_figure(with_cpu_wait(true, true, true).stats);
+  CHECK(w.value == "3.2 s");
+  CHECK(w.detail == "71 % of the stalled time; quota throttled 40 % of periods, 3.1 s");
+}
+
+TEST_CASE("figures: no CPU wait figure is a made-up 0 where its source was not read") {
+  const Timeline tl;
+  // No schedstat, no quota: all unknown.
+  nlohmann::json g = figures_json(figures_of(tl, with_cpu_wait(false, false, false)));
+  for (const char* key : {"loop_cpu_wait_s", "stall_cpu_wait_share", "cpu_throttled_s",
+                          "cpu_throttled_periods_share"})
+    CHECK(g[key].is_null());
+  CHECK(analysers::cpu_wait_phrase(with_cpu_wait(false, false, false).stats).empty());
+  // Schedstat but no stall: the wait is known, its share of stalls is not.
+  g = figures_json(figures_of(tl, with_cpu_wait(true, false, false)));
+  CHECK(g["loop_cpu_wait_s"].get<double>() == Approx(3.2));
+  CHECK(g["stall_cpu_wait_share"].is_null());
+  CHECK(g["cpu_throttled_s"].is_null());
+  CHECK(analysers::cpu_wait_phrase(with_cpu_wait(true, false, false).stats) == "CPU wait 3.2 s");
+  // A quota without schedstat: the throttled time stands for the wait.
+  const analysers::CpuWaitFigure w = analysers::cpu_wait_figure(with_cpu_wait(false, false, true).stats);
+  CHECK(w.value == "3.1 s");
+  CHECK(w.detail == "throttled by its quota in 40 % of periods");
 }

@@ -94,6 +94,24 @@ TEST_CASE("golden: a pool that is too small is io-bound") {
   CHECK(g.st.http_inflight_mean > 10);
 }
 
+// Issue 14's held-out server (samples/node/busy-upstream: ~180 ms upstream
+// wait per request, RENDER_WORK 0.4 and 1.3 of CPU each) recorded on both
+// sides of the old cut, which called a server at 0.5 core or more healthy:
+// each response takes tens of times what its CPU and the loop's queue
+// explain, whatever the CPU share.
+TEST_CASE("golden: a server that waits is io-bound at 0.33 and at 0.55 core") {
+  for (const char* name : {"busy-upstream-0.33-core.ndjson.gz", "busy-upstream-0.55-core.ndjson.gz"}) {
+    INFO(name);
+    Golden g = load(name);
+    CHECK(g.dx.verdict == Verdict::kIoBound);
+    CHECK(g.dx.issues.front().cause.kind == CauseKind::kUpstream);
+    const RequestTime rt = request_time(g.st);
+    CHECK(rt.wait_factor() >= 20);
+  }
+  CHECK(load("busy-upstream-0.33-core.ndjson.gz").st.cpu_cores < 0.5);
+  CHECK(load("busy-upstream-0.55-core.ndjson.gz").st.cpu_cores > 0.5);
+}
+
 TEST_CASE("golden: hello world under full load is healthy") {
   Golden g = load("hello-world.ndjson.gz");
   CHECK(g.dx.verdict == Verdict::kHealthy);

@@ -4,13 +4,18 @@
 #   run_queue.sh starved   crowded-cpu, a light server: cpu-starved, cause run-queue
 #   run_queue.sh blocked   pbkdf2-sync beside the same spinners: still blocked-loop, cause sync-crypto
 # (its code holds the loop: the part of each stall it ran is a stall itself).
+#   run_queue.sh queue     blocked-queue beside them: blocked-loop, cause json, not gc-pressure
+# (GC pauses stretch more than code on a crowded CPU: thresholds.h,
+# kGcShareOfBusyForCauseCrowded).
 # Exit 77 (ctest SKIP) where taskset is missing: nothing can be crowded.
 source "$(dirname "$0")/lib.sh"
 command -v taskset >/dev/null || { echo "SKIP: no taskset (util-linux) to pin the target and the spinners"; exit 77; }
-case ${1:?starved or blocked} in
+case ${1:?starved, blocked or queue} in
   starved) target=(node "$ROOT/samples/node/crowded-cpu/server.js") want=cpu-starved want_cause=run-queue ;;
   blocked) target=(node -r "$ROOT/samples/node/lib/crowd.js" "$ROOT/samples/node/pbkdf2-sync/server.js")
            want=blocked-loop want_cause=sync-crypto ;;
+  queue) target=(node -r "$ROOT/samples/node/lib/crowd.js" "$ROOT/samples/node/blocked-queue/server.js")
+         want=blocked-loop want_cause=json ;;
   *) fail "unknown case $1" ;;
 esac
 rc=0
