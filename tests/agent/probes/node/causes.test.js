@@ -7,6 +7,7 @@ const assert = require('node:assert/strict');
 const path = require('path');
 const http = require('http');
 const crypto = require('crypto');
+const { performance } = require('perf_hooks');
 
 const LIB = path.resolve(__dirname, '..', '..', '..', '..', 'agent', 'probes', 'node', 'lib');
 const { createOutbound, MAX_DESTINATIONS } = require(path.join(LIB, 'outbound.js'));
@@ -49,18 +50,66 @@ test('outbound: calls to a pool of 2 show 2 sockets, requests waiting, the limit
   server.close();
 });
 
-test('outbound: fetch (undici) calls are their own destination, with no pool', { timeout: 20000 }, async () => {
-  const server = await listen((q, r) => r.end('ok'));
+// fetch's own undici: Node does not export it; its Agent class is that of
+// the global dispatcher undici installs when it loads (as samples/node/fetch-pool).
+function undiciAgent(opts) {
+  void globalThis.Response;  // loads the bundled undici
+  return new (globalThis[Symbol.for('undici.globalDispatcher.1')].constructor)(opts);
+}
+
+test('outbound: fetch through a pool of 2 shows its 2 connections and the requests that waited', { timeout: 20000 }, async () => {
+  const server = await listen((q, r) => setTimeout(() => r.end('ok'), 40));
   const port = server.address().port;
   const out = createOutbound(sampling());
   out.install();
-  for (let i = 0; i < 3; i++) await (await fetch(`http://127.0.0.1:${port}/`)).text();
+  const dispatcher = undiciAgent({ connections: 2 });
+  const t0 = performance.now();
+  const all = Promise.all(Array.from({ length: 10 }, async () =>
+    (await fetch(`http://127.0.0.1:${port}/`, { dispatcher })).text()));
   await sleep(20);
-  const line = JSON.parse(out.take(1000, 1000));
+  out.poll();
+  await all;
+  await sleep(20);  // resource timing entries reach observers after the fetch
+  out.poll();
+  const interval = performance.now() - t0;
+  const line = JSON.parse(out.take(1000, interval));
   const d = line.destinations.find((x) => x.client === 'undici');
   assert.equal(d.dest, `127.0.0.1:${port}`);
-  assert.equal(d.calls, 3);
-  assert.equal(d.sockets, undefined);
+  assert.equal(d.calls, 10);
+  // The time on the wire, not the wait for the pool: ~40 ms each, where the
+  // last pair waited for four before them (~160 ms).
+  assert.ok(d.latency_ms.p50 >= 35 && d.latency_ms.p50 < 120, `p50 ${d.latency_ms.p50}`);
+  assert.deepEqual(d.sockets, { mean: 2, max: 2 });
+  // Waited: 2 pairs x ~40 ms, 2 x ~80, ... 2 x ~160 = ~800 ms over a ~220 ms run.
+  assert.ok(d.waiting.mean >= 2, `waiting mean ${d.waiting.mean} over ${interval} ms`);
+  assert.ok(d.waiting.max >= 8, `waiting max ${d.waiting.max}`);
+  assert.equal(d.pool_max, undefined);  // undici's `connections` is not visible
+  assert.equal(out.take(2000, 1000), '');
+  await dispatcher.close();
+  server.close();
+});
+
+test('outbound: fetch with no limit opens a connection per call and hardly waits', { timeout: 20000 }, async () => {
+  const server = await listen((q, r) => setTimeout(() => r.end('ok'), 100));
+  const port = server.address().port;
+  const out = createOutbound(sampling());
+  out.install();
+  const dispatcher = undiciAgent({});
+  const t0 = performance.now();
+  const all = Promise.all(Array.from({ length: 6 }, async () =>
+    (await fetch(`http://127.0.0.1:${port}/`, { dispatcher })).text()));
+  await sleep(50);
+  out.poll();
+  await all;
+  await sleep(20);
+  const line = JSON.parse(out.take(1000, performance.now() - t0));
+  const d = line.destinations.find((x) => x.client === 'undici');
+  assert.equal(d.calls, 6);
+  assert.ok(d.latency_ms.p50 >= 95, `p50 ${d.latency_ms.p50}`);
+  assert.equal(d.sockets.max, 6);
+  // Only connecting on loopback: far under one request waiting on average.
+  assert.ok(d.waiting.mean < 0.5, `waiting mean ${d.waiting.mean}`);
+  await dispatcher.close();
   server.close();
 });
 
