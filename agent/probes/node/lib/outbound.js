@@ -78,17 +78,78 @@ function maxOverlap(w) {
   return max;
 }
 
+// undici's connections by "host:port", kept apart from the destinations
+// (which forget a quiet one) as a kept-alive connection outlives quiet
+// seconds. Destroyed ones are dropped when counted, or every
+// PRUNE_AFTER_CONNECTIONS new ones while nothing counts them.
+function createUndiciConns() {
+  const byHost = new Map();
+  let connectedSincePrune = 0;
+
+  function liveConns(set) {
+    let n = 0;
+    for (const sock of set) if (sock.destroyed) set.delete(sock); else n++;
+    return n;
+  }
+
+  function prune() {
+    connectedSincePrune = 0;
+    for (const [host, set] of byHost) if (liveConns(set) === 0) byHost.delete(host);
+  }
+
+  // Per connection, not per call: counted whether or not sampling, as a
+  // connection opened before sampling still serves calls after.
+  function onConnected(msg) {
+    try {
+      const host = msg.connectParams && msg.connectParams.host;
+      if (typeof host !== 'string' || !msg.socket) return;
+      let set = byHost.get(host);
+      if (set === undefined) byHost.set(host, set = new Set());
+      set.add(msg.socket);
+      if (++connectedSincePrune >= PRUNE_AFTER_CONNECTIONS) prune();
+    } catch (_) { /* never throw */ }
+  }
+
+  // Connections open to host, or -1 when none was ever seen (a proxy's, or
+  // opened before the probe): then its pool is not known.
+  function count(host) {
+    const set = byHost.get(host);
+    return set === undefined ? -1 : liveConns(set);
+  }
+
+  return { onConnected, count };
+}
+
+function pct(sorted, p) {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+function poolJson(d, intervalMs) {
+  if (d.polls === 0) return '';
+  const sockets = ',"sockets":{"mean":' + r3(d.socketsSum / d.polls) + ',"max":' + d.socketsMax + '}';
+  if (d.agent === null) {
+    // Little's law: the mean number waiting is the time waited over the interval.
+    const mean = intervalMs > 0 ? d.waitMs / intervalMs : 0;
+    return sockets + ',"waiting":{"mean":' + r3(mean) + ',"max":' + maxOverlap(d.waits) + '}';
+  }
+  const limit = d.agent.maxSockets;
+  return sockets + ',"waiting":{"mean":' + r3(d.waitingSum / d.polls) + ',"max":' + d.waitingMax + '}' +
+    (Number.isFinite(limit) ? ',"pool_max":' + limit : '');
+}
+
+function destJson(d, intervalMs) {
+  const sorted = Float64Array.from(d.lat).sort();
+  return '{"dest":' + JSON.stringify(d.name) + ',"client":"' + d.client + '","calls":' + d.calls +
+    ',"latency_ms":{"mean":' + r3(d.calls ? d.sum / d.calls : 0) + ',"p50":' + r3(pct(sorted, 50)) +
+    ',"p90":' + r3(pct(sorted, 90)) + ',"max":' + r3(d.max) + '}' + poolJson(d, intervalMs) + '}';
+}
+
 function createOutbound(state) {
   const starts = new WeakMap();  // request -> { t, d }
   // "http host:port" -> per-interval figures: the two clients keep apart,
   // as their pools are read differently.
   const dests = new Map();
-  // undici's connections by "host:port", kept apart from `dests` (which
-  // forgets a quiet destination) as a kept-alive connection outlives quiet
-  // seconds. Destroyed ones are dropped when counted, or every
-  // PRUNE_AFTER_CONNECTIONS new ones while nothing counts them.
-  const undiciConns = new Map();
-  let connectedSincePrune = 0;
+  const conns = createUndiciConns();
 
   function dest(client, name) {
     const key = client + ' ' + name;
@@ -143,30 +204,6 @@ function createOutbound(state) {
     } catch (_) { /* never throw */ }
   }
 
-  function liveConns(set) {
-    let n = 0;
-    for (const sock of set) if (sock.destroyed) set.delete(sock); else n++;
-    return n;
-  }
-
-  function prune() {
-    connectedSincePrune = 0;
-    for (const [host, set] of undiciConns) if (liveConns(set) === 0) undiciConns.delete(host);
-  }
-
-  // Per connection, not per call: counted whether or not sampling, as a
-  // connection opened before sampling still serves calls after.
-  function onUndiciConnected(msg) {
-    try {
-      const host = msg.connectParams && msg.connectParams.host;
-      if (typeof host !== 'string' || !msg.socket) return;
-      let set = undiciConns.get(host);
-      if (set === undefined) undiciConns.set(host, set = new Set());
-      set.add(msg.socket);
-      if (++connectedSincePrune >= PRUNE_AFTER_CONNECTIONS) prune();
-    } catch (_) { /* never throw */ }
-  }
-
   // fetch's resource timing entries, one per finished fetch: the time from
   // fetch() to the request's start on a connection was spent waiting.
   function onResource(list) {
@@ -201,34 +238,10 @@ function createOutbound(state) {
         const free = (a.freeSockets[d.agentKey] || []).length;
         addPoll(d, busy + free, (a.requests[d.agentKey] || []).length);
       } else if (d.client === 'undici') {
-        const set = undiciConns.get(d.name);
-        if (set !== undefined) addPoll(d, liveConns(set), 0);
+        const n = conns.count(d.name);
+        if (n >= 0) addPoll(d, n, 0);
       }
     }
-  }
-
-  function pct(sorted, p) {
-    return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-  }
-
-  function poolJson(d, intervalMs) {
-    if (d.polls === 0) return '';
-    const sockets = ',"sockets":{"mean":' + r3(d.socketsSum / d.polls) + ',"max":' + d.socketsMax + '}';
-    if (d.agent === null) {
-      // Little's law: the mean number waiting is the time waited over the interval.
-      const mean = intervalMs > 0 ? d.waitMs / intervalMs : 0;
-      return sockets + ',"waiting":{"mean":' + r3(mean) + ',"max":' + maxOverlap(d.waits) + '}';
-    }
-    const limit = d.agent.maxSockets;
-    return sockets + ',"waiting":{"mean":' + r3(d.waitingSum / d.polls) + ',"max":' + d.waitingMax + '}' +
-      (Number.isFinite(limit) ? ',"pool_max":' + limit : '');
-  }
-
-  function destJson(d, intervalMs) {
-    const sorted = Float64Array.from(d.lat).sort();
-    return '{"dest":' + JSON.stringify(d.name) + ',"client":"' + d.client + '","calls":' + d.calls +
-      ',"latency_ms":{"mean":' + r3(d.calls ? d.sum / d.calls : 0) + ',"p50":' + r3(pct(sorted, 50)) +
-      ',"p90":' + r3(pct(sorted, 90)) + ',"max":' + r3(d.max) + '}' + poolJson(d, intervalMs) + '}';
   }
 
   // The interval's line, or '' when no call went out; starts the next.
@@ -260,7 +273,7 @@ function createOutbound(state) {
     dc.subscribe('http.client.response.finish', onEnd);
     dc.subscribe('undici:client:sendHeaders', onUndiciSend);
     dc.subscribe('undici:request:trailers', onEnd);
-    dc.subscribe('undici:client:connected', onUndiciConnected);
+    dc.subscribe('undici:client:connected', conns.onConnected);
     try {
       new PerformanceObserver(onResource).observe({ entryTypes: ['resource'] });
     } catch (_) { /* no resource timing in this Node: no undici waits */ }
