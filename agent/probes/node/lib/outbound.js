@@ -1,15 +1,26 @@
 'use strict';
 // Outbound calls, per destination (host:port): how many finished in the
 // interval, how long they took on the wire (request sent -> response
-// finished), and for Node's http.Agent the pool behind them: sockets open to
-// the destination, requests waiting for one, and the pool's limit. Sources:
-// diagnostics_channel, which Node 20 publishes for its http client
-// ('http.client.request.start' once the request has a socket, i.e. after any
-// wait for the pool; 'http.client.response.finish') and its bundled undici
-// (fetch: 'undici:request:create', 'undici:request:trailers' at the end of
-// the body). Nothing is written on the application's objects: a WeakMap
-// holds each call's start, so an aborted call is simply forgotten.
-const { performance } = require('perf_hooks');
+// finished), and the pool behind them: connections open to the destination
+// and requests waiting for one. Sources, all of them published by Node
+// whether or not anyone listens:
+// - Node's http client, on diagnostics_channel: 'http.client.request.start'
+//   once the request has a socket (after any wait for the pool) and
+//   'http.client.response.finish'; its http.Agent's gauges (sockets, queued
+//   requests, maxSockets) are read every SLOW_REFRESH_MS.
+// - undici (fetch; Node's bundled copy and the npm package publish the same
+//   channels): 'undici:client:sendHeaders' (request written on a connection)
+//   and 'undici:request:trailers' (body finished) time the wire;
+//   'undici:client:connected' hands over each new connection, counted while
+//   it is not destroyed. undici's pool queue publishes nothing: a request
+//   waiting for a connection is only created (`undici:request:create`) when
+//   a connection takes it. fetch's resource timing entry does carry that
+//   wait (startTime -> requestStart: the pool's queue, DNS, connecting), so
+//   a PerformanceObserver sums it; by Little's law the mean number waiting
+//   is the time waited in the interval over its length.
+// Nothing is written on the application's objects: a WeakMap holds each
+// call's start, so an aborted call is simply forgotten.
+const { performance, PerformanceObserver } = require('perf_hooks');
 const { r3 } = require('./state.js');
 
 let dc;
@@ -22,6 +33,10 @@ const MAX_DESTINATIONS = 32;
 // Latencies kept per destination per interval for the percentiles; past it
 // every call still counts, in the mean and the max.
 const MAX_LATENCIES = 256;
+// undici connections handed over between two counts before the destroyed
+// ones are dropped anyway: bounds what a process that is not sampling (so
+// not counting) holds on to.
+const PRUNE_AFTER_CONNECTIONS = 256;
 
 // The port a request goes to: a new socket has no remotePort until it
 // connects, so the Host header (which carries any non-default port) first.
@@ -35,18 +50,114 @@ function portOf(req) {
   return req.agent && req.agent.defaultPort ? req.agent.defaultPort : 80;
 }
 
+// "host:port" as undici names a destination (request.origin, a connection's
+// connectParams.host: no scheme, no default port), from an origin or a URL.
+function hostOf(url) {
+  const from = url.indexOf('//') + 2;
+  let end = from;
+  for (; end < url.length; end++) {
+    const c = url.charCodeAt(end);
+    if (c === 47 || c === 63 || c === 35) break;  // '/', '?', '#'
+  }
+  const at = url.lastIndexOf('@', end);  // user:password@ is not the host
+  return url.slice(at >= from ? at + 1 : from, end);
+}
+
+// The most waits that overlapped: w holds [start, end, start, end, ...].
+function maxOverlap(w) {
+  const n = w.length / 2;
+  const s = new Float64Array(n);
+  const e = new Float64Array(n);
+  for (let i = 0; i < n; i++) { s[i] = w[2 * i]; e[i] = w[2 * i + 1]; }
+  s.sort();
+  e.sort();
+  let max = 0;
+  for (let i = 0, j = 0, cur = 0; i < n;) {
+    if (s[i] < e[j]) { if (++cur > max) max = cur; i++; } else { cur--; j++; }
+  }
+  return max;
+}
+
+// undici's connections by "host:port", kept apart from the destinations
+// (which forget a quiet one) as a kept-alive connection outlives quiet
+// seconds. Destroyed ones are dropped when counted, or every
+// PRUNE_AFTER_CONNECTIONS new ones while nothing counts them.
+function createUndiciConns() {
+  const byHost = new Map();
+  let connectedSincePrune = 0;
+
+  function liveConns(set) {
+    let n = 0;
+    for (const sock of set) if (sock.destroyed) set.delete(sock); else n++;
+    return n;
+  }
+
+  function prune() {
+    connectedSincePrune = 0;
+    for (const [host, set] of byHost) if (liveConns(set) === 0) byHost.delete(host);
+  }
+
+  // Per connection, not per call: counted whether or not sampling, as a
+  // connection opened before sampling still serves calls after.
+  function onConnected(msg) {
+    try {
+      const host = msg.connectParams && msg.connectParams.host;
+      if (typeof host !== 'string' || !msg.socket) return;
+      let set = byHost.get(host);
+      if (set === undefined) byHost.set(host, set = new Set());
+      set.add(msg.socket);
+      if (++connectedSincePrune >= PRUNE_AFTER_CONNECTIONS) prune();
+    } catch (_) { /* never throw */ }
+  }
+
+  // Connections open to host, or -1 when none was ever seen (a proxy's, or
+  // opened before the probe): then its pool is not known.
+  function count(host) {
+    const set = byHost.get(host);
+    return set === undefined ? -1 : liveConns(set);
+  }
+
+  return { onConnected, count };
+}
+
+function pct(sorted, p) {
+  return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+function poolJson(d, intervalMs) {
+  if (d.polls === 0) return '';
+  const sockets = ',"sockets":{"mean":' + r3(d.socketsSum / d.polls) + ',"max":' + d.socketsMax + '}';
+  if (d.agent === null) {
+    // Little's law: the mean number waiting is the time waited over the interval.
+    const mean = intervalMs > 0 ? d.waitMs / intervalMs : 0;
+    return sockets + ',"waiting":{"mean":' + r3(mean) + ',"max":' + maxOverlap(d.waits) + '}';
+  }
+  const limit = d.agent.maxSockets;
+  return sockets + ',"waiting":{"mean":' + r3(d.waitingSum / d.polls) + ',"max":' + d.waitingMax + '}' +
+    (Number.isFinite(limit) ? ',"pool_max":' + limit : '');
+}
+
+function destJson(d, intervalMs) {
+  const sorted = Float64Array.from(d.lat).sort();
+  return '{"dest":' + JSON.stringify(d.name) + ',"client":"' + d.client + '","calls":' + d.calls +
+    ',"latency_ms":{"mean":' + r3(d.calls ? d.sum / d.calls : 0) + ',"p50":' + r3(pct(sorted, 50)) +
+    ',"p90":' + r3(pct(sorted, 90)) + ',"max":' + r3(d.max) + '}' + poolJson(d, intervalMs) + '}';
+}
+
 function createOutbound(state) {
   const starts = new WeakMap();  // request -> { t, d }
   // "http host:port" -> per-interval figures: the two clients keep apart,
-  // as only http's pool is visible.
+  // as their pools are read differently.
   const dests = new Map();
+  const conns = createUndiciConns();
 
   function dest(client, name) {
     const key = client + ' ' + name;
     let d = dests.get(key);
     if (d === undefined) {
       d = { key, name, client, calls: 0, sum: 0, max: 0, lat: [], agent: null, agentKey: '',
-        polls: 0, socketsSum: 0, socketsMax: 0, waitingSum: 0, waitingMax: 0 };
+        polls: 0, socketsSum: 0, socketsMax: 0, waitingSum: 0, waitingMax: 0,
+        waitMs: 0, waits: [] };
       dests.set(key, d);
     }
     return d;
@@ -68,13 +179,13 @@ function createOutbound(state) {
     } catch (_) { /* never throw */ }
   }
 
-  function onUndiciCreate(msg) {
+  // The request is on a connection: any wait for the pool is behind it.
+  function onUndiciSend(msg) {
     try {
       if (!state.sampling) return;
       const req = msg.request;
       if (!req || typeof req.origin !== 'string') return;
-      const d = dest('undici', req.origin.replace(/^[a-z]+:\/\//, ''));
-      starts.set(req, { t: performance.now(), d });
+      starts.set(req, { t: performance.now(), d: dest('undici', hostOf(req.origin)) });
     } catch (_) { /* never throw */ }
   }
 
@@ -93,56 +204,62 @@ function createOutbound(state) {
     } catch (_) { /* never throw */ }
   }
 
-  // The pool's gauges, read every SLOW_REFRESH_MS: sockets open (busy and
-  // free) and requests queued in the agent for a socket.
+  // fetch's resource timing entries, one per finished fetch: the time from
+  // fetch() to the request's start on a connection was spent waiting.
+  function onResource(list) {
+    try {
+      if (!state.sampling) return;
+      for (const e of list.getEntries()) {
+        const wait = e.requestStart - e.startTime;
+        if (!(wait > 0)) continue;
+        const d = dest('undici', hostOf(e.name));
+        d.waitMs += wait;
+        if (d.waits.length < 2 * MAX_LATENCIES) d.waits.push(e.startTime, e.requestStart);
+      }
+    } catch (_) { /* never throw */ }
+  }
+
+  function addPoll(d, sockets, waiting) {
+    d.polls++;
+    d.socketsSum += sockets;
+    if (sockets > d.socketsMax) d.socketsMax = sockets;
+    d.waitingSum += waiting;
+    if (waiting > d.waitingMax) d.waitingMax = waiting;
+  }
+
+  // The pools' gauges, read every SLOW_REFRESH_MS: an http.Agent's sockets
+  // open (busy and free) and requests queued in it for a socket; undici's
+  // connections open (its waits come from the resource entries).
   function poll() {
     for (const d of dests.values()) {
       const a = d.agent;
-      if (a === null) continue;
-      const busy = (a.sockets[d.agentKey] || []).length;
-      const free = (a.freeSockets[d.agentKey] || []).length;
-      const waiting = (a.requests[d.agentKey] || []).length;
-      d.polls++;
-      d.socketsSum += busy + free;
-      if (busy + free > d.socketsMax) d.socketsMax = busy + free;
-      d.waitingSum += waiting;
-      if (waiting > d.waitingMax) d.waitingMax = waiting;
+      if (a !== null) {
+        const busy = (a.sockets[d.agentKey] || []).length;
+        const free = (a.freeSockets[d.agentKey] || []).length;
+        addPoll(d, busy + free, (a.requests[d.agentKey] || []).length);
+      } else if (d.client === 'undici') {
+        const n = conns.count(d.name);
+        if (n >= 0) addPoll(d, n, 0);
+      }
     }
-  }
-
-  function pct(sorted, p) {
-    return sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-  }
-
-  function destJson(d) {
-    const sorted = Float64Array.from(d.lat).sort();
-    let s = '{"dest":' + JSON.stringify(d.name) + ',"client":"' + d.client + '","calls":' + d.calls +
-      ',"latency_ms":{"mean":' + r3(d.calls ? d.sum / d.calls : 0) + ',"p50":' + r3(pct(sorted, 50)) +
-      ',"p90":' + r3(pct(sorted, 90)) + ',"max":' + r3(d.max) + '}';
-    if (d.agent !== null && d.polls > 0) {
-      const limit = d.agent.maxSockets;
-      s += ',"sockets":{"mean":' + r3(d.socketsSum / d.polls) + ',"max":' + d.socketsMax + '}' +
-        ',"waiting":{"mean":' + r3(d.waitingSum / d.polls) + ',"max":' + d.waitingMax + '}' +
-        (Number.isFinite(limit) ? ',"pool_max":' + limit : '');
-    }
-    return s + '}';
   }
 
   // The interval's line, or '' when no call went out; starts the next.
   function take(t, intervalMs) {
     const active = [];
-    for (const d of dests.values()) if (d.calls > 0 || d.waitingMax > 0) active.push(d);
+    for (const d of dests.values()) if (d.calls > 0 || d.waitingMax > 0 || d.waitMs > 0) active.push(d);
     let line = '';
     if (active.length > 0) {
       active.sort((a, b) => b.calls - a.calls);
       const shown = active.slice(0, MAX_DESTINATIONS);
       line = '{"type":"outbound","t":' + r3(t) + ',"interval_ms":' + r3(intervalMs) +
-        ',"destinations":[' + shown.map(destJson).join(',') + ']' +
+        ',"destinations":[' + shown.map((d) => destJson(d, intervalMs)).join(',') + ']' +
         (active.length > shown.length ? ',"destinations_dropped":' + (active.length - shown.length) : '') + '}\n';
     }
     for (const d of dests.values()) {
-      d.calls = d.sum = d.max = d.polls = d.socketsSum = d.socketsMax = d.waitingSum = d.waitingMax = 0;
+      d.calls = d.sum = d.max = d.polls = d.socketsSum = d.socketsMax = d.waitingSum = d.waitingMax = d.waitMs = 0;
       d.lat.length = 0;
+      d.waits.length = 0;
     }
     // Destinations quiet for a whole interval are forgotten, with their agent.
     const keep = new Set(active);
@@ -154,8 +271,12 @@ function createOutbound(state) {
     if (!dc || typeof dc.subscribe !== 'function') return;
     dc.subscribe('http.client.request.start', onHttpStart);
     dc.subscribe('http.client.response.finish', onEnd);
-    dc.subscribe('undici:request:create', onUndiciCreate);
+    dc.subscribe('undici:client:sendHeaders', onUndiciSend);
     dc.subscribe('undici:request:trailers', onEnd);
+    dc.subscribe('undici:client:connected', conns.onConnected);
+    try {
+      new PerformanceObserver(onResource).observe({ entryTypes: ['resource'] });
+    } catch (_) { /* no resource timing in this Node: no undici waits */ }
   }
 
   return { install, poll, take };

@@ -7,6 +7,7 @@ const assert = require('node:assert/strict');
 const path = require('path');
 const http = require('http');
 const crypto = require('crypto');
+const { performance } = require('perf_hooks');
 
 const LIB = path.resolve(__dirname, '..', '..', '..', '..', 'agent', 'probes', 'node', 'lib');
 const { createOutbound, MAX_DESTINATIONS } = require(path.join(LIB, 'outbound.js'));
@@ -49,19 +50,82 @@ test('outbound: calls to a pool of 2 show 2 sockets, requests waiting, the limit
   server.close();
 });
 
-test('outbound: fetch (undici) calls are their own destination, with no pool', { timeout: 20000 }, async () => {
-  const server = await listen((q, r) => r.end('ok'));
+// fetch's own undici: Node does not export it; its Agent class is that of
+// the global dispatcher undici installs when it loads (as samples/node/fetch-pool).
+function undiciAgent(opts) {
+  void globalThis.Response;  // loads the bundled undici
+  return new (globalThis[Symbol.for('undici.globalDispatcher.1')].constructor)(opts);
+}
+
+// Also when an assertion failed: kept-alive connections would keep the test alive.
+async function closeBoth(dispatcher, server) {
+  await dispatcher.destroy();
+  server.closeAllConnections();
+  server.close();
+}
+
+test('outbound: fetch through a pool of 2 shows its 2 connections and the requests that waited', { timeout: 20000 }, async (t) => {
+  const server = await listen((q, r) => setTimeout(() => r.end('ok'), 40));
   const port = server.address().port;
   const out = createOutbound(sampling());
   out.install();
-  for (let i = 0; i < 3; i++) await (await fetch(`http://127.0.0.1:${port}/`)).text();
+  const dispatcher = undiciAgent({ connections: 2 });
+  t.after(() => closeBoth(dispatcher, server));
+  const t0 = performance.now();
+  const all = Promise.all(Array.from({ length: 10 }, async () =>
+    (await fetch(`http://127.0.0.1:${port}/`, { dispatcher })).text()));
   await sleep(20);
-  const line = JSON.parse(out.take(1000, 1000));
+  out.poll();
+  await all;
+  await sleep(20);  // resource timing entries reach observers after the fetch
+  out.poll();
+  const interval = performance.now() - t0;
+  const line = JSON.parse(out.take(1000, interval));
   const d = line.destinations.find((x) => x.client === 'undici');
   assert.equal(d.dest, `127.0.0.1:${port}`);
-  assert.equal(d.calls, 3);
-  assert.equal(d.sockets, undefined);
-  server.close();
+  assert.equal(d.calls, 10);
+  // The time on the wire, not the wait for the pool: ~40 ms each, where the
+  // last pair waited for four before them (~160 ms).
+  assert.ok(d.latency_ms.p50 >= 35 && d.latency_ms.p50 < 120, `p50 ${d.latency_ms.p50}`);
+  assert.deepEqual(d.sockets, { mean: 2, max: 2 });
+  // Waited: 2 pairs x ~40 ms, 2 x ~80, ... 2 x ~160 = ~800 ms over a ~220 ms run.
+  assert.ok(d.waiting.mean >= 2, `waiting mean ${d.waiting.mean} over ${interval} ms`);
+  assert.ok(d.waiting.max >= 8, `waiting max ${d.waiting.max}`);
+  assert.equal(d.pool_max, undefined);  // undici's `connections` is not visible
+  assert.equal(out.take(2000, 1000), '');
+  // The destination was forgotten after a quiet second, its kept-alive
+  // connections were not: calls on them still count both.
+  await Promise.all([1, 2].map(async () => (await fetch(`http://127.0.0.1:${port}/`, { dispatcher })).text()));
+  await sleep(20);
+  out.poll();
+  const again = JSON.parse(out.take(3000, 1000)).destinations.find((x) => x.client === 'undici');
+  assert.deepEqual(again.sockets, { mean: 2, max: 2 });
+});
+
+test('outbound: fetch with no limit opens a connection per call and hardly waits', { timeout: 20000 }, async (t) => {
+  const server = await listen((q, r) => setTimeout(() => r.end('ok'), 100));
+  const port = server.address().port;
+  const out = createOutbound(sampling());
+  out.install();
+  const dispatcher = undiciAgent({});
+  t.after(() => closeBoth(dispatcher, server));
+  const t0 = performance.now();
+  const all = Promise.all(Array.from({ length: 6 }, async () =>
+    (await fetch(`http://127.0.0.1:${port}/`, { dispatcher })).text()));
+  await sleep(50);
+  out.poll();
+  await all;
+  await sleep(20);
+  const interval = performance.now() - t0;
+  const line = JSON.parse(out.take(1000, interval));
+  const d = line.destinations.find((x) => x.client === 'undici');
+  assert.equal(d.calls, 6);
+  assert.ok(d.latency_ms.p50 >= 95, `p50 ${d.latency_ms.p50}`);
+  assert.equal(d.sockets.max, 6);
+  // Each waited only to connect on loopback (a few ms, ~20 on a busy
+  // machine), not a call's time on the wire as in a pool of 2.
+  const waitPerCall = (d.waiting.mean * interval) / d.calls;
+  assert.ok(waitPerCall < d.latency_ms.p50 / 2, `waited ${waitPerCall} ms a call`);
 });
 
 test('outbound: at most MAX_DESTINATIONS a line, the rest counted', { timeout: 20000 }, async () => {
