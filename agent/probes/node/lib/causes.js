@@ -1,10 +1,9 @@
 'use strict';
 // What is behind an io-bound verdict, measured in the target: outbound
 // calls per destination (outbound.js) and the threadpool's queue
-// (threadpool.js). One unref'd timer reads their gauges every
-// SLOW_REFRESH_MS and, every CAUSES_INTERVAL_MS while sampling, queues one
+// (threadpool.js). The probe's slow tick (slow-tick.js) reads their gauges
+// every SLOW_REFRESH_MS and, every CAUSES_INTERVAL_MS while sampling, queues one
 // `outbound` and one `threadpool` line (README, "Probe protocol").
-const { SLOW_REFRESH_MS } = require('./config.js');
 const { createOutbound } = require('./outbound.js');
 const { createThreadpool } = require('./threadpool.js');
 
@@ -19,7 +18,7 @@ function installCauses(state, transport, env) {
 
   function tick() {
     try {
-      if (state.finished) { clearInterval(timer); return; }
+      if (state.finished) { remove(); return; }
       if (!state.sampling || !state.connected) { lastT = -1; return; }
       outbound.poll();
       threadpool.poll();
@@ -32,8 +31,7 @@ function installCauses(state, transport, env) {
     } catch (_) { /* never throw */ }
   }
 
-  const timer = setInterval(tick, SLOW_REFRESH_MS);
-  timer.unref();
+  const remove = state.slowTick.add(tick);
 }
 
 module.exports = { installCauses, CAUSES_INTERVAL_MS };

@@ -23,6 +23,9 @@ const MAX_DELAYS_PER_SAMPLE = 4096;     // ~40 s of 10 ms ticks
 // Costly readings (a /proc read, a list of every handle) are refreshed at
 // most this often; samples in between repeat the last values.
 const SLOW_REFRESH_MS = 100;
+// The native probe's array_buffers gauge (process.memoryUsage(), whose /proc
+// read the addon does not need) at most this often: sampler.js refreshMem.
+const MEM_REFRESH_MS = 1000;
 const FLUSH_MS = 100;                   // see transport.js enqueue()
 // Request timing: two clock reads cost ~0.1 us a request, ~0.5 % of a
 // hello-world request (~20 us). Every request is timed while an
@@ -93,8 +96,6 @@ const MAX_BLOCK_MS = 10000;
 // pool (pools size to the cores) and keeps the agent's series bounded. The
 // workers past it are counted in a threads-unsampled line.
 const MAX_SAMPLED_THREADS = 64;
-// How often the main thread looks at that count (an Atomics.load).
-const THREADS_POLL_MS = 250;
 // The key of the worker_threads environment data the main thread hands its
 // workers (the settings and the shared counters): workers see no
 // LOOPDOCTOR_* variable, scrubbed before they start.
@@ -242,7 +243,6 @@ module.exports = {
   readSettings,
   PROBE_ENV_VARS,
   MAX_SAMPLED_THREADS,
-  THREADS_POLL_MS,
   WORKER_DATA_KEY,
   MAX_BUFFERED_BYTES,
   RECONNECT_MIN_MS,
@@ -250,6 +250,7 @@ module.exports = {
   MAX_CONTROL_LINE_BYTES,
   MAX_DELAYS_PER_SAMPLE,
   SLOW_REFRESH_MS,
+  MEM_REFRESH_MS,
   FLUSH_MS,
   TIMED_REQUESTS_PER_INTERVAL,
   GC_PROFILER_MAX_PENDING,

@@ -5,14 +5,15 @@
 // a few native calls and one hand-built string.
 // With the native probe (state.native), the addon's watchdog thread measures
 // the delay, ELU, CPU and RSS and writes the sample itself, on time even while
-// JS blocks; this timer then only hands it the readings only JS can make
-// (heap, handles, the HTTP view), every SLOW_REFRESH_MS (not every sample:
+// JS blocks; the probe's slow tick then only hands it the readings only JS
+// can make (heap, handles, the HTTP view), every SLOW_REFRESH_MS (not every sample:
 // at 10 ms its wakes and work cost the loop ~17 ms of CPU a second on an
 // idle server, most of the probe's cost; the addon repeats the inflight
 // gauge on the samples between, native/watchdog_core.h).
 const { performance } = require('perf_hooks');
+const v8 = require('v8');
 const { r3 } = require('./state.js');
-const { MAX_DELAYS_PER_SAMPLE, SLOW_REFRESH_MS } = require('./config.js');
+const { MAX_DELAYS_PER_SAMPLE, SLOW_REFRESH_MS, MEM_REFRESH_MS } = require('./config.js');
 
 // onBlocked(): called when, with the native probe, the timer ran at least
 // the block threshold late (the profiler's on-block start, see config.js).
@@ -33,14 +34,17 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
   let lastEluIdle = 0, lastEluActive = 0;
   let lastCpuUser = 0, lastCpuSystem = 0;
   let mem = null, memRest = null, memT = -Infinity;
+  let arrayBuffers = 0, arrayBuffersT = -Infinity;
   let handles = null, handlesT = -Infinity;
-  // The timer's period: the delay's resolution for the JS sampler, the
-  // handover's for the native one (never faster than its samples). While
-  // the profiler waits for a block (watchBlocks), each handover asks the
-  // addon how many blocks its watchdog saw start (or sees its own timer run
-  // the threshold late). Set at start: the addon may have failed to start
-  // since (transport.js).
-  let period = resolutionMs;
+  // The JS sampler's own timer runs at the delay's resolution; the native
+  // one's handover rides the probe's slow tick (slow-tick.js), every
+  // handoverMs (never faster than its samples). While the profiler waits
+  // for a block (watchBlocks), each tick asks the addon how many blocks its
+  // watchdog saw start (or sees the tick run the threshold late). Set at
+  // start: the addon may have failed to start since (transport.js).
+  let period = resolutionMs;       // between two ticks
+  let handoverMs = SLOW_REFRESH_MS;
+  let removeTick = null;
   let watching = false;
   let blocksAtWatch = 0;
   let lastHandOverT = -Infinity;
@@ -50,10 +54,21 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
   }
 
   function arm() {
-    if (timer) clearInterval(timer);
-    period = state.native === null ? resolutionMs : Math.max(intervalMs, SLOW_REFRESH_MS);
-    timer = setInterval(onTimer, period);
-    timer.unref();
+    disarm();
+    if (state.native === null) {
+      period = resolutionMs;
+      timer = setInterval(onTimer, period);
+      timer.unref();
+      return;
+    }
+    period = state.slowTick.periodMs;
+    handoverMs = Math.max(intervalMs, SLOW_REFRESH_MS);
+    removeTick = state.slowTick.add(onTimer);
+  }
+
+  function disarm() {
+    if (timer) { clearInterval(timer); timer = null; }
+    if (removeTick) { removeTick(); removeTick = null; }
   }
 
   // The profiler waits for the first block (on), or no longer (off).
@@ -68,7 +83,7 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
   }
 
   function start() {
-    if (state.finished || timer) return;
+    if (state.finished || state.sampling) return;
     lastSampleT = lastTick = now();
     const elu = performance.eventLoopUtilization();
     lastEluIdle = elu.idle;
@@ -78,7 +93,7 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
     lastCpuSystem = cpu.system;
     resetDelays();
     httpView.reset();
-    memT = handlesT = -Infinity;
+    memT = handlesT = arrayBuffersT = -Infinity;
     gc.start();
     if (state.native !== null) { lastHandOverT = lastSampleT; handOver(lastSampleT); state.native.startSampling(); }
     arm();
@@ -87,7 +102,8 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
 
   function stop() {
     if (state.native !== null) state.native.stopSampling();
-    if (timer) { clearInterval(timer); timer = null; state.sampling = false; }
+    disarm();
+    state.sampling = false;
     httpView.clear();
     gc.stop();
   }
@@ -103,7 +119,7 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
     if (state.native !== null) {
       if (onBlocked && watching && blockSeen(t)) onBlocked();
       lastTick = t;
-      if (t - lastHandOverT < SLOW_REFRESH_MS - period / 2) return;
+      if (t - lastHandOverT < handoverMs - period / 2) return;
       lastHandOverT = t;
       handOver(t);
       return;
@@ -177,14 +193,28 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
     return '{"total":' + total + ',"by_type":{' + body + '}}';
   }
 
-  // process.memoryUsage() reads /proc/self/stat for the RSS: ~0.1 ms here.
+  // process.memoryUsage() reads /proc/self/stat for the RSS (~10 us, ~40 us
+  // from a cold idle wake here) besides V8's heap statistics. The native
+  // probe's addon reads the RSS itself, so its handover takes V8's heap
+  // statistics alone (no syscall) every SLOW_REFRESH_MS, and array buffers,
+  // which only process.memoryUsage() tells, every MEM_REFRESH_MS.
   function refreshMem(t) {
-    if (mem !== null && t - memT < SLOW_REFRESH_MS) return;
+    if (t - memT < SLOW_REFRESH_MS) return;
+    memT = t;
+    if (state.native !== null) {
+      if (t - arrayBuffersT >= MEM_REFRESH_MS) {
+        arrayBuffers = process.memoryUsage().arrayBuffers || 0;
+        arrayBuffersT = t;
+      }
+      const h = v8.getHeapStatistics();
+      memRest = ',"heap_used":' + h.used_heap_size + ',"heap_total":' + h.total_heap_size +
+        ',"external":' + h.external_memory + ',"array_buffers":' + arrayBuffers;
+      return;
+    }
     const m = process.memoryUsage();
     memRest = ',"heap_used":' + m.heapUsed + ',"heap_total":' + m.heapTotal +
       ',"external":' + m.external + ',"array_buffers":' + (m.arrayBuffers || 0);
     mem = ',"mem":{"rss":' + m.rss + memRest + '}';
-    memT = t;
   }
 
   function memJson(t) {

@@ -3,6 +3,7 @@
 // one writer (named beside it); the others only read it. Parts keep their
 // private working values (buffers, timers, counters) to themselves.
 const { performance } = require('perf_hooks');
+const { createSlowTick } = require('./slow-tick.js');
 
 // Protocol numbers carry at most three decimals (µs for times in ms).
 function r3(x) {
@@ -41,6 +42,9 @@ function createState(settings) {
     // carries for them (process 'exit').
     identity: () => ({}),
     exitCode: undefined,
+    // The one timer of the probe's slow parts (slow-tick.js): each adds
+    // itself and removes itself when done.
+    slowTick: createSlowTick(),
   };
 }
 

@@ -1,18 +1,29 @@
 'use strict';
 // libuv's threadpool (fs, dns.lookup, crypto, zlib; UV_THREADPOOL_SIZE
-// threads, 4 by default): how long a new job waits for a thread. Every
-// CANARY_EVERY_MS a one-byte crypto.randomFill (a job of about a
-// microsecond on a pool thread) is queued, one at a time; the time to its
-// callback is the queue's wait, plus the loop's own delay in running the
-// callback (which the sample's delay shows). Ten tiny jobs a second cost
-// nothing measurable; async_hooks (init -> before of each FSREQCALLBACK,
-// PBKDF2REQUEST, ...) would time every job of the application instead, and
-// enabling an init hook makes every promise pay for a hook too.
+// threads, 4 by default): how long a new job waits for a thread. A one-byte
+// crypto.randomFill (a job of about a microsecond on a pool thread) is
+// queued, one at a time; the time to its callback is the queue's wait, plus
+// the loop's own delay in running the callback (which the sample's delay
+// shows). Every CANARY_EVERY_MS while the pool makes it wait, every
+// CANARY_QUIET_EVERY_MS once CANARY_QUIET_RUN canaries in a row came back
+// within CANARY_QUIET_WAIT_MS: each canary wakes a pool thread and then the
+// loop, ~0.1 ms of CPU on this VM, which a server that never queues work
+// should not pay ten times a second. async_hooks (init -> before of each
+// FSREQCALLBACK, PBKDF2REQUEST, ...) would time every job of the
+// application instead, and enabling an init hook makes every promise pay
+// for a hook too.
 const crypto = require('crypto');
 const { performance } = require('perf_hooks');
 const { r3 } = require('./state.js');
 
 const CANARY_EVERY_MS = 100;
+// A pool that makes nobody wait is looked at once a second (a first wait
+// of a saturated pool is then seen within a second, and its causes line
+// is per second anyway). 1 ms: far above a free pool's answer (tens of
+// microseconds plus the loop's turn), far below a queue worth naming.
+const CANARY_QUIET_EVERY_MS = 1000;
+const CANARY_QUIET_WAIT_MS = 1;
+const CANARY_QUIET_RUN = 3;
 // libuv's default and its cap (uv_threadpool_size in src/threadpool.c).
 const DEFAULT_POOL_SIZE = 4;
 const MAX_POOL_SIZE = 1024;
@@ -37,16 +48,22 @@ function createThreadpool(state, env) {
     if (ms > max) max = ms;
   }
 
+  let quiet = 0;      // canaries in a row back within CANARY_QUIET_WAIT_MS
+
   function onDone() {
     if (pendingT < 0) return;
-    record(performance.now() - pendingT);
+    const ms = performance.now() - pendingT;
+    record(ms);
+    quiet = ms < CANARY_QUIET_WAIT_MS ? quiet + 1 : 0;
     pendingT = -1;
   }
 
-  // Called every SLOW_REFRESH_MS; sends a canary when the last came back.
+  // Called every SLOW_REFRESH_MS; sends a canary when the last came back
+  // and the next is due.
   function poll() {
     const now = performance.now();
-    if (pendingT >= 0 || now - lastT < CANARY_EVERY_MS - 1) return;
+    const every = quiet >= CANARY_QUIET_RUN ? CANARY_QUIET_EVERY_MS : CANARY_EVERY_MS;
+    if (pendingT >= 0 || now - lastT < every - 1) return;
     lastT = pendingT = now;
     try { crypto.randomFill(buf, onDone); } catch (_) { pendingT = -1; }
   }

@@ -9,7 +9,7 @@ const path = require('path');
 const fs = require('fs');
 const { performance } = require('perf_hooks');
 const { r3 } = require('./state.js');
-const { MAX_SAMPLED_THREADS, THREADS_POLL_MS, WORKER_DATA_KEY } = require('./config.js');
+const { MAX_SAMPLED_THREADS, WORKER_DATA_KEY } = require('./config.js');
 
 // Slots of the counters shared by every thread of the process.
 const SAMPLED = 0;    // workers being sampled now
@@ -25,17 +25,14 @@ function shareWithWorkers(wt, state, send) {
   const clockOriginMs = performance.timeOrigin + state.t0;
   wt.setEnvironmentData(WORKER_DATA_KEY, { settings, counters, clockOriginMs });
   let reported = 0;
-  const timer = setInterval(() => {
-    try {
-      const n = Atomics.load(counters, UNSAMPLED);
-      if (n <= reported || !state.connected) return;
-      reported = n;
-      send('{"type":"threads-unsampled","t":' + r3(state.now()) + ',"count":' + n +
-           ',"limit":' + MAX_SAMPLED_THREADS + '}\n');
-    } catch (_) { /* never throw */ }
-  }, THREADS_POLL_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+  // Polled on the probe's slow tick (an Atomics.load).
+  return state.slowTick.add(() => {
+    const n = Atomics.load(counters, UNSAMPLED);
+    if (n <= reported || !state.connected) return;
+    reported = n;
+    send('{"type":"threads-unsampled","t":' + r3(state.now()) + ',"count":' + n +
+         ',"limit":' + MAX_SAMPLED_THREADS + '}\n');
+  });
 }
 
 // Worker thread: its settings when the main thread shared them and a slot

@@ -88,26 +88,26 @@ function createWarnings(state, probeDir) {
 }
 
 // Listens from the start (warnings at start-up count too) and sends what
-// came once a second while sampling; warnings before the collector is
-// connected wait in their counts.
+// came once a second while sampling (on the probe's slow tick); warnings
+// before the collector is connected wait in their counts.
 function installWarnings(state, transport, probeDir) {
   const warnings = createWarnings(state, probeDir);
   process.on('warning', warnings.onWarning);
-  let lastT = -1;
-  const timer = setInterval(() => {
-    try {
-      if (state.finished) { clearInterval(timer); return; }
-      if (!state.sampling || !state.connected) { lastT = -1; return; }
-      const t = state.now();
-      // The first line after (re)connecting holds what came since the probe
-      // started: warnings at start-up waited for it.
-      if (lastT < 0) lastT = 0;
-      const line = warnings.take(t, t - lastT);
-      lastT = t;
-      if (line !== '') transport.enqueue(line);
-    } catch (_) { /* never throw */ }
-  }, WARNINGS_INTERVAL_MS);
-  timer.unref();
+  let lastT = -1;   // end of the last line's interval; -1: not sampling
+  let dueT = 0;
+  const remove = state.slowTick.add(() => {
+    if (state.finished) { remove(); return; }
+    if (!state.sampling || !state.connected) { lastT = -1; return; }
+    const t = state.now();
+    // The first line after (re)connecting holds what came since the probe
+    // started: warnings at start-up waited for it.
+    if (lastT < 0) { lastT = 0; dueT = t + WARNINGS_INTERVAL_MS; }
+    if (t < dueT - state.slowTick.periodMs / 2) return;
+    const line = warnings.take(t, t - lastT);
+    lastT = t;
+    dueT = t + WARNINGS_INTERVAL_MS;
+    if (line !== '') transport.enqueue(line);
+  });
 }
 
 module.exports = { installWarnings, createWarnings, userFrame, MAX_KINDS, MAX_MESSAGE_CHARS };
