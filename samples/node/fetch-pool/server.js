@@ -11,8 +11,7 @@
 // and fetch(url, { dispatcher }) is Node's documented way to pass another
 // one. With the npm package it would be `new (require('undici').Agent)(...)`;
 // both publish the same diagnostics_channel messages.
-const http = require('http');
-const { startUpstream } = require('../lib/spawn-upstream');
+const { startFetchProxy } = require('../lib/fetch-proxy');
 
 const UPSTREAM_DELAY_MS = 10;
 const POOL_CONNECTIONS = 2;
@@ -21,20 +20,4 @@ void globalThis.Response;
 const BundledAgent = globalThis[Symbol.for('undici.globalDispatcher.1')].constructor;
 const dispatcher = new BundledAgent({ connections: POOL_CONNECTIONS });
 
-startUpstream(UPSTREAM_DELAY_MS, (upstreamPort) => {
-  const url = `http://127.0.0.1:${upstreamPort}/`;
-  const server = http.createServer(async (req, res) => {
-    try {
-      const up = await fetch(url + req.url.slice(1), { dispatcher });
-      const body = await up.text();
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(body);
-    } catch (_) {
-      res.writeHead(502);
-      res.end();
-    }
-  });
-  server.listen(Number(process.env.PORT) || 0, '127.0.0.1', () => {
-    console.log(`fetch-pool listening on 127.0.0.1:${server.address().port}`);
-  });
-});
+startFetchProxy('fetch-pool', UPSTREAM_DELAY_MS, { dispatcher });

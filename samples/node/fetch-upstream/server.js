@@ -6,25 +6,8 @@
 // thread waiting for a CPU 80 % of the time) it was called blocked-loop, as
 // slow-upstream was in the same hour; on a quieter machine io-bound with
 // cause upstream in every run.
-const http = require('http');
-const { startUpstream } = require('../lib/spawn-upstream');
+const { startFetchProxy } = require('../lib/fetch-proxy');
 
 const UPSTREAM_DELAY_MS = 400;
 
-startUpstream(UPSTREAM_DELAY_MS, (upstreamPort) => {
-  const url = `http://127.0.0.1:${upstreamPort}/`;
-  const server = http.createServer(async (req, res) => {
-    try {
-      const up = await fetch(url + req.url.slice(1));
-      const body = await up.text();
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(body);
-    } catch (_) {
-      res.writeHead(502);
-      res.end();
-    }
-  });
-  server.listen(Number(process.env.PORT) || 0, '127.0.0.1', () => {
-    console.log(`fetch-upstream listening on 127.0.0.1:${server.address().port}`);
-  });
-});
+startFetchProxy('fetch-upstream', UPSTREAM_DELAY_MS, undefined);

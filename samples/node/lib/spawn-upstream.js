@@ -1,5 +1,6 @@
 'use strict';
-// Shared by the samples that call a slow upstream (slow-upstream, fetch-upstream,
+// Shared by the samples that call a slow upstream (slow-upstream, fetch-upstream
+// and fetch-pool through fetch-proxy.js,
 // slow-upstream-light, small-pool); this folder has no label, so it is not a
 // sample itself.
 // Starts upstream.js as a child process with a clean environment (so no
