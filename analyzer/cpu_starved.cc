@@ -41,11 +41,11 @@ Issue quota_issue(const WindowStats& st, const std::vector<Finding>& fs) {
   const std::string quota = st.cpu_quota_cores > 0 ? fmt::format("{:.2f} cores", st.cpu_quota_cores) : "its quota";
   i.summary = fmt::format(
       "The process was starved of CPU: its cgroup's quota ({}) throttled it in {} of the scheduler's "
-      "periods, {:.1f} s in all, and the loop waited up to {:.0f} ms (p99 {:.0f} ms) while it could not "
+      "periods ({:.1f} s of throttled run-queue time, summed over its CPUs), and the loop waited up to {:.0f} ms (p99 {:.0f} ms) while it could not "
       "run. The code may be fine; the CPU it was allowed was not enough for this load.",
       quota, pct(st.throttled_periods_share), st.throttled_ms / 1000.0, st.delay_max_ms, st.delay_p99_ms);
   i.cause = {CauseKind::kCpuQuota, quota,
-             fmt::format("throttled in {} of periods, {:.1f} s", pct(st.throttled_periods_share),
+             fmt::format("throttled in {} of periods, {:.1f} s summed over CPUs", pct(st.throttled_periods_share),
                          st.throttled_ms / 1000.0),
              fmt::format("Raise or remove the CPU quota (the container's `--cpus`, Kubernetes' "
                          "`resources.limits.cpu`, cgroup `cpu.max`) above the {:.2f} cores this load "
@@ -54,7 +54,7 @@ Issue quota_issue(const WindowStats& st, const std::vector<Finding>& fs) {
   i.evidence.push_back(analysers::evidence(
       "cpu_throttled_periods_share", st.throttled_periods_share, kThrottledPeriodsShare,
       fmt::format("The cgroup's CPU quota ({}) throttled the process in {} of its periods ({:.1f} s "
-                  "throttled)", quota, pct(st.throttled_periods_share), st.throttled_ms / 1000.0)));
+                  "throttled, summed over CPUs)", quota, pct(st.throttled_periods_share), st.throttled_ms / 1000.0)));
   append_findings(&i, fs);
   return i;
 }

@@ -21,6 +21,8 @@ struct CgroupThrottle {
 
 // cpu.stat: v2 (nr_periods, nr_throttled, throttled_usec) or v1
 // (nr_periods, nr_throttled, throttled_time in ns). nullopt without them.
+// The throttled time is the kernel's sum over the cgroup's per-CPU run
+// queues, not wall time: on several CPUs it can exceed the time read over.
 std::optional<CgroupThrottle> parse_cgroup_cpu_stat(std::string_view text);
 // v2 cpu.max ("max 100000" or "50000 100000"): the quota in cores; nullopt
 // when unlimited or unreadable.

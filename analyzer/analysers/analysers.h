@@ -66,7 +66,7 @@ inline std::string busy_split(const WindowStats& st) {
 // beside the other figures (the JSON's figures.loop_cpu_wait_s,
 // stall_cpu_wait_share, cpu_throttled_s and cpu_throttled_periods_share):
 // value "3.2 s" (the loop thread's wait, else the time throttled), detail
-// "71 % of the stalled time; quota throttled 40 % of periods, 3.1 s". Both
+// "71 % of the stalled time; quota throttled 40 % of periods, 3.1 s summed over CPUs". Both
 // empty where neither schedstat nor a throttling quota was read.
 struct CpuWaitFigure {
   std::string value, detail;
@@ -75,7 +75,7 @@ inline CpuWaitFigure cpu_wait_figure(const WindowStats& st) {
   CpuWaitFigure f;
   std::string throttled;
   if (st.throttle_present)
-    throttled = fmt::format("quota throttled {:.0f} % of periods, {:.1f} s", st.throttled_periods_share * 100.0,
+    throttled = fmt::format("quota throttled {:.0f} % of periods, {:.1f} s summed over CPUs", st.throttled_periods_share * 100.0,
                             st.throttled_ms / 1000.0);
   if (st.sched_present) {
     f.value = fmt::format("{:.1f} s", st.loop_thread_wait_ms / 1000.0);

@@ -122,7 +122,7 @@ TEST_CASE("figures: the loop's CPU wait in seconds and as a share of its stalls,
   CHECK(*parsed.cpu_throttled_s == Approx(3.1));
   const analysers::CpuWaitFigure w = analysers::cpu_wait_figure(with_cpu_wait(true, true, true).stats);
   CHECK(w.value == "3.2 s");
-  CHECK(w.detail == "71 % of the stalled time; quota throttled 40 % of periods, 3.1 s");
+  CHECK(w.detail == "71 % of the stalled time; quota throttled 40 % of periods, 3.1 s summed over CPUs");
 }
 
 TEST_CASE("figures: no CPU wait figure is a made-up 0 where its source was not read") {
