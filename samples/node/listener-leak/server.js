@@ -18,7 +18,7 @@ const server = http.createServer((req, res) => {
   bus.on('request', (info) => {
     // An audit hook meant for this one request: formats a line about it.
     // Cheap once; but it stays subscribed and runs for every later request.
-    lastAudit = JSON.stringify({ route, started, api: API_ROUTE.test(route), seq: info.seq });
+    lastAudit = JSON.stringify({ route, started, api: API_ROUTE.test(route), seq: info.seq, at: new Date(started).toISOString() });
   });
   bus.emit('request', { seq: ++seq });
   res.writeHead(200, { 'content-type': 'text/plain' });
