@@ -20,8 +20,11 @@ namespace {
 // write that wakes the collector costs far more than building a sample.
 constexpr uint64_t kFlushNs = 100'000'000;
 // A wake for another reason (a look) flushes once this much of kFlushNs has
-// passed, so the flush rarely needs a wake of its own.
-constexpr uint64_t kFlushEarlyNs = kFlushNs * 3 / 4;
+// passed. Looks come at least every kTakeoverNs, so one always lands in
+// the last kTakeoverNs before the deadline and the flush never needs a wake
+// of its own (at 3/4 of kFlushNs it fell between looks: an idle loop's
+// watchdog woke 30 times a second, not 20, each wake ~80 us of CPU here).
+constexpr uint64_t kFlushEarlyNs = kFlushNs - kTakeoverNs;
 // RSS moves slowly; reading /proc/self/statm at most this often, as the JS
 // probe's SLOW_REFRESH_MS, keeps the thread's cost down.
 constexpr uint64_t kRssRefreshNs = 100'000'000;
