@@ -45,8 +45,7 @@ Issue quota_issue(const WindowStats& st, const std::vector<Finding>& fs) {
       "run. The code may be fine; the CPU it was allowed was not enough for this load.",
       quota, pct(st.throttled_periods_share), st.throttled_ms / 1000.0, st.delay_max_ms, st.delay_p99_ms);
   i.cause = {CauseKind::kCpuQuota, quota,
-             fmt::format("throttled in {} of periods, {:.1f} s summed over CPUs", pct(st.throttled_periods_share),
-                         st.throttled_ms / 1000.0),
+             "throttled in " + analysers::throttled_periods_phrase(st),
              fmt::format("Raise or remove the CPU quota (the container's `--cpus`, Kubernetes' "
                          "`resources.limits.cpu`, cgroup `cpu.max`) above the {:.2f} cores this load "
                          "used, or run fewer processes inside it.",

@@ -71,12 +71,16 @@ inline std::string busy_split(const WindowStats& st) {
 struct CpuWaitFigure {
   std::string value, detail;
 };
+// "40 % of periods, 3.1 s summed over CPUs": the quota's throttling as the
+// wait figure and cpu-starved's cause both say it.
+inline std::string throttled_periods_phrase(const WindowStats& st) {
+  return fmt::format("{:.0f} % of periods, {:.1f} s summed over CPUs", st.throttled_periods_share * 100.0,
+                     st.throttled_ms / 1000.0);
+}
 inline CpuWaitFigure cpu_wait_figure(const WindowStats& st) {
   CpuWaitFigure f;
   std::string throttled;
-  if (st.throttle_present)
-    throttled = fmt::format("quota throttled {:.0f} % of periods, {:.1f} s summed over CPUs", st.throttled_periods_share * 100.0,
-                            st.throttled_ms / 1000.0);
+  if (st.throttle_present) throttled = "quota throttled " + throttled_periods_phrase(st);
   if (st.sched_present) {
     f.value = fmt::format("{:.1f} s", st.loop_thread_wait_ms / 1000.0);
     if (st.stall_sched_present())
