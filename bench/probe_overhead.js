@@ -4,16 +4,15 @@
 //   default  `loopdoctor run` exactly as the README shows it (the headline)
 //   native   `loopdoctor run --no-profile`, the native probe alone
 //   js       the same with the JS probe (LOOPDOCTOR_PROBE=js)
-//   none, control: two plain servers (the reference, and one more to show
-//            how much of a figure is noise)
+//   control  a plain server like the reference: how much of a figure is
+//            noise and method
 // plus any analysis variants named in $VARIANTS (see VARIANTS below).
-// Two figures per variant, each against the plain reference server measured
-// in the same round (see oneSet for the order):
-//   1. req/s at saturation (wrk -c50), each server alone, against the mean
-//      of the reference's just before and after: targets default <= 3 %
-//      loss, native <= 1 %;
+// Two figures per variant, each against a plain reference server of its
+// own (its twin, "none") started and measured with it (see oneRound):
+//   1. req/s at saturation (wrk -c50), each server alone, A B A in turn:
+//      targets default <= 3 % loss, native <= 1 %;
 //   2. the target's CPU per request at a fixed rate (`loopdoctor load
-//      --rate`), the variant and the reference loaded at once: nanoseconds
+//      --rate`), the variant and its twin loaded at once: nanoseconds
 //      actually run, from /proc/<pid>/task/*/schedstat
 //      summed over the target's threads (the watchdog and V8's profiler
 //      thread included), not /proc/<pid>/stat, whose 10 ms ticks over a few
@@ -69,7 +68,10 @@ if (!/--profile\b(?!-)/.test(execFileSync(LD, ['run', '--help'], { encoding: 'ut
 }
 const extra = (process.env.VARIANTS || '').split(/\s+/).filter(Boolean);
 for (const v of extra) if (!VARIANTS[v]) throw new Error(`unknown variant '${v}'; known: ${Object.keys(VARIANTS).join(' ')}`);
-const names = ['none', 'control', 'default', 'native', 'js', ...extra];
+// ONLY="control native": those variants alone (a quicker look).
+const only = (process.env.ONLY || '').split(/\s+/).filter(Boolean);
+for (const v of only) if (!VARIANTS[v] || v === 'none') throw new Error(`unknown variant '${v}' in ONLY; known: ${Object.keys(VARIANTS).slice(1).join(' ')}`);
+const names = ['none', ...(only.length ? only : ['control', 'default', 'native', 'js', ...extra])];
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-overhead-'));
 // WORKERS=n (issue 13): every server, plain or probed, also starts n idle
 // worker threads, each a loop of its own that `run` samples (with the native
@@ -85,16 +87,19 @@ const sleep = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 
 
 const live = new Set();  // started and not yet ended: stopped on an error
 
-function start(name, set) {
+// key: the server's own name for its files (a variant's plain twin is
+// "none" with the variant's key).
+function start(name, set, key = name) {
   const v = VARIANTS[name];
-  const runtime = `${rounds * secs * names.length * 3 + 120}s`;
+  // A set: per variant, 3 s of warming, then per round 6 s of phases.
+  const runtime = `${(rounds * 6 + 3) * names.length * secs + 120}s`;
   // The set's number seeds V8 alike in every server of the set (see Method).
   const node = ['taskset', '-c', SERVER_CPU, 'node', `--random-seed=${set}`, `--hash-seed=${set}`, '-e', SERVER];
   const cmd = v.plain ? node
     : ['taskset', '-c', COLLECTOR_CPU, LD, 'run', ...v.args, '--duration', runtime,
       '-o', path.join(tmp, `${name}${set}.html`), '--no-record', '--', ...node];
-  const out = fs.openSync(path.join(tmp, `${name}.out`), 'w');
-  const err = fs.openSync(path.join(tmp, `${name}.err`), 'w');
+  const out = fs.openSync(path.join(tmp, `${key}.out`), 'w');
+  const err = fs.openSync(path.join(tmp, `${key}.err`), 'w');
   // detached: a session of its own, as `run` gives its target. With the
   // kernel's autogroup scheduling, each session gets an equal CPU share on a
   // busy machine: plain servers sharing this script's session got a fraction
@@ -102,7 +107,7 @@ function start(name, set) {
   const child = spawn(cmd[0], cmd.slice(1), {
     env: { ...process.env, ...(v.env || {}) }, stdio: ['ignore', out, err], detached: true,
   });
-  const s = { name, child, plain: !!v.plain, set };
+  const s = { name, key, child, plain: !!v.plain, set };
   live.add(s);
   child.on('exit', () => live.delete(s));
   return s;
@@ -110,7 +115,7 @@ function start(name, set) {
 
 function waitPort(s) {
   for (let i = 0; i < 300; i++) {
-    const text = fs.readFileSync(path.join(tmp, `${s.name}.out`), 'utf8');
+    const text = fs.readFileSync(path.join(tmp, `${s.key}.out`), 'utf8');
     if (/^\d+\n/.test(text)) {
       s.port = Number(text.split('\n')[0]);
       // taskset execs, so the child's pid is loopdoctor's (or the plain node's).
@@ -120,7 +125,7 @@ function waitPort(s) {
     }
     sleep(100);
   }
-  throw new Error(`${s.name} did not start: see ${tmp}/${s.name}.err`);
+  throw new Error(`${s.key} did not start: see ${tmp}/${s.key}.err`);
 }
 
 // ns of CPU run by every thread of pid, by thread: main, watchdog, other.
@@ -210,53 +215,72 @@ const mq = (xs) => [0.5, 0.25, 0.75].map((q) => quantile(xs, q));
 
 const results = Object.fromEntries(names.map((n) => [n, { ratio: [], rps: [], dus: [], us: [], threads: [], collectorMs: [] }]));
 
-// Each round, per variant: a second of saturation, not measured, to wake it
-// (a server left idle for the rest of the round, ~20 s, came back ~15 %
-// slower for a second and spent 10x the CPU in V8's helper threads: V8
-// shrinks an idle heap and ages its code; a plain twin showed that as a
-// 15 % "loss" and +38 us per request); then the variant and the reference
-// together at the fixed rate; then the reference saturated alone, the
-// variant alone, and the reference again (the variant's req/s is compared
-// with the mean of the two: a drift of the VM's speed over the three
-// seconds cancels). (Saturated together, two servers on one CPU
+// Every variant has a plain twin of its own, started with it and measured
+// in the same phases, so the two share their whole history: with one
+// reference for all, the reference was loaded in every variant's phases
+// and the variants sat idle through the others', and a plain second server
+// (the control) read as a 1.1-1.3 % loss and +0.7 us a request in two runs
+// (an idle V8 shrinks its young generation and the busy one keeps it).
+// Each round, per variant: a second of saturation of each of the pair, not
+// measured, to wake them (a server left idle for the rest of a round, ~20 s,
+// came back ~15 % slower for a second: V8 shrinks an idle heap and ages
+// its code); then the pair together at the fixed rate; then the pair
+// saturated alone in turn, A B A, the B compared with the mean of the two
+// A (a drift of the VM's speed over the three seconds cancels), the twin
+// and the variant taking the A's turn by round: the first A follows the
+// fixed-rate phase, the others a second of someone else's load, so
+// neither is favoured. (Saturated together, two servers on one CPU
 // interfere: V8's GC helper threads of one wait behind the other server,
 // and a plain server's CPU per request came out 1x to 2x its twin's.)
+async function oneRound(pair, r, set) {
+  const { twin, v } = pair;
+  await load(twin, 'saturation');
+  await load(v, 'saturation');
+  const fixed = await together(twin, v, 'rate');
+  const variantFirst = (r + set) % 2 === 1;
+  const [a, b] = variantFirst ? [v, twin] : [twin, v];
+  const a1 = await saturation(a);
+  const bs = await saturation(b);
+  const a2 = await saturation(a);
+  const aRps = (a1.rps + a2.rps) / 2;
+  const [vRps, twinRps] = variantFirst ? [aRps, bs.rps] : [bs.rps, aRps];
+  const collectorMs = variantFirst ? (a1.collectorMs + a2.collectorMs) / 2 : bs.collectorMs;
+  return { ratio: vRps / twinRps, twinRps, fixed, collectorMs };
+}
+
 async function oneSet(set) {
-  const servers = Object.fromEntries(names.map((n) => [n, start(n, set)]));
-  for (const n of names) waitPort(servers[n]);
-  for (const n of names.slice(1)) {  // warm: JIT, connections
-    await load(servers[n], 'saturation');
-    await together(servers.none, servers[n], 'rate');
-  }
   const others = names.slice(1);
+  const pairs = Object.fromEntries(others.map((n) => [n, { twin: start('none', set, `none-${n}`), v: start(n, set) }]));
+  for (const n of others) { waitPort(pairs[n].twin); waitPort(pairs[n].v); }
+  for (const n of others) {  // warm: JIT, connections
+    await load(pairs[n].twin, 'saturation');
+    await load(pairs[n].v, 'saturation');
+    await together(pairs[n].twin, pairs[n].v, 'rate');
+  }
   for (let r = 0; r < rounds; r++) {
     let line = `set ${set} round ${r + 1}:`;
     for (let k = 0; k < others.length; k++) {  // every variant goes first in turn
       const n = others[(k + r + set) % others.length];
-      await load(servers[n], 'saturation');
-      const fixed = await together(servers.none, servers[n], 'rate');
-      const before = await saturation(servers.none);
-      const sat = await saturation(servers[n]);
-      const after = await saturation(servers.none);
+      const { ratio, twinRps, fixed, collectorMs } = await oneRound(pairs[n], r, set);
       const res = results[n];
-      const base = (before.rps + after.rps) / 2;
-      const ratio = sat.rps / base;
       const dus = fixed.v.us.total - fixed.ref.us.total;
       res.ratio.push(ratio);
       res.dus.push(dus);
       res.threads.push(fixed.v.us);
-      res.collectorMs.push(sat.collectorMs);
-      results.none.rps.push(base);
+      res.collectorMs.push(collectorMs);
+      results.none.rps.push(twinRps);
       results.none.us.push(fixed.ref.us.total);
       results.none.threads.push(fixed.ref.us);
       line += `  ${n} ${ratio.toFixed(3)} ${dus >= 0 ? '+' : ''}${dus.toFixed(2)}us`;
     }
     console.log(line);
   }
-  for (const n of names) {
-    const code = await stop(servers[n]);
-    if (!servers[n].plain && code !== 130 && code !== 0) throw new Error(`${n}: loopdoctor run exited ${code}: ${fs.readFileSync(path.join(tmp, `${n}.err`), 'utf8')}`);
-    if (!servers[n].plain && !fs.existsSync(path.join(tmp, `${n}${set}.html`))) throw new Error(`${n} run wrote no report`);
+  for (const n of others) {
+    const { twin, v } = pairs[n];
+    await stop(twin);
+    const code = await stop(v);
+    if (!v.plain && code !== 130 && code !== 0) throw new Error(`${n}: loopdoctor run exited ${code}: ${fs.readFileSync(path.join(tmp, `${n}.err`), 'utf8')}`);
+    if (!v.plain && !fs.existsSync(path.join(tmp, `${n}${set}.html`))) throw new Error(`${n} run wrote no report`);
   }
 }
 
