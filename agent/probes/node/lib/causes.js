@@ -2,8 +2,11 @@
 // What is behind an io-bound verdict, measured in the target: outbound
 // calls per destination (outbound.js) and the threadpool's queue
 // (threadpool.js). The probe's slow tick (slow-tick.js) reads their gauges
-// every SLOW_REFRESH_MS and, every CAUSES_INTERVAL_MS while sampling, queues one
-// `outbound` and one `threadpool` line (README, "Probe protocol").
+// and, every CAUSES_INTERVAL_MS while sampling, queues one `outbound` and one
+// `threadpool` line (README, "Probe protocol"). It ticks every
+// SLOW_REFRESH_MS while there is something to watch: a destination called
+// in this interval (its pool's gauges), or a canary that waited (the pool's
+// queue); a server doing neither is looked at once a second.
 const { createOutbound } = require('./outbound.js');
 const { createThreadpool } = require('./threadpool.js');
 
@@ -19,9 +22,10 @@ function installCauses(state, transport, env) {
   function tick() {
     try {
       if (state.finished) { remove(); return; }
-      if (!state.sampling || !state.connected) { lastT = -1; return; }
+      if (!state.sampling || !state.connected) { lastT = -1; state.slowTick.fast('causes', false); return; }
       outbound.poll();
-      threadpool.poll();
+      threadpool.poll(state.slowTick.periodMs);
+      state.slowTick.fast('causes', outbound.busy() || threadpool.busy());
       const t = state.now();
       if (lastT < 0) { lastT = t; outbound.take(t, 0); threadpool.take(t, 0); return; }
       if (t - lastT < CAUSES_INTERVAL_MS) return;

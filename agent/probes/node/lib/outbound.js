@@ -227,7 +227,11 @@ function createOutbound(state) {
     if (waiting > d.waitingMax) d.waitingMax = waiting;
   }
 
-  // The pools' gauges, read every SLOW_REFRESH_MS: an http.Agent's sockets
+  // Whether a destination was called in this interval: its pool's gauges
+  // are then read every SLOW_REFRESH_MS (causes.js).
+  function busy() { return dests.size > 0; }
+
+  // The pools' gauges, read at each slow tick: an http.Agent's sockets
   // open (busy and free) and requests queued in it for a socket; undici's
   // connections open (its waits come from the resource entries).
   function poll() {
@@ -279,7 +283,7 @@ function createOutbound(state) {
     } catch (_) { /* no resource timing in this Node: no undici waits */ }
   }
 
-  return { install, poll, take };
+  return { install, poll, take, busy };
 }
 
 module.exports = { createOutbound, MAX_DESTINATIONS };

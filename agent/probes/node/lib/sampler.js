@@ -6,14 +6,14 @@
 // With the native probe (state.native), the addon's watchdog thread measures
 // the delay, ELU, CPU and RSS and writes the sample itself, on time even while
 // JS blocks; the probe's slow tick then only hands it the readings only JS
-// can make (heap, handles, the HTTP view), every SLOW_REFRESH_MS (not every sample:
-// at 10 ms its wakes and work cost the loop ~17 ms of CPU a second on an
-// idle server, most of the probe's cost; the addon repeats the inflight
-// gauge on the samples between, native/watchdog_core.h).
+// can make (heap, handles, the HTTP view), every HANDOVER_MS (not every
+// sample: at 10 ms its wakes and work cost the loop ~17 ms of CPU a second
+// on an idle server, most of the probe's cost, and at 100 ms still ~0.8 ms;
+// the addon repeats the gauges on the samples between, native/watchdog_core.h).
 const { performance } = require('perf_hooks');
 const v8 = require('v8');
 const { r3 } = require('./state.js');
-const { MAX_DELAYS_PER_SAMPLE, SLOW_REFRESH_MS, MEM_REFRESH_MS } = require('./config.js');
+const { MAX_DELAYS_PER_SAMPLE, SLOW_REFRESH_MS, MEM_REFRESH_MS, HANDOVER_MS } = require('./config.js');
 
 // onBlocked(): called when, with the native probe, the timer ran at least
 // the block threshold late (the profiler's on-block start, see config.js).
@@ -40,10 +40,10 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
   // one's handover rides the probe's slow tick (slow-tick.js), every
   // handoverMs (never faster than its samples). While the profiler waits
   // for a block (watchBlocks), each tick asks the addon how many blocks its
-  // watchdog saw start (or sees the tick run the threshold late). Set at
+  // watchdog saw start (or sees the tick run the threshold late): a block
+  // starts the profile at the first tick after it, within a second. Set at
   // start: the addon may have failed to start since (transport.js).
-  let period = resolutionMs;       // between two ticks
-  let handoverMs = SLOW_REFRESH_MS;
+  let handoverMs = HANDOVER_MS;
   let removeTick = null;
   let watching = false;
   let blocksAtWatch = 0;
@@ -56,13 +56,11 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
   function arm() {
     disarm();
     if (state.native === null) {
-      period = resolutionMs;
-      timer = setInterval(onTimer, period);
+      timer = setInterval(onTimer, resolutionMs);
       timer.unref();
       return;
     }
-    period = state.slowTick.periodMs;
-    handoverMs = Math.max(intervalMs, SLOW_REFRESH_MS);
+    handoverMs = Math.max(intervalMs, HANDOVER_MS);
     removeTick = state.slowTick.add(onTimer);
   }
 
@@ -71,15 +69,24 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
     if (removeTick) { removeTick(); removeTick = null; }
   }
 
-  // The profiler waits for the first block (on), or no longer (off).
+  // The profiler waits for the first block (on), or no longer (off). The
+  // addon also calls back right after a block it saw start (its async
+  // handle wakes the loop: onBlock), so the profile starts then, not at the
+  // next slow tick; the tick's check stays for a block the callback missed.
   function watchBlocks(on) {
     watching = on;
     if (on) blocksAtWatch = blocksSeen();
+    const native = state.native;
+    if (native !== null && typeof native.onBlock === 'function') native.onBlock(on ? onNativeBlock : null);
+  }
+
+  function onNativeBlock() {
+    try { if (watching && onBlocked) onBlocked(); } catch (_) { /* never throw */ }
   }
 
   // With the native probe: whether a block began since watchBlocks(true).
-  function blockSeen(t) {
-    return t - lastTick - period >= blockThresholdMs || blocksSeen() !== blocksAtWatch;
+  function blockSeen() {
+    return state.slowTick.lateMs() >= blockThresholdMs || blocksSeen() !== blocksAtWatch;
   }
 
   function start() {
@@ -95,7 +102,9 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
     httpView.reset();
     memT = handlesT = arrayBuffersT = -Infinity;
     gc.start();
-    if (state.native !== null) { lastHandOverT = lastSampleT; handOver(lastSampleT); state.native.startSampling(); }
+    // The first handover after sampling began: its HTTP view (and gauges)
+    // go into the first samples rather than a second later.
+    if (state.native !== null) { state.native.startSampling(); lastHandOverT = lastSampleT; handOver(lastSampleT); }
     arm();
     state.sampling = true;
   }
@@ -117,9 +126,8 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
   function tick() {
     const t = now();
     if (state.native !== null) {
-      if (onBlocked && watching && blockSeen(t)) onBlocked();
-      lastTick = t;
-      if (t - lastHandOverT < handoverMs - period / 2) return;
+      if (onBlocked && watching && blockSeen()) onBlocked();
+      if (t - lastHandOverT < handoverMs - state.slowTick.periodMs / 2) return;
       lastHandOverT = t;
       handOver(t);
       return;
@@ -229,7 +237,7 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
     const native = state.native;
     refreshMem(t);
     const http = native.httpPending() ? undefined : httpView.takeJson();
-    native.update(memRest, handlesCached(t), http);
+    native.update(memRest, handlesCached(t), http, handoverMs);
   }
 
   function sample(t) {

@@ -61,12 +61,16 @@ function createThreadpool(state, env) {
     pendingT = -1;
   }
 
-  // Called every SLOW_REFRESH_MS; sends a canary when the last came back
-  // and the next is due.
-  function poll() {
+  // Whether the pool is being watched closely: a canary in flight or one
+  // not yet quiet (causes.js then ticks every SLOW_REFRESH_MS).
+  function busy() { return pendingT >= 0 || quiet < CANARY_QUIET_RUN; }
+
+  // Called at each slow tick (every periodMs); sends a canary when the last
+  // came back and the next is due (within half a tick).
+  function poll(periodMs = 2) {
     const now = performance.now();
     const every = quiet >= CANARY_QUIET_RUN ? CANARY_QUIET_EVERY_MS : CANARY_EVERY_MS;
-    if (pendingT >= 0 || now - lastT < every - 1) return;
+    if (pendingT >= 0 || now - lastT < every - periodMs / 2) return;
     lastT = pendingT = now;
     try { crypto.randomFill(buf, onDone); } catch (_) { pendingT = -1; }
   }
@@ -93,7 +97,7 @@ function createThreadpool(state, env) {
     return line;
   }
 
-  return { poll, take, size };
+  return { poll, take, busy, size };
 }
 
 module.exports = { createThreadpool, poolSize };

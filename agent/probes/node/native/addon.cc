@@ -42,7 +42,18 @@ struct Instance {
   SocketLink* link = nullptr;  // agent mode only
   napi_async_cleanup_hook_handle cleanup = nullptr;  // a worker's
   bool finalized = false;  // Node let go of the instance data
+  // onBlock(fn): JS called after a block starts (the watchdog's async handle).
+  napi_env env = nullptr;
+  napi_ref on_block = nullptr;
+  napi_async_context block_ctx = nullptr;
 };
+
+// onBlock's reference and async context go (a worker's cleanup; onBlock(null)).
+void drop_on_block(napi_env env, Instance* in) {
+  if (in->watchdog != nullptr) in->watchdog->notify_blocks(nullptr, nullptr);
+  if (in->on_block != nullptr) napi_delete_reference(env, in->on_block);
+  in->on_block = nullptr;
+}
 
 Instance* instance(napi_env env) {
   void* data = nullptr;
@@ -91,6 +102,26 @@ napi_value js_undefined(napi_env env) {
   return r;
 }
 
+// The loop thread, woken by the watchdog's async handle after a block
+// started: calls onBlock's function as any callback from the loop is
+// called (a handle scope, its async context, microtasks after it).
+void call_on_block(void* arg) {
+  auto* in = static_cast<Instance*>(arg);
+  if (in->on_block == nullptr) return;
+  napi_env env = in->env;
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return;
+  napi_value fn = nullptr, recv = nullptr;  // recv: an object (napi_make_callback converts it)
+  if (napi_get_reference_value(env, in->on_block, &fn) == napi_ok && fn != nullptr &&
+      napi_get_global(env, &recv) == napi_ok) {
+    napi_make_callback(env, in->block_ctx, recv, fn, 0, nullptr, nullptr);
+  }
+  bool pending = false;  // the probe's function never throws; if it did, it is not the app's
+  napi_value ignored;
+  if (napi_is_exception_pending(env, &pending) == napi_ok && pending) napi_get_and_clear_last_exception(env, &ignored);
+  napi_close_handle_scope(env, scope);
+}
+
 // Main thread, env cleanup (process exit): the thread stops; the objects
 // stay (see the top of the file).
 void on_main_cleanup(void* arg) {
@@ -106,6 +137,9 @@ void on_worker_cleanup(napi_async_cleanup_hook_handle handle, void* arg) {
   auto* in = static_cast<Instance*>(arg);
   in->cleanup = handle;
   in->watchdog->stop();
+  drop_on_block(in->env, in);
+  if (in->block_ctx != nullptr) napi_async_destroy(in->env, in->block_ctx);
+  in->block_ctx = nullptr;
   in->gc->disable();
   in->writer->close_fd();
   in->watchdog->close_handle([](void* a) {
@@ -246,7 +280,7 @@ napi_value Flush(napi_env env, napi_callback_info) {
   return js_undefined(env);
 }
 
-// update(memRest, handlesJson, httpJson | undefined)
+// update(memRest, handlesJson, httpJson | undefined, handoverMs)
 napi_value Update(napi_env env, napi_callback_info info) {
   Args a = get_args(env, info);
   Instance* in = instance(env);
@@ -256,6 +290,7 @@ napi_value Update(napi_env env, napi_callback_info info) {
   v.handles = get_string(env, a.argv[1]);
   if (v.handles.empty()) v.handles = R"({"total":0,"by_type":{}})";
   if (a.argc > 2) v.http = get_string(env, a.argv[2]);
+  if (a.argc > 3) v.handover_ms = get_number(env, a.argv[3], v.handover_ms);
   const bool has_http = !v.http.empty();
   in->watchdog->update_js(std::move(v), has_http);
   return js_undefined(env);
@@ -273,6 +308,26 @@ napi_value BlocksSeen(napi_env env, napi_callback_info) {
   napi_value r;
   napi_create_uint32(env, in != nullptr && in->watchdog != nullptr ? in->watchdog->blocks_seen() : 0, &r);
   return r;
+}
+
+// onBlock(fn | null): fn is called on the loop after each block the
+// watchdog sees start (block stacks on), until onBlock(null); true when set.
+napi_value OnBlock(napi_env env, napi_callback_info info) {
+  Args a = get_args(env, info);
+  Instance* in = instance(env);
+  if (in == nullptr || in->watchdog == nullptr) return js_bool(env, false);
+  drop_on_block(env, in);
+  napi_valuetype type = napi_undefined;
+  if (a.argc < 1 || napi_typeof(env, a.argv[0], &type) != napi_ok || type != napi_function) return js_bool(env, false);
+  if (in->block_ctx == nullptr) {
+    napi_value name;
+    napi_create_string_utf8(env, "loopdoctor:block", NAPI_AUTO_LENGTH, &name);
+    if (napi_async_init(env, nullptr, name, &in->block_ctx) != napi_ok) return js_bool(env, false);
+  }
+  if (napi_create_reference(env, a.argv[0], 1, &in->on_block) != napi_ok) return js_bool(env, false);
+  in->env = env;
+  in->watchdog->notify_blocks(call_on_block, in);
+  return js_bool(env, true);
 }
 
 napi_value StartSampling(napi_env env, napi_callback_info) {
@@ -321,6 +376,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"update", nullptr, Update, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"httpPending", nullptr, HttpPending, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"blocksSeen", nullptr, BlocksSeen, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"onBlock", nullptr, OnBlock, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"startSampling", nullptr, StartSampling, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"stopSampling", nullptr, StopSampling, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"sampleNow", nullptr, SampleNow, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -26,7 +26,7 @@ constexpr uint64_t kFlushNs = 100'000'000;
 // watchdog woke 30 times a second, not 20, each wake ~80 us of CPU here).
 constexpr uint64_t kFlushEarlyNs = kFlushNs - kTakeoverNs;
 // RSS moves slowly; reading /proc/self/statm at most this often, as the JS
-// probe's SLOW_REFRESH_MS, keeps the thread's cost down.
+// probe's SLOW_REFRESH_MS (lib/config.js), keeps the thread's cost down.
 constexpr uint64_t kRssRefreshNs = 100'000'000;
 
 // /proc/self/statm, opened once for the process and read with pread at 0
@@ -94,6 +94,10 @@ void Watchdog::start_thread() {
   uv_prepare_init(loop_, prepare_);
   uv_prepare_start(prepare_, on_prepare);
   uv_unref(reinterpret_cast<uv_handle_t*>(prepare_));
+  async_ = new uv_async_t;
+  async_->data = this;
+  uv_async_init(loop_, async_, on_async);
+  uv_unref(reinterpret_cast<uv_handle_t*>(async_));
   prev_turn_ = {uv_hrtime(), uv_metrics_idle_time(loop_)};
   turn_.write(prev_turn_);
   thread_ = std::thread([this] { run(); });
@@ -234,6 +238,7 @@ void Watchdog::update_js(JsView v, bool has_http) {
   std::lock_guard<std::mutex> lock(mu_);
   js_.mem_rest = std::move(v.mem_rest);
   js_.handles = std::move(v.handles);
+  js_.handover_ms = v.handover_ms;
   if (has_http) js_.http = std::move(v.http);
 }
 
@@ -245,6 +250,24 @@ bool Watchdog::http_pending() {
 uint32_t Watchdog::blocks_seen() {
   std::lock_guard<std::mutex> lock(mu_);
   return blocks_ != nullptr ? blocks_->blocks_seen() : 0;
+}
+
+void Watchdog::on_async(uv_async_t* h) {
+  auto* self = static_cast<Watchdog*>(h->data);
+  if (self->on_block_ != nullptr) self->on_block_(self->on_block_arg_);
+}
+
+void Watchdog::notify_blocks(void (*on_block)(void*), void* arg) {
+  on_block_ = on_block;
+  on_block_arg_ = arg;
+  notify_.store(on_block != nullptr, std::memory_order_relaxed);
+}
+
+void Watchdog::notify_if_new_block() {
+  const uint32_t seen = blocks_->blocks_seen();
+  if (seen == notified_blocks_) return;
+  notified_blocks_ = seen;
+  if (notify_.load(std::memory_order_relaxed)) uv_async_send(async_);
 }
 
 void Watchdog::request_flush() {
@@ -297,6 +320,7 @@ void Watchdog::run() {
       if (const std::optional<BlockView> b = look(now)) {
         lock.unlock();
         blocks_->check(*b);  // blocks_ lives until this thread is joined
+        notify_if_new_block();
         lock.lock();
       }
     }
@@ -324,6 +348,7 @@ void Watchdog::stop() {
   cv_.notify_one();
   if (thread_.joinable()) thread_.join();
   if (prepare_ != nullptr) uv_prepare_stop(prepare_);
+  notify_blocks(nullptr, nullptr);
 }
 
 namespace {
@@ -334,6 +359,11 @@ struct Closing {
 }  // namespace
 
 void Watchdog::close_handle(void (*done)(void*), void* arg) {
+  if (async_ != nullptr) {  // the thread that sent to it is joined
+    uv_close(reinterpret_cast<uv_handle_t*>(async_),
+             [](uv_handle_t* h) { delete reinterpret_cast<uv_async_t*>(h); });
+    async_ = nullptr;
+  }
   if (prepare_ == nullptr) {
     if (done != nullptr) done(arg);
     return;

@@ -52,6 +52,11 @@ class Watchdog {
   // JS thread: the blocks the watchdog has seen start (0 without block
   // stacks), polled by the JS handover to start the profiler at the first.
   uint32_t blocks_seen();
+  // JS thread: while on_block is set, each block the watchdog sees start
+  // wakes the loop (an unref'd async handle), which calls on_block(arg)
+  // there once JS runs again: the on-block profiler starts right after the
+  // block, with no timer polling blocks_seen() while it waits.
+  void notify_blocks(void (*on_block)(void*), void* arg);
   void request_flush();
   void stop();                      // JS thread: writes everything, joins; idempotent
   // JS thread, env cleanup, after stop(): `done(arg)` once the loop let
@@ -60,6 +65,8 @@ class Watchdog {
 
  private:
   static void on_prepare(uv_prepare_t* h);
+  static void on_async(uv_async_t* h);
+  void notify_if_new_block();  // watchdog thread
   bool enable_blocks_locked(BlockConfig cfg, uint32_t thread);  // mu_ held
   void serve(const TurnMark& prev, const TurnMark& now);  // loop thread
   void run();
@@ -82,6 +89,11 @@ class Watchdog {
   LineWriter* const writer_;
   const WatchdogConfig cfg_;
   uv_prepare_t* prepare_ = nullptr;  // never freed while the loop may use it
+  uv_async_t* async_ = nullptr;      // likewise
+  std::atomic<bool> notify_{false};
+  void (*on_block_)(void*) = nullptr;  // loop thread
+  void* on_block_arg_ = nullptr;
+  uint32_t notified_blocks_ = 0;       // watchdog thread
   // Written by the loop thread (prepare), read by the watchdog and the
   // block sampler.
   TurnStamp turn_;

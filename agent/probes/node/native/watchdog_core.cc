@@ -164,7 +164,7 @@ std::string SampleBuilder::build(const Counters& c, double t_ms, DelayStats& del
     line += ",\"http\":" + js.http;
     http_gauge_ = http_gauge_of(js.http);
     http_t_ms_ = t_ms;
-  } else if (!http_gauge_.empty() && t_ms - http_t_ms_ < kHttpGaugeRepeatMs) {
+  } else if (!http_gauge_.empty() && t_ms - http_t_ms_ < kHttpGaugeRepeatHandovers * js.handover_ms) {
     line += ",\"http\":" + http_gauge_;
   }
   line += ",\"dropped\":" + std::to_string(dropped) + "}\n";

@@ -100,15 +100,18 @@ struct JsView {
   std::string mem_rest;  // ,"heap_used":..,"heap_total":..,"external":..,"array_buffers":..
   std::string handles = R"({"total":0,"by_type":{}})";
   std::string http;      // "" when no fresh one waits
+  // How often JS hands over (lib/sampler.js handoverMs: HANDOVER_MS in
+  // lib/config.js, or the sample interval when longer).
+  double handover_ms = 1000;
 };
 
-// The JS side hands the HTTP view over every SLOW_REFRESH_MS (100 ms,
-// lib/config.js), not every 10 ms sample: its timer's wake and work were
-// most of the probe's cost on the loop (lib/sampler.js). The samples after
-// a handover repeat its `inflight` gauge with zero counts, for this long
-// after it (two handovers: a late timer leaves no gap); past it, as when
-// JS is blocked, a sample has no http object.
-inline constexpr double kHttpGaugeRepeatMs = 200;
+// The JS side hands the HTTP view over every handover_ms, not every 10 ms
+// sample: its timer's wake and work were most of the probe's cost on the
+// loop (lib/sampler.js). The samples after a handover repeat its `inflight`
+// gauge with zero counts, for this many handover periods after it (two: a
+// late timer leaves no gap); past it, as when JS is blocked, a sample has
+// no http object.
+inline constexpr double kHttpGaugeRepeatHandovers = 2;
 
 // When samples are due at now_ns, the last having gone out at last_ns: the
 // ends of the intervals that passed with none (a stall only noticed after

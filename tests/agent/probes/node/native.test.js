@@ -59,7 +59,7 @@ test('a 200 ms block gets on-time samples (the JS probe gets one)', { timeout: T
   assert.ok(maxDelay >= 150 && maxDelay < 1000, `delay.max ${maxDelay} ~ the 200 ms block`);
   assert.ok(inBlock.every((s) => s.interval_ms < 50), 'each went out on its own clock');
   // No fresh JS reading: at most the last handover's inflight gauge, with
-  // zero counts (native/watchdog_core.h kHttpGaugeRepeatMs).
+  // zero counts (native/watchdog_core.h kHttpGaugeRepeatHandovers).
   assert.ok(inBlock.every((s) => s.http === undefined || (s.http.requests === 0 && s.http.responses === 0)),
     'no JS reading during the block');
 });

@@ -129,6 +129,7 @@ TEST_CASE("sample line: elu from idle deltas, cpu deltas, rss, http attached onc
   DelayStats d;
   d.add(4);
   JsView js;
+  js.handover_ms = 100;  // JS hands over every 100 ms: the gauge holds for 200
   js.mem_rest = R"(,"heap_used":1,"heap_total":2,"external":3,"array_buffers":4)";
   js.http = R"({"requests":5,"responses":5,"inflight":3,"latency_mean_ms":1,"latency_max_ms":2})";
   json s = json::parse(b.build(c1, 10, d, 4096, js, 7));
@@ -154,6 +155,19 @@ TEST_CASE("sample line: elu from idle deltas, cpu deltas, rss, http attached onc
   c3.now_ns += 200 * kMs;
   json s3 = json::parse(b.build(c3, 220, d, 4096, js, 7));
   CHECK_FALSE(s3.contains("http"));
+}
+
+TEST_CASE("sample line: the inflight gauge holds for two of JS's handover periods") {
+  SampleBuilder b;
+  Counters c;
+  b.start(c, 0);
+  DelayStats d;
+  JsView js;
+  js.handover_ms = 1000;
+  js.http = R"({"requests":5,"responses":5,"inflight":3,"latency_mean_ms":1,"latency_max_ms":2})";
+  CHECK(json::parse(b.build(c, 10, d, 0, js, 0))["http"]["requests"] == 5);
+  CHECK(json::parse(b.build(c, 1900, d, 0, js, 0))["http"]["inflight"] == 3);
+  CHECK_FALSE(json::parse(b.build(c, 2020, d, 0, js, 0)).contains("http"));
 }
 
 TEST_CASE("sample line: the gauge between handovers keeps any inflight text") {
