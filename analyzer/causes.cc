@@ -143,6 +143,14 @@ Cause threadpool_cause(const ThreadpoolStats& tp, const WindowStats& st, std::ve
                       tp.size, holders)};
 }
 
+// How a destination reads in advice: a raw TCP one (outbound.js, client
+// "net") is a driver's own protocol, whose address alone the user may not
+// place.
+std::string dest_named(const DestinationStats& d) {
+  if (d.client == "net") return fmt::format("`{}` (plain TCP: a database's or cache's driver)", d.dest);
+  return fmt::format("`{}`", d.dest);
+}
+
 Cause upstream_cause(const DestinationStats& d, const WindowStats& st, std::vector<Evidence>* ev) {
   const double requests = st.http_requests;
   if (requests <= 0 || st.http_latency_mean_ms <= 0 || d.calls <= 0) return {};
@@ -156,10 +164,10 @@ Cause upstream_cause(const DestinationStats& d, const WindowStats& st, std::vect
                              d.dest, per_request, st.http_latency_mean_ms, d.calls, d.latency_p50_ms)});
   return {CauseKind::kUpstream, d.dest,
           fmt::format("p50 {:.0f} ms of {:.0f} ms per request", d.latency_p50_ms, st.http_latency_mean_ms),
-          fmt::format("`{}` answers in {:.0f} ms (p50), most of each request's {:.0f} ms: make it faster "
+          fmt::format("{} answers in {:.0f} ms (p50), most of each request's {:.0f} ms: make it faster "
                       "(its own profile), cache its answers, call it in parallel rather than in turn, or "
                       "set a timeout so a slow answer does not hold the request.",
-                      d.dest, d.latency_p50_ms, st.http_latency_mean_ms)};
+                      dest_named(d), d.latency_p50_ms, st.http_latency_mean_ms)};
 }
 
 }  // namespace

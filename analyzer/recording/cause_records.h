@@ -14,11 +14,12 @@ namespace loopdoctor::recording {
 // Calls to one destination in the interval (agent/probes/node/lib/outbound.js).
 struct OutboundDest {
   std::string dest;    // "host:port"
-  std::string client;  // "http" (Node's http client) or "undici" (fetch)
+  std::string client;  // "http" (Node's http client), "undici" (fetch) or "net" (a raw TCP client)
   double calls = 0;    // finished in the interval
   // Request sent -> response finished, ms (after any wait for a pool socket).
   double latency_mean = 0, latency_p50 = 0, latency_p90 = 0, latency_max = 0;
-  // The http.Agent's pool, polled every 100 ms; has_pool false for undici.
+  // The client's pool (sockets open to dest; waiting: not for "net"), polled
+  // while calls go out; has_pool false when the line had none.
   bool has_pool = false;
   double sockets_mean = 0, sockets_max = 0;  // open to dest, busy or free
   double waiting_mean = 0, waiting_max = 0;  // requests queued for a socket

@@ -57,6 +57,23 @@ TEST_CASE("io-bound whose calls to one destination take most of each request: up
   CHECK(c.advice.find("`127.0.0.1:9001` answers in 180 ms") != std::string::npos);
 }
 
+TEST_CASE("a raw TCP upstream (a driver's protocol) is named as one, sockets and no waiting") {
+  const Scenario s = waiting();
+  auto recs = loopdoctor::testing::make_recording(s);
+  json d = upstream_dest(200, 180);
+  d["client"] = "net";
+  d["sockets"] = {{"mean", 40}, {"max", 41}};
+  d.erase("waiting");  // outbound.js: a driver's own queue is not visible
+  add_outbound(&recs, s, d);
+  const Diagnosis dx = diagnose(recs);
+  REQUIRE(dx.verdict == Verdict::kIoBound);
+  const Cause& c = dx.issues[0].cause;
+  CHECK(c.kind == CauseKind::kUpstream);
+  CHECK(c.line() == "upstream 127.0.0.1:9001, p50 180 ms of 200 ms per request");
+  CHECK(c.advice.find("`127.0.0.1:9001` (plain TCP: a database's or cache's driver) answers in 180 ms") !=
+        std::string::npos);
+}
+
 TEST_CASE("fast calls to a destination are not the cause") {
   const Scenario s = waiting();
   auto recs = loopdoctor::testing::make_recording(s);

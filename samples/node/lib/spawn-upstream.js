@@ -1,17 +1,17 @@
 'use strict';
 // Shared by the samples that call a slow upstream (slow-upstream, fetch-upstream
 // and fetch-pool through fetch-proxy.js,
-// slow-upstream-light, small-pool); this folder has no label, so it is not a
-// sample itself.
-// Starts upstream.js as a child process with a clean environment (so no
+// slow-upstream-light, small-pool; raw-upstream with raw-upstream.js); this
+// folder has no label, so it is not a sample itself.
+// Starts upstream.js (or `script`) as a child process with a clean environment (so no
 // preloaded probe follows it) and makes sure it dies with us: we kill it on
 // exit and on SIGINT/SIGTERM, and it exits by itself when its stdin (a pipe
 // from us) closes, which also covers SIGKILL.
 const { spawn } = require('child_process');
 const path = require('path');
 
-function startUpstream(delayMs, onReady) {
-  const child = spawn(process.execPath, [path.join(__dirname, 'upstream.js'), String(delayMs)], {
+function startUpstream(delayMs, onReady, script = 'upstream.js') {
+  const child = spawn(process.execPath, [path.join(__dirname, script), String(delayMs)], {
     env: { PATH: process.env.PATH },
     stdio: ['pipe', 'pipe', 'inherit'],
   });

@@ -18,8 +18,10 @@
 //   wait (startTime -> requestStart: the pool's queue, DNS, connecting), so
 //   a PerformanceObserver sums it; by Little's law the mean number waiting
 //   is the time waited in the interval over its length.
-// Nothing is written on the application's objects: a WeakMap holds each
-// call's start, so an aborted call is simply forgotten.
+// - Raw TCP clients (a database's or cache's driver: pg, mysql2, ioredis),
+//   on 'net.client.socket': see createNetCalls.
+// Nothing is written on the http client's or undici's objects: a WeakMap
+// holds each call's start, so an aborted call is simply forgotten.
 const { performance, PerformanceObserver } = require('perf_hooks');
 const { r3 } = require('./state.js');
 
@@ -78,11 +80,11 @@ function maxOverlap(w) {
   return max;
 }
 
-// undici's connections by "host:port", kept apart from the destinations
-// (which forget a quiet one) as a kept-alive connection outlives quiet
-// seconds. Destroyed ones are dropped when counted, or every
+// A client's connections by destination ("host:port"), kept apart from
+// the destinations (which forget a quiet one) as a kept-alive connection
+// outlives quiet seconds. Destroyed ones are dropped when counted, or every
 // PRUNE_AFTER_CONNECTIONS new ones while nothing counts them.
-function createUndiciConns() {
+function createConns() {
   const byHost = new Map();
   let connectedSincePrune = 0;
 
@@ -99,15 +101,11 @@ function createUndiciConns() {
 
   // Per connection, not per call: counted whether or not sampling, as a
   // connection opened before sampling still serves calls after.
-  function onConnected(msg) {
-    try {
-      const host = msg.connectParams && msg.connectParams.host;
-      if (typeof host !== 'string' || !msg.socket) return;
-      let set = byHost.get(host);
-      if (set === undefined) byHost.set(host, set = new Set());
-      set.add(msg.socket);
-      if (++connectedSincePrune >= PRUNE_AFTER_CONNECTIONS) prune();
-    } catch (_) { /* never throw */ }
+  function add(host, socket) {
+    let set = byHost.get(host);
+    if (set === undefined) byHost.set(host, set = new Set());
+    set.add(socket);
+    if (++connectedSincePrune >= PRUNE_AFTER_CONNECTIONS) prune();
   }
 
   // Connections open to host, or -1 when none was ever seen (a proxy's, or
@@ -117,7 +115,74 @@ function createUndiciConns() {
     return set === undefined ? -1 : liveConns(set);
   }
 
-  return { onConnected, count };
+  return { add, count };
+}
+
+// A raw client's destination: the remote address and port, or a local
+// socket's path (net.connect({ path }): Node keeps it as _pipeName).
+const MAX_DEST_CHARS = 200;  // the collector refuses a dest over 256 bytes
+function netDestOf(sock) {
+  if (typeof sock.remotePort === 'number') return String(sock.remoteAddress) + ':' + sock.remotePort;
+  return typeof sock._pipeName === 'string' ? sock._pipeName.slice(0, MAX_DEST_CHARS) : 'local socket';
+}
+
+const NET_UNKNOWN = 0, NET_RAW = 1, NET_OTHER = 2;
+
+// Raw TCP clients: a database's or cache's driver speaks its own protocol on
+// a net.Socket, which 'net.client.socket' hands over as net.connect() makes
+// it. A call is the time from a write to the next read on the socket (a
+// request and its answer; writes before that read count as one call, from
+// the first), per destination. The http client's and undici's sockets come
+// through the channel too: at its first read a socket that carries HTTP
+// (the http client's `parser` or `_httpMessage` set, or a connection undici
+// handed over) is left to their channels. Each socket gets its own
+// `_writeGeneric` (where every net write goes, write() and writev() alike,
+// and again once connected for a write made before: the first call is the
+// one timed; `write` itself is no use, net's connect() resets it) and `push`
+// (net's reads end in socket.push(chunk)), which read the clock and call
+// the prototype's; a server's sockets never come through the channel and
+// keep their shape. tls.connect() publishes nothing: TLS clients are not
+// timed; a Node without _writeGeneric times nothing. onCall(dest, ms) records a call; conns counts the
+// raw connections per destination.
+function createNetCalls(state, isUndici, onCall, conns) {
+  function classify(sock) {
+    return sock.parser || sock._httpMessage || isUndici(sock) ? NET_OTHER : NET_RAW;
+  }
+
+  function onReply(sock, st) {
+    const ms = performance.now() - st.sent;
+    st.sent = -1;
+    if (st.kind === NET_UNKNOWN) {
+      st.kind = classify(sock);
+      if (st.kind === NET_RAW) conns.add(st.dest = netDestOf(sock), sock);
+    }
+    if (st.kind === NET_RAW && state.sampling) onCall(st.dest, ms);
+  }
+
+  function wrap(sock, name, fn) {
+    Object.defineProperty(sock, name, { value: fn, writable: true, configurable: true, enumerable: false });
+  }
+
+  function onSocket(msg) {
+    try {
+      const sock = msg && msg.socket;
+      if (!sock || typeof sock._writeGeneric !== 'function' || typeof sock.push !== 'function') return;
+      const protoWrite = sock._writeGeneric, protoPush = sock.push;
+      const st = { kind: NET_UNKNOWN, sent: -1, dest: '' };
+      wrap(sock, '_writeGeneric', function _writeGeneric() {
+        if (st.sent < 0 && st.kind !== NET_OTHER && state.sampling) st.sent = performance.now();
+        return protoWrite.apply(this, arguments);
+      });
+      wrap(sock, 'push', function push(chunk) {
+        if (st.sent >= 0 && chunk !== null) {
+          try { onReply(sock, st); } catch (_) { /* never throw */ }
+        }
+        return protoPush.apply(this, arguments);
+      });
+    } catch (_) { /* never throw */ }
+  }
+
+  return { onSocket };
 }
 
 function pct(sorted, p) {
@@ -127,6 +192,7 @@ function pct(sorted, p) {
 function poolJson(d, intervalMs) {
   if (d.polls === 0) return '';
   const sockets = ',"sockets":{"mean":' + r3(d.socketsSum / d.polls) + ',"max":' + d.socketsMax + '}';
+  if (d.client === 'net') return sockets;  // a driver's own queue is not visible
   if (d.agent === null) {
     // Little's law: the mean number waiting is the time waited over the interval.
     const mean = intervalMs > 0 ? d.waitMs / intervalMs : 0;
@@ -146,10 +212,14 @@ function destJson(d, intervalMs) {
 
 function createOutbound(state) {
   const starts = new WeakMap();  // request -> { t, d }
-  // "http host:port" -> per-interval figures: the two clients keep apart,
-  // as their pools are read differently.
+  // "http host:port" -> per-interval figures: the clients keep apart, as
+  // their pools are read differently.
   const dests = new Map();
-  const conns = createUndiciConns();
+  const undiciConns = createConns();
+  const undiciSockets = new WeakSet();
+  const netConns = createConns();
+  const net = createNetCalls(state, (sock) => undiciSockets.has(sock),
+    (name, ms) => addCall(dest('net', name), ms), netConns);
 
   function dest(client, name) {
     const key = client + ' ' + name;
@@ -189,18 +259,29 @@ function createOutbound(state) {
     } catch (_) { /* never throw */ }
   }
 
+  function addCall(d, ms) {
+    d.calls++;
+    d.sum += ms;
+    if (ms > d.max) d.max = ms;
+    if (d.lat.length < MAX_LATENCIES) d.lat.push(ms);
+  }
+
   function onEnd(msg) {
     try {
       const req = msg.request;
       const st = req && starts.get(req);
       if (st === undefined) return;
       starts.delete(req);
-      const ms = performance.now() - st.t;
-      const d = st.d;
-      d.calls++;
-      d.sum += ms;
-      if (ms > d.max) d.max = ms;
-      if (d.lat.length < MAX_LATENCIES) d.lat.push(ms);
+      addCall(st.d, performance.now() - st.t);
+    } catch (_) { /* never throw */ }
+  }
+
+  function onUndiciConnected(msg) {
+    try {
+      const host = msg.connectParams && msg.connectParams.host;
+      if (typeof host !== 'string' || !msg.socket) return;
+      undiciSockets.add(msg.socket);
+      undiciConns.add(host, msg.socket);
     } catch (_) { /* never throw */ }
   }
 
@@ -241,8 +322,8 @@ function createOutbound(state) {
         const busy = (a.sockets[d.agentKey] || []).length;
         const free = (a.freeSockets[d.agentKey] || []).length;
         addPoll(d, busy + free, (a.requests[d.agentKey] || []).length);
-      } else if (d.client === 'undici') {
-        const n = conns.count(d.name);
+      } else if (d.client === 'undici' || d.client === 'net') {
+        const n = (d.client === 'net' ? netConns : undiciConns).count(d.name);
         if (n >= 0) addPoll(d, n, 0);
       }
     }
@@ -277,7 +358,8 @@ function createOutbound(state) {
     dc.subscribe('http.client.response.finish', onEnd);
     dc.subscribe('undici:client:sendHeaders', onUndiciSend);
     dc.subscribe('undici:request:trailers', onEnd);
-    dc.subscribe('undici:client:connected', conns.onConnected);
+    dc.subscribe('undici:client:connected', onUndiciConnected);
+    dc.subscribe('net.client.socket', net.onSocket);
     try {
       new PerformanceObserver(onResource).observe({ entryTypes: ['resource'] });
     } catch (_) { /* no resource timing in this Node: no undici waits */ }

@@ -44,9 +44,42 @@ test('outbound: calls to a pool of 2 show 2 sockets, requests waiting, the limit
   assert.equal(d.sockets.max, 2);
   assert.ok(d.waiting.max >= 6, `waiting ${d.waiting.max}`);
   assert.equal(d.pool_max, 2);
+  // Its sockets came through 'net.client.socket' too: left to the http channels.
+  assert.equal(line.destinations.filter((x) => x.client === 'net').length, 0, JSON.stringify(line));
   // Nothing happened since: no line, and the destination is forgotten.
   assert.equal(out.take(2000, 1000), '');
   agent.destroy();
+  server.close();
+});
+
+test('outbound: a raw TCP client (a driver\'s protocol) is timed from each write to the next read', { timeout: 20000 }, async () => {
+  const net = require('net');
+  // A line protocol: each line answered after 30 ms.
+  const server = await new Promise((resolve) => {
+    const s = net.createServer((c) => c.on('data', (d) => setTimeout(() => c.write('+' + d), 30)))
+      .listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const port = server.address().port;
+  const out = createOutbound(sampling());
+  out.install();
+  const sock = net.connect(port, '127.0.0.1');
+  await new Promise((r) => sock.once('connect', r));
+  const ask = (q) => new Promise((res) => { sock.once('data', res); sock.write(q + '\n'); });
+  for (let i = 0; i < 5; i++) await ask('GET k' + i);
+  out.poll();
+  const line = JSON.parse(out.take(1000, 1000));
+  const d = line.destinations.find((x) => x.client === 'net');
+  assert.ok(d, JSON.stringify(line));
+  assert.equal(d.dest, `127.0.0.1:${port}`);
+  // The first answer is the one that tells the socket from an HTTP client's:
+  // every call is timed, that one included.
+  assert.equal(d.calls, 5);
+  assert.ok(d.latency_ms.p50 >= 25 && d.latency_ms.p50 < 1000, `p50 ${d.latency_ms.p50}`);
+  assert.equal(d.sockets.max, 1);
+  assert.equal(d.waiting, undefined, 'a driver\'s own queue is not visible');
+  // The socket still works as the application wrote it.
+  assert.equal(String(await ask('PING')), '+PING\n');
+  sock.destroy();
   server.close();
 });
 
@@ -82,6 +115,7 @@ test('outbound: fetch through a pool of 2 shows its 2 connections and the reques
   const interval = performance.now() - t0;
   const line = JSON.parse(out.take(1000, interval));
   const d = line.destinations.find((x) => x.client === 'undici');
+  assert.equal(line.destinations.filter((x) => x.client === 'net').length, 0, 'undici\'s sockets are left to its channels');
   assert.equal(d.dest, `127.0.0.1:${port}`);
   assert.equal(d.calls, 10);
   // The time on the wire, not the wait for the pool: ~40 ms each, where the
@@ -119,6 +153,7 @@ test('outbound: fetch with no limit opens a connection per call and hardly waits
   const interval = performance.now() - t0;
   const line = JSON.parse(out.take(1000, interval));
   const d = line.destinations.find((x) => x.client === 'undici');
+  assert.equal(line.destinations.filter((x) => x.client === 'net').length, 0, 'undici\'s sockets are left to its channels');
   assert.equal(d.calls, 6);
   assert.ok(d.latency_ms.p50 >= 95, `p50 ${d.latency_ms.p50}`);
   assert.equal(d.sockets.max, 6);
