@@ -39,10 +39,10 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
   // The JS sampler's own timer runs at the delay's resolution; the native
   // one's handover rides the probe's slow tick (slow-tick.js), every
   // handoverMs (never faster than its samples). While the profiler waits
-  // for a block (watchBlocks), each tick asks the addon how many blocks its
-  // watchdog saw start (or sees the tick run the threshold late): a block
-  // starts the profile at the first tick after it, within a second. Set at
-  // start: the addon may have failed to start since (transport.js).
+  // for a block (watchBlocks), the addon calls back after each block its
+  // watchdog saw start, and each tick also asks it how many it saw (or
+  // sees the tick run the threshold late). Set at start: the addon may have
+  // failed to start since (transport.js).
   let handoverMs = HANDOVER_MS;
   let removeTick = null;
   let watching = false;
