@@ -7,6 +7,7 @@
 
 #include "analyzer/analysers/analysers.h"
 #include "analyzer/thresholds.h"
+#include "base/units.h"
 
 namespace loopdoctor {
 namespace {
@@ -40,10 +41,10 @@ Issue quota_issue(const WindowStats& st, const std::vector<Finding>& fs) {
   Issue i = starved(fs, confidence_over(st.throttled_periods_share, kThrottledPeriodsShare));
   const std::string quota = st.cpu_quota_cores > 0 ? fmt::format("{:.2f} cores", st.cpu_quota_cores) : "its quota";
   i.summary = fmt::format(
-      "The process was starved of CPU: its cgroup's quota ({}) throttled it in {} of the scheduler's "
-      "periods ({:.1f} s of throttled run-queue time, summed over its CPUs), and the loop waited up to {:.0f} ms (p99 {:.0f} ms) while it could not "
-      "run. The code may be fine; the CPU it was allowed was not enough for this load.",
-      quota, pct(st.throttled_periods_share), st.throttled_ms / 1000.0, st.delay_max_ms, st.delay_p99_ms);
+      "The process was starved of CPU: its cgroup's quota ({}) throttled it in {} (the scheduler's "
+      "periods, and the time its threads were held off), and the loop waited up to {:.0f} ms (p99 {:.0f} ms) "
+      "while it could not run. The code may be fine; the CPU it was allowed was not enough for this load.",
+      quota, analysers::throttled_periods_phrase(st), st.delay_max_ms, st.delay_p99_ms);
   i.cause = {CauseKind::kCpuQuota, quota,
              "throttled in " + analysers::throttled_periods_phrase(st),
              fmt::format("Raise or remove the CPU quota (the container's `--cpus`, Kubernetes' "
@@ -52,8 +53,8 @@ Issue quota_issue(const WindowStats& st, const std::vector<Finding>& fs) {
                          st.cpu_cores)};
   i.evidence.push_back(analysers::evidence(
       "cpu_throttled_periods_share", st.throttled_periods_share, kThrottledPeriodsShare,
-      fmt::format("The cgroup's CPU quota ({}) throttled the process in {} of its periods ({:.1f} s "
-                  "throttled, summed over CPUs)", quota, pct(st.throttled_periods_share), st.throttled_ms / 1000.0)));
+      fmt::format("The cgroup's CPU quota ({}) throttled the process in {}", quota,
+                  analysers::throttled_periods_phrase(st))));
   append_findings(&i, fs);
   return i;
 }
@@ -65,11 +66,11 @@ Issue run_queue_issue(const WindowStats& st, const std::vector<Finding>& fs) {
       "The loop waited for a CPU it did not get: during its stalls its thread waited {:.1f} s in the "
       "run queue and ran {:.1f} s. Callbacks waited up to {:.0f} ms (p99 {:.0f} ms); with the wait "
       "taken out, the p99 would be about {:.0f} ms. Other processes on its CPUs held it, not its code.",
-      st.stall_wait_ms / 1000.0, st.stall_run_ms / 1000.0, st.delay_max_ms, st.delay_p99_ms,
+      st.stall_wait_ms / base::kMsPerS, st.stall_run_ms / base::kMsPerS, st.delay_max_ms, st.delay_p99_ms,
       st.stall_own_p99_ms());
   i.cause = {CauseKind::kRunQueue, "",
              fmt::format("waited {:.1f} s for a CPU vs ran {:.1f} s; {} of the stalled time waiting",
-                         st.loop_thread_wait_ms / 1000.0, st.loop_thread_run_ms / 1000.0,
+                         st.loop_thread_wait_ms / base::kMsPerS, st.loop_thread_run_ms / base::kMsPerS,
                          pct(st.stall_wait_share())),
              "Give the loop a CPU when it is runnable: fewer busy processes per core, CPU affinity that "
              "keeps the others off its cores (`taskset`, cpusets), a higher priority than theirs "
@@ -78,15 +79,15 @@ Issue run_queue_issue(const WindowStats& st, const std::vector<Finding>& fs) {
       "stall_cpu_wait_share", st.stall_wait_share(), kRunQueueStallWaitShare,
       fmt::format("During the loop's stalls its thread waited {:.1f} s for a CPU and ran {:.1f} s "
                   "({} of the stalled time waiting)",
-                  st.stall_wait_ms / 1000.0, st.stall_run_ms / 1000.0, pct(st.stall_wait_share()))));
+                  st.stall_wait_ms / base::kMsPerS, st.stall_run_ms / base::kMsPerS, pct(st.stall_wait_share()))));
   i.evidence.push_back(analysers::evidence(
       "stall_own_p99_ms", st.stall_own_p99_ms(), kBlockedIntervalMs,
       fmt::format("With the wait taken out the stalls' p99 is about {:.0f} ms, under the {:.0f} ms "
                   "of a stalled interval", st.stall_own_p99_ms(), kBlockedIntervalMs)));
   i.evidence.push_back(analysers::evidence(
-      "loop_thread_cpu_wait_s", st.loop_thread_wait_ms / 1000.0, 0,
+      "loop_thread_cpu_wait_s", st.loop_thread_wait_ms / base::kMsPerS, 0,
       fmt::format("Over the window the loop's thread waited {:.1f} s for a CPU and ran {:.1f} s",
-                  st.loop_thread_wait_ms / 1000.0, st.loop_thread_run_ms / 1000.0)));
+                  st.loop_thread_wait_ms / base::kMsPerS, st.loop_thread_run_ms / base::kMsPerS)));
   append_findings(&i, fs);
   return i;
 }

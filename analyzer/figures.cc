@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "analyzer/window_stats.h"
+#include "base/units.h"
 
 namespace loopdoctor {
 namespace {
@@ -14,7 +15,7 @@ constexpr double kSameWithin = 0.05;
 
 json opt(const std::optional<double>& v) {
   if (!v || !std::isfinite(*v)) return nullptr;
-  return std::round(*v * 1000.0) / 1000.0;
+  return std::round(*v * 1000.0) / base::kMsPerS;
 }
 
 std::optional<double> read(const json& j, const char* key) {
@@ -29,7 +30,7 @@ Figures figures_of(const Timeline& tl, const Diagnosis& dx) {
   const WindowStats& st = dx.stats;
   Figures f;
   f.verdict = to_string(dx.verdict);
-  f.window_s = dx.window.length() / 1000.0;
+  f.window_s = dx.window.length() / base::kMsPerS;
   if (tl.load_summary.present) {
     f.rps = tl.load_summary.rps;
     f.latency_p50_ms = tl.load_summary.p50;
@@ -53,11 +54,11 @@ Figures figures_of(const Timeline& tl, const Diagnosis& dx) {
   if (st.sched_present) {
     f.loop_running_share = st.loop_thread_run_share;
     f.loop_cpu_wait_share = st.loop_thread_wait_share;
-    f.loop_cpu_wait_s = st.loop_thread_wait_ms / 1000.0;
+    f.loop_cpu_wait_s = st.loop_thread_wait_ms / base::kMsPerS;
   }
   if (st.stall_sched_present()) f.stall_cpu_wait_share = st.stall_wait_share();
   if (st.throttle_present) {
-    f.cpu_throttled_s = st.throttled_ms / 1000.0;
+    f.cpu_throttled_s = st.throttled_ms / base::kMsPerS;
     f.cpu_throttled_periods_share = st.throttled_periods_share;
   }
   return f;

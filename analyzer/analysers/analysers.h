@@ -10,6 +10,7 @@
 
 #include "analyzer/diagnosis.h"
 #include "analyzer/window_stats.h"
+#include "base/units.h"
 
 namespace loopdoctor::analysers {
 
@@ -75,19 +76,19 @@ struct CpuWaitFigure {
 // wait figure and cpu-starved's cause both say it.
 inline std::string throttled_periods_phrase(const WindowStats& st) {
   return fmt::format("{:.0f} % of periods, {:.1f} s summed over CPUs", st.throttled_periods_share * 100.0,
-                     st.throttled_ms / 1000.0);
+                     st.throttled_ms / base::kMsPerS);
 }
 inline CpuWaitFigure cpu_wait_figure(const WindowStats& st) {
   CpuWaitFigure f;
   std::string throttled;
   if (st.throttle_present) throttled = "quota throttled " + throttled_periods_phrase(st);
   if (st.sched_present) {
-    f.value = fmt::format("{:.1f} s", st.loop_thread_wait_ms / 1000.0);
+    f.value = fmt::format("{:.1f} s", st.loop_thread_wait_ms / base::kMsPerS);
     if (st.stall_sched_present())
       f.detail = fmt::format("{:.0f} % of the stalled time", st.stall_wait_share() * 100.0);
     if (!throttled.empty()) f.detail += (f.detail.empty() ? "" : "; ") + throttled;
   } else if (st.throttle_present) {
-    f.value = fmt::format("{:.1f} s", st.throttled_ms / 1000.0);
+    f.value = fmt::format("{:.1f} s", st.throttled_ms / base::kMsPerS);
     f.detail = fmt::format("throttled by its quota in {:.0f} % of periods", st.throttled_periods_share * 100.0);
   }
   return f;
