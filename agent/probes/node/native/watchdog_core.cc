@@ -63,12 +63,16 @@ uint64_t wait_end_ns(const TurnMark& t, uint64_t idle_now_ns, uint64_t now_ns) {
 void TickClock::serve(const TurnMark& prev, const TurnMark& now, uint64_t until_ns, DelayStats* out) {
   const uint64_t wait_end = wait_end_ns(prev, now.idle_ns, now.at_ns);
   const uint64_t until = std::min(until_ns, now.at_ns);
+  const bool watched = stall_from_ns_ != 0 && stall_from_ns_ == wait_end;
+  stall_from_ns_ = 0;
   for (; next_ns_ <= until; next_ns_ += resolution_ns_) {
     const uint64_t t = next_ns_;
     if (t <= prev.at_ns)
       out->add(ms_between(t, prev.at_ns));
+    else if (t < wait_end)
+      out->add(0.0);
     else
-      out->add(t < wait_end ? 0.0 : ms_between(t, now.at_ns));
+      out->add(watched ? ms_between(wait_end, t) : ms_between(t, now.at_ns));
   }
 }
 
@@ -76,8 +80,11 @@ void TickClock::overdue(const TurnMark& last, uint64_t now_ns, uint64_t idle_now
                         DelayStats* out) {
   const uint64_t wait_end = wait_end_ns(last, idle_now_ns, now_ns);
   const uint64_t until = std::min(until_ns, now_ns);
-  for (; next_ns_ <= until; next_ns_ += resolution_ns_)
-    out->add(next_ns_ < wait_end ? 0.0 : ms_between(wait_end, next_ns_));
+  for (; next_ns_ <= until; next_ns_ += resolution_ns_) {
+    const bool waiting = next_ns_ < wait_end;
+    if (!waiting) stall_from_ns_ = wait_end;
+    out->add(waiting ? 0.0 : ms_between(wait_end, next_ns_));
+  }
 }
 
 std::vector<uint64_t> sample_ends(uint64_t last_ns, uint64_t now_ns, uint64_t interval_ns, uint64_t slack_ns) {

@@ -46,6 +46,10 @@ class TurnStamp {
 // - Overdue (the watchdog's): the loop has been running without a turn
 //   since its last wait ended; at T it had run T - that end, a figure that
 //   grows tick by tick while JS blocks (each sample goes out on time).
+// - Served at the turn that ends a stall the watchdog had been serving:
+//   the watchdog's figure, T - that end, so the block's length is the last
+//   tick's figure whoever serves it (with turn - T, a watchdog descheduled
+//   halfway through a 200 ms block left a max of 100 ms: both halves).
 class TickClock {
  public:
   void start(uint64_t now_ns, uint64_t resolution_ns);
@@ -61,6 +65,8 @@ class TickClock {
 
  private:
   uint64_t next_ns_ = 0, resolution_ns_ = 0;
+  // The wait end of the stall whose ticks the watchdog served (0: none).
+  uint64_t stall_from_ns_ = 0;
 };
 
 // When the one wait after turn `t` ended, given the idle time at `now_ns`

@@ -53,9 +53,36 @@ TEST_CASE("ticks: a blocked loop's overdue ticks grow from the end of its wait")
   // Ticks up to `until` only; the rest at the turn that ends the block.
   c.overdue(turn(3, 0), 62 * kMs, 2 * kMs, 50 * kMs, &d);
   CHECK(values(d) == std::vector<double>{45, 45, 1});
-  c.serve(turn(3, 0), turn(66, 2), 66 * kMs, &d);  // the tick due at 60 waited 6 ms
-  CHECK(values(d) == std::vector<double>{6, 6, 1});
+  // The turn that ends it serves the tick due at 60 with the watchdog's
+  // figure: 55 ms run by then (not the 6 ms to the turn: the block's length
+  // stays the largest figure when the watchdog falls behind).
+  c.serve(turn(3, 0), turn(66, 2), 66 * kMs, &d);
+  CHECK(values(d) == std::vector<double>{55, 55, 1});
   CHECK(c.next_due_ns() == 70 * kMs);
+  // The next turn's ticks are timer lateness again.
+  c.serve(turn(66, 2), turn(83, 2), 83 * kMs, &d);  // due at 70 and 80
+  CHECK(values(d) == std::vector<double>{3, 13, 2});
+}
+
+TEST_CASE("ticks: a watchdog descheduled halfway through a block leaves its length as the max") {
+  TickClock c;
+  c.start(0, 10 * kMs);
+  DelayStats d;
+  // Waited 0..150, then JS until 350; the watchdog served ticks up to 250.
+  c.overdue(turn(0, 0), 250 * kMs, 150 * kMs, 250 * kMs, &d);
+  CHECK(values(d)[1] == 100);
+  c.serve(turn(0, 0), turn(350, 150), 350 * kMs, &d);  // ticks 260..350
+  CHECK(values(d) == std::vector<double>{110, 200, 10});
+}
+
+TEST_CASE("ticks: a watchdog that saw the loop waiting leaves the turn's lateness") {
+  TickClock c;
+  c.start(0, 10 * kMs);
+  DelayStats d;
+  c.overdue(turn(0, 0), 40 * kMs, 40 * kMs, 40 * kMs, &d);  // waiting: 0, 0, 0, 0
+  CHECK(values(d) == std::vector<double>{0, 0, 4});
+  c.serve(turn(0, 0), turn(65, 45), 65 * kMs, &d);  // waited to 45, ran to 65: ticks 50, 60
+  CHECK(values(d) == std::vector<double>{5, 15, 2});
 }
 
 TEST_CASE("ticks: one left by a turn that could not serve it counts at that turn") {
