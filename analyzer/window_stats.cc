@@ -237,7 +237,11 @@ void add_proc_stats(WindowStats& st, const Timeline& tl, const Window& w) {
 // new value marks a read; the repeats would put all of a read's growth in
 // the 10 ms before it. (While the thread neither runs nor waits nothing
 // changes, and the growth after is spread back over that idle time: rare
-// inside a stall, where the loop is never idle.)
+// inside a stall, where the loop is never idle.) The series starts at the
+// last reading before the window, so the window's first stalls fall
+// between readings: the agent reads every 5 s (kCpuWaitPeriodMs), and a
+// 10 s window held one reading at times, which left its stalls without
+// scheduler figures (a starved loop then read as blocked).
 struct SchedPoint {
   double t = 0, run = 0, wait = 0;
 };
@@ -245,12 +249,15 @@ struct SchedPoint {
 std::vector<SchedPoint> sched_series(const Timeline& tl, const Window& w) {
   std::vector<SchedPoint> out;
   for (const auto& p : tl.proc) {
-    if (!p.has_sched || !w.contains(p.t)) continue;
+    if (!p.has_sched || p.t >= w.end) continue;
     if (!out.empty() && (p.t <= out.back().t ||
                          (p.sched_run_ms == out.back().run && p.sched_wait_ms == out.back().wait)))
       continue;
     out.push_back({p.t, p.sched_run_ms, p.sched_wait_ms});
   }
+  // Of the readings before the window, the last one only.
+  auto inside = std::find_if(out.begin(), out.end(), [&](const SchedPoint& x) { return x.t >= w.start; });
+  if (inside - out.begin() > 1) out.erase(out.begin(), inside - 1);
   return out;
 }
 

@@ -240,7 +240,9 @@ void ProcessState::trim(double now_ms) {
   while (!samples.empty() && samples.front().t < start) samples.pop_front();
   while (!gc.empty() && gc.front().t < start) gc.pop_front();
   while (!blocks.empty() && blocks.front().t < start) blocks.pop_front();
-  while (!proc.empty() && proc.front().t < start) proc.pop_front();
+  // One /proc record before the window stays: its schedstat reading
+  // brackets the window's first stalls (analyzer/window_stats.cc).
+  while (proc.size() > 1 && proc[1].t < start) proc.pop_front();
 }
 
 Timeline ProcessState::timeline(double now_ms) const {

@@ -61,3 +61,29 @@ TEST_CASE("cpu-starved: without schedstat the stalls have no scheduler figures")
   CHECK(st.stall_sched_ms == 0);
   CHECK(st.stall_own_p99_ms() == st.delay_p99_ms);
 }
+
+TEST_CASE("cpu-starved: stalls before the window's first reading count from the reading before it") {
+  // The agent reads schedstat every 5 s; its 10 s window can hold one
+  // reading. The reading before the window brackets its first stalls.
+  Timeline tl;
+  for (double t = 5010; t <= 15000; t += 10) {
+    ProbeSample s;
+    s.t = t;
+    s.interval = 10;
+    s.delay.max = 150;  // stalled throughout
+    tl.samples.push_back(s);
+  }
+  for (double t : {0.0, 4000.0, 9000.0}) {  // readings: two before the window, one inside
+    ProcSample p;
+    p.t = t;
+    p.has_sched = true;
+    p.sched_run_ms = 0.05 * t;
+    p.sched_wait_ms = 0.9 * t;
+    tl.proc.push_back(p);
+  }
+  tl.end_t = 15000;
+  const WindowStats st = compute_window_stats(tl, Window{5000, 15001});
+  CHECK(st.stall_sched_ms == Approx(4000));  // 5000..9000, between the readings at 4000 and 9000
+  CHECK(st.stall_wait_share() == Approx(0.9));
+  CHECK(st.stall_run_ms == Approx(200));
+}

@@ -24,7 +24,8 @@ verdict_of() {
     js "$WORK/p.json" "(j.processes.find(p => p.pid == $NODE_PID) || {}).verdict"
 }
 starved_now() { [ "$(verdict_of)" = cpu-starved ]; }
-wait_for 16 starved_now || fail "the agent's verdict for pid $NODE_PID is $(verdict_of), not cpu-starved: $(js "$WORK/p.json" "(j.processes.find(p => p.pid == $NODE_PID) || {}).summary")"
+sched_read() { curl -sf "http://127.0.0.1:$PORT/metrics" | grep "schedstat_.*pid=\"$NODE_PID\"" | tr '\n' ' '; }
+wait_for 16 starved_now || fail "the agent's verdict for pid $NODE_PID is $(verdict_of), not cpu-starved: $(js "$WORK/p.json" "(j.processes.find(p => p.pid == $NODE_PID) || {}).summary") (schedstat: $(sched_read))"
 curl -sf "http://127.0.0.1:$PORT/report/$NODE_PID" >"$WORK/report.html" || fail "no /report/$NODE_PID"
 cause=$(sed -n 's/.*cause: <b>\([^<]*\)<.*/\1/p' "$WORK/report.html" | head -1)
 echo "agent verdict: cpu-starved, cause $cause"

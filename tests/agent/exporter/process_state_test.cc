@@ -60,6 +60,22 @@ TEST_CASE("the window holds a bounded number of samples whatever the rate and up
   CHECK(p.cpu_total_seconds == Approx(kOffered * 0.010 * 0.95).epsilon(1e-6));
 }
 
+TEST_CASE("the window keeps the schedstat reading before it, which brackets its first stalls") {
+  ProcessState p(ident(), kDefaultWindowMs);
+  const double period = kCpuWaitPeriodMs;
+  const double last = 20 * period, start = last - kDefaultWindowMs + 1;  // just after a reading
+  for (double t = 0; t <= last; t += period) {
+    ProcSample r;
+    r.t = t;
+    r.has_sched = true;
+    p.add_sched(r);
+  }
+  p.trim(last + 1);
+  REQUIRE(p.proc.size() >= 2);
+  CHECK(p.proc.front().t == start - 1);
+  CHECK(p.proc[1].t >= start);
+}
+
 TEST_CASE("GC events are capped per window with the total pause time kept") {
   ProcessState p(ident(), kDefaultWindowMs);
   for (std::size_t i = 0; i < 2 * kMaxGcEventsPerWindow; ++i)
