@@ -49,9 +49,15 @@ void add(DestAcc& a, const recording::OutboundDest& d) {
 
 std::vector<DestinationStats> destination_stats(const Timeline& tl, const Window& w) {
   std::map<std::string, DestAcc> acc;
-  for (const auto& o : tl.outbound)
-    if (w.contains(o.t))
-      for (const auto& d : o.destinations) add(acc[d.client + " " + d.dest], d);
+  for (const auto& o : tl.outbound) {
+    if (!w.contains(o.t)) continue;
+    const double covered = std::min(o.interval_ms, o.t - w.start);
+    for (const auto& d : o.destinations) {
+      DestAcc& a = acc[d.client + " " + d.dest];
+      add(a, d);
+      a.s.covered_ms += covered;
+    }
+  }
   std::vector<DestinationStats> out;
   for (auto& [name, a] : acc) {
     if (a.s.calls > 0) a.s.latency_mean_ms = a.latency_sum / a.s.calls;
@@ -93,6 +99,14 @@ ThreadpoolStats threadpool_stats(const Timeline& tl, const Window& w) {
 
 namespace {
 
+// How a destination reads in advice: a raw TCP one (outbound.js, client
+// "net") is a driver's own protocol, whose address alone the user may not
+// place.
+std::string dest_named(const DestinationStats& d) {
+  if (d.client == "net") return fmt::format("`{}` (plain TCP: a database's or cache's driver)", d.dest);
+  return fmt::format("`{}`", d.dest);
+}
+
 std::string pool_name(const DestinationStats& d) {
   return d.client == "http" ? "http.Agent maxSockets" : "its client's connection limit";
 }
@@ -113,6 +127,41 @@ Cause pool_cause(const DestinationStats& d, const WindowStats& st, std::vector<E
                       "one. Raise its size ({} is {:.0f}; the DB pool's `max`, undici's `connections`) "
                       "if {} can take more at once, or send it fewer calls (cache, batch).",
                       d.dest, n, d.waiting_mean, pool_name(d), d.pool_max > 0 ? d.pool_max : n, d.dest)};
+}
+
+// A pool whose queue no probe source shows (its `waiting` is never more
+// than 0): a raw TCP driver's, undici's own (fetch's waits come from its
+// timing entries). By Little's law its connections were busy calls x their
+// time on the wire over the time its lines cover; all of them busy while the server held
+// many more requests than connections means the rest waited for one.
+Cause busy_pool_cause(const DestinationStats& d, const WindowStats& st, std::vector<Evidence>* ev) {
+  const double n = d.sockets_mean;
+  if (d.client == "http" || !d.has_pool || d.waiting_max > 0 || n <= 0 || d.covered_ms <= 0 ||
+      d.sockets_mean < kPoolSocketsSteady * d.sockets_max || st.http_inflight_mean < kPoolInflightFactor * n)
+    return {};
+  // Connections carrying a call, on average (a call's time can include its
+  // wait in a client's own queue: at most all of them).
+  const double busy = std::min(d.calls * d.latency_mean_ms / d.covered_ms, n);
+  const double share = busy / n;
+  if (share < kPoolBusyShare) return {};
+  const double waiting = std::max(0.0, st.http_inflight_mean - busy);
+  const bool driver = d.client == "net";
+  const std::string queue = driver ? "the driver's pool" : "undici's pool";
+  const std::string size = driver ? "the driver's pool size: pg's `max`, mysql2's `connectionLimit`"
+                                  : "the undici Agent's or Pool's `connections`";
+  ev->push_back({"outbound_pool_busy_share", share, kPoolBusyShare,
+                 fmt::format("The {:.0f} connections to {} carried calls {:.0f} % of the time ({:.0f} calls of "
+                             "{:.1f} ms) while the server held {:.1f} requests in flight: about {:.0f} waited "
+                             "in {}, whose queue publishes nothing",
+                             n, d.dest, share * 100, d.calls, d.latency_mean_ms, st.http_inflight_mean, waiting,
+                             queue)});
+  return {CauseKind::kConnectionPool, d.dest,
+          fmt::format("{:.0f} connections busy {:.0f} %, about {:.0f} requests waiting for one, {:.0f} in flight",
+                      n, share * 100, waiting, st.http_inflight_mean),
+          fmt::format("The pool to {} is full: its {:.0f} connections stay busy while about {:.0f} requests "
+                      "queue in {}. Raise {} if {} can take more at once, or send it fewer calls (cache, "
+                      "batch).",
+                      dest_named(d), n, waiting, queue, size, d.dest)};
 }
 
 std::string pool_holders(const ThreadpoolStats& tp) {
@@ -143,14 +192,6 @@ Cause threadpool_cause(const ThreadpoolStats& tp, const WindowStats& st, std::ve
                       tp.size, holders)};
 }
 
-// How a destination reads in advice: a raw TCP one (outbound.js, client
-// "net") is a driver's own protocol, whose address alone the user may not
-// place.
-std::string dest_named(const DestinationStats& d) {
-  if (d.client == "net") return fmt::format("`{}` (plain TCP: a database's or cache's driver)", d.dest);
-  return fmt::format("`{}`", d.dest);
-}
-
 Cause upstream_cause(const DestinationStats& d, const WindowStats& st, std::vector<Evidence>* ev) {
   const double requests = st.http_requests;
   if (requests <= 0 || st.http_latency_mean_ms <= 0 || d.calls <= 0) return {};
@@ -176,6 +217,8 @@ Cause io_cause(const Timeline& tl, const Window& w, const WindowStats& st, std::
   const std::vector<DestinationStats> dests = destination_stats(tl, w);
   for (const auto& d : dests)
     if (Cause c = pool_cause(d, st, evidence); c.present()) return c;
+  for (const auto& d : dests)
+    if (Cause c = busy_pool_cause(d, st, evidence); c.present()) return c;
   for (const auto& d : dests)
     if (Cause c = upstream_cause(d, st, evidence); c.present()) return c;
   return threadpool_cause(threadpool_stats(tl, w), st, evidence);

@@ -22,6 +22,10 @@ struct DestinationStats {
   double latency_p50_ms = 0;   // median of the intervals' p50s, call-weighted
   bool has_pool = false;
   double sockets_mean = 0, sockets_max = 0, waiting_mean = 0, waiting_max = 0, pool_max = 0;
+  // The window's time the destination's `outbound` lines cover (each line
+  // its interval, clipped at the window's start): what its calls' time on
+  // the wire is a share of.
+  double covered_ms = 0;
 };
 std::vector<DestinationStats> destination_stats(const Timeline& tl, const Window& w);
 
@@ -38,9 +42,11 @@ ThreadpoolStats threadpool_stats(const Timeline& tl, const Window& w);
 
 // The cause of an io-bound issue, with the evidence behind it appended to
 // `evidence`; kNone when nothing the probe measured explains the wait.
-// Checked in order: a pool that is full, an upstream that is slow (its time
-// is measured on the wire, so neither includes the other), a threadpool
-// that queues (its measure also holds the loop's delay, so it comes last).
+// Checked in order: a pool that is full (its queue measured, then one whose
+// queue publishes nothing, by its connections' busy share), an upstream
+// that is slow (its time is measured on the wire, so neither includes the
+// other), a threadpool that queues (its measure also holds the loop's
+// delay, so it comes last).
 Cause io_cause(const Timeline& tl, const Window& w, const WindowStats& st, std::vector<Evidence>* evidence);
 
 }  // namespace loopdoctor

@@ -102,6 +102,54 @@ TEST_CASE("requests queued for 2 busy sockets to a destination: connection-pool"
   CHECK(has_evidence);
 }
 
+TEST_CASE("a driver's pool of 2 busy connections, its queue unseen: connection-pool by Little's law") {
+  const Scenario s = waiting();
+  auto recs = loopdoctor::testing::make_recording(s);
+  json d = upstream_dest(130, 10);  // 130 calls/s of 15 ms on 2 connections: busy 97.5 %
+  d["client"] = "net";
+  d["sockets"] = {{"mean", 2}, {"max", 2}};
+  d.erase("waiting");
+  add_outbound(&recs, s, d);
+  const Diagnosis dx = diagnose(recs);
+  REQUIRE(dx.verdict == Verdict::kIoBound);
+  const Issue& i = dx.issues[0];
+  CHECK(i.cause.kind == CauseKind::kConnectionPool);
+  CHECK(i.cause.line() ==
+        "connection-pool 127.0.0.1:9001, 2 connections busy 98 %, about 38 requests waiting for one, 40 in flight");
+  CHECK(i.cause.advice.find("pg's `max`") != std::string::npos);
+  bool has_evidence = false;
+  for (const auto& e : i.evidence) has_evidence |= e.signal == "outbound_pool_busy_share" && e.value == Approx(0.975);
+  CHECK(has_evidence);
+}
+
+TEST_CASE("undici's pool without fetch (no waits) is found the same way and named as undici's") {
+  const Scenario s = waiting();
+  auto recs = loopdoctor::testing::make_recording(s);
+  json d = upstream_dest(130, 10);
+  d["client"] = "undici";
+  d["sockets"] = {{"mean", 2}, {"max", 2}};
+  add_outbound(&recs, s, d);
+  const Cause& c = diagnose(recs).issues[0].cause;
+  CHECK(c.kind == CauseKind::kConnectionPool);
+  CHECK(c.advice.find("`connections`") != std::string::npos);
+}
+
+TEST_CASE("connections idle half the time, or a pool as large as the requests in flight, are not a full pool") {
+  const Scenario s = waiting();
+  auto recs = loopdoctor::testing::make_recording(s);
+  json d = upstream_dest(65, 10);  // 65 calls/s of 15 ms on 2 connections: busy 49 %
+  d["client"] = "net";
+  d["sockets"] = {{"mean", 2}, {"max", 2}};
+  add_outbound(&recs, s, d);
+  CHECK(diagnose(recs).issues[0].cause.kind != CauseKind::kConnectionPool);
+  auto recs2 = loopdoctor::testing::make_recording(s);
+  json d2 = upstream_dest(200, 180);  // raw-upstream: a connection per request in flight, all busy
+  d2["client"] = "net";
+  d2["sockets"] = {{"mean", 40}, {"max", 41}};
+  add_outbound(&recs2, s, d2);
+  CHECK(diagnose(recs2).issues[0].cause.kind == CauseKind::kUpstream);
+}
+
 TEST_CASE("a pool with sockets to spare is not the cause even if requests wait") {
   const Scenario s = waiting();
   auto recs = loopdoctor::testing::make_recording(s);

@@ -3,48 +3,15 @@
 // server (~200 ms an answer) over plain TCP in its own line protocol, the
 // way a Redis, Postgres or MySQL driver talks to its server: no HTTP
 // client and no fetch, so neither of their diagnostics channels sees the
-// call. A small driver: a connection per call in flight, kept for the next
-// (the pool grows to what the load needs), one command at a time on each.
+// call. A small driver (lib/line-driver.js) without a limit: a connection
+// per call in flight, kept for the next (the pool grows to what the load
+// needs), one command at a time on each.
 // The loop is idle while requests wait; the upstream is the lever.
 const http = require('http');
-const net = require('net');
+const { createClient } = require('../lib/line-driver');
 const { startUpstream } = require('../lib/spawn-upstream');
 
 const UPSTREAM_DELAY_MS = 200;
-
-// The driver: idle connections, each with the callback of the command it
-// carries.
-function createClient(port) {
-  const idle = [];
-  function connect() {
-    const conn = { sock: net.connect(port, '127.0.0.1'), cb: null };
-    conn.sock.setNoDelay(true);
-    conn.sock.setEncoding('utf8');
-    let buf = '';
-    conn.sock.on('data', (d) => {
-      buf += d;
-      const nl = buf.indexOf('\n');
-      if (nl < 0) return;
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      const cb = conn.cb;
-      conn.cb = null;
-      idle.push(conn);
-      cb(null, line.slice(1));
-    });
-    conn.sock.on('error', (e) => { if (conn.cb) conn.cb(e); conn.cb = null; });
-    return conn;
-  }
-  return {
-    get(key, cb) {
-      let conn = idle.pop();
-      while (conn && conn.sock.destroyed) conn = idle.pop();
-      if (!conn) conn = connect();
-      conn.cb = cb;
-      conn.sock.write(`GET ${key}\n`);
-    },
-  };
-}
 
 startUpstream(UPSTREAM_DELAY_MS, (upstreamPort) => {
   const cache = createClient(upstreamPort);
