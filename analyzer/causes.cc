@@ -99,11 +99,12 @@ ThreadpoolStats threadpool_stats(const Timeline& tl, const Window& w) {
 
 namespace {
 
-// How a destination reads in advice: a raw TCP one (outbound.js, client
-// "net") is a driver's own protocol, whose address alone the user may not
+// How a destination reads in advice: a raw TCP or TLS one (outbound.js,
+// client "net" or "tls") is a driver's own protocol, whose address alone the user may not
 // place.
 std::string dest_named(const DestinationStats& d) {
   if (d.client == "net") return fmt::format("`{}` (plain TCP: a database's or cache's driver)", d.dest);
+  if (d.client == "tls") return fmt::format("`{}` (TLS: a database's or cache's driver)", d.dest);
   return fmt::format("`{}`", d.dest);
 }
 
@@ -145,7 +146,7 @@ Cause busy_pool_cause(const DestinationStats& d, const WindowStats& st, std::vec
   const double share = busy / n;
   if (share < kPoolBusyShare) return {};
   const double waiting = std::max(0.0, st.http_inflight_mean - busy);
-  const bool driver = d.client == "net";
+  const bool driver = d.client == "net" || d.client == "tls";
   const std::string queue = driver ? "the driver's pool" : "undici's pool";
   const std::string size = driver ? "the driver's pool size: pg's `max`, mysql2's `connectionLimit`"
                                   : "the undici Agent's or Pool's `connections`";

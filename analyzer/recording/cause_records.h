@@ -14,7 +14,7 @@ namespace loopdoctor::recording {
 // Calls to one destination in the interval (agent/probes/node/lib/outbound.js).
 struct OutboundDest {
   std::string dest;    // "host:port"
-  std::string client;  // "http" (Node's http client), "undici" (fetch) or "net" (a raw TCP client)
+  std::string client;  // "http" (Node's http client), "undici" (fetch), "net" / "tls" (a raw TCP / TLS client)
   double calls = 0;    // finished in the interval
   // Request sent -> response finished, ms (after any wait for a pool socket).
   double latency_mean = 0, latency_p50 = 0, latency_p90 = 0, latency_max = 0;

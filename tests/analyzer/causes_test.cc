@@ -74,6 +74,27 @@ TEST_CASE("a raw TCP upstream (a driver's protocol) is named as one, sockets and
         std::string::npos);
 }
 
+TEST_CASE("a TLS driver's destination is named as one, and its full pool found like a raw one") {
+  const Scenario s = waiting();
+  auto recs = loopdoctor::testing::make_recording(s);
+  json d = upstream_dest(200, 180);
+  d["client"] = "tls";
+  d["sockets"] = {{"mean", 40}, {"max", 41}};
+  d.erase("waiting");
+  add_outbound(&recs, s, d);
+  CHECK(diagnose(recs).issues[0].cause.advice.find("`127.0.0.1:9001` (TLS: a database's or cache's driver)") !=
+        std::string::npos);
+  auto recs2 = loopdoctor::testing::make_recording(s);
+  json d2 = upstream_dest(130, 10);
+  d2["client"] = "tls";
+  d2["sockets"] = {{"mean", 2}, {"max", 2}};
+  d2.erase("waiting");
+  add_outbound(&recs2, s, d2);
+  const Cause& c = diagnose(recs2).issues[0].cause;
+  CHECK(c.kind == CauseKind::kConnectionPool);
+  CHECK(c.advice.find("the driver's pool size") != std::string::npos);
+}
+
 TEST_CASE("fast calls to a destination are not the cause") {
   const Scenario s = waiting();
   auto recs = loopdoctor::testing::make_recording(s);

@@ -19,7 +19,8 @@
 //   a PerformanceObserver sums it; by Little's law the mean number waiting
 //   is the time waited in the interval over its length.
 // - Raw TCP clients (a database's or cache's driver: pg, mysql2, ioredis),
-//   on 'net.client.socket': see createNetCalls.
+//   on 'net.client.socket', and TLS clients, from tls.connect(): see
+//   createNetCalls and wrapTlsConnect.
 // Nothing is written on the http client's or undici's objects: a WeakMap
 // holds each call's start, so an aborted call is simply forgotten.
 const { performance, PerformanceObserver } = require('perf_hooks');
@@ -108,6 +109,11 @@ function createConns() {
     if (++connectedSincePrune >= PRUNE_AFTER_CONNECTIONS) prune();
   }
 
+  function drop(host, socket) {
+    const set = byHost.get(host);
+    if (set !== undefined) set.delete(socket);
+  }
+
   // Connections open to host, or -1 when none was ever seen (a proxy's, or
   // opened before the probe): then its pool is not known.
   function count(host) {
@@ -115,7 +121,7 @@ function createConns() {
     return set === undefined ? -1 : liveConns(set);
   }
 
-  return { add, count };
+  return { add, drop, count };
 }
 
 // A raw client's destination: the remote address and port, or a local
@@ -141,10 +147,14 @@ const NET_UNKNOWN = 0, NET_RAW = 1, NET_OTHER = 2;
 // one timed; `write` itself is no use, net's connect() resets it) and `push`
 // (net's reads end in socket.push(chunk)), which read the clock and call
 // the prototype's; a server's sockets never come through the channel and
-// keep their shape. tls.connect() publishes nothing: TLS clients are not
-// timed; a Node without _writeGeneric times nothing. onCall(dest, ms) records a call; conns counts the
-// raw connections per destination.
+// keep their shape. A TLS socket (wrapTlsConnect) is timed the same way,
+// as client `tls`: its writes and reads are the application's, in clear,
+// on the TLSSocket. A Node without _writeGeneric times nothing.
+// onCall(client, dest, ms) records a call; conns[client] counts the
+// connections per destination.
 function createNetCalls(state, isUndici, onCall, conns) {
+  const tracked = new WeakMap();  // socket -> its state, for an upgrade to TLS
+
   function classify(sock) {
     return sock.parser || sock._httpMessage || isUndici(sock) ? NET_OTHER : NET_RAW;
   }
@@ -154,21 +164,33 @@ function createNetCalls(state, isUndici, onCall, conns) {
     st.sent = -1;
     if (st.kind === NET_UNKNOWN) {
       st.kind = classify(sock);
-      if (st.kind === NET_RAW) conns.add(st.dest = netDestOf(sock), sock);
+      if (st.kind === NET_RAW) conns[st.client].add(st.dest = netDestOf(sock), sock);
     }
-    if (st.kind === NET_RAW && state.sampling) onCall(st.dest, ms);
+    if (st.kind === NET_RAW && state.sampling) onCall(st.client, st.dest, ms);
   }
 
   function wrap(sock, name, fn) {
     Object.defineProperty(sock, name, { value: fn, writable: true, configurable: true, enumerable: false });
   }
 
-  function onSocket(msg) {
+  // A plain socket upgraded to TLS (pg's and mysql2's STARTTLS: the
+  // driver's first exchange in clear, then tls.connect({ socket })): from
+  // then on its calls are the TLS socket's, and it is no longer counted.
+  function onUpgrade(plain) {
+    const st = tracked.get(plain);
+    if (st === undefined) return;
+    st.kind = NET_OTHER;
+    st.sent = -1;
+    if (st.dest !== '') conns[st.client].drop(st.dest, plain);
+  }
+
+  function onSocket(msg, client = 'net') {
     try {
       const sock = msg && msg.socket;
       if (!sock || typeof sock._writeGeneric !== 'function' || typeof sock.push !== 'function') return;
       const protoWrite = sock._writeGeneric, protoPush = sock.push;
-      const st = { kind: NET_UNKNOWN, sent: -1, dest: '' };
+      const st = { kind: NET_UNKNOWN, sent: -1, dest: '', client };
+      tracked.set(sock, st);
       wrap(sock, '_writeGeneric', function _writeGeneric() {
         if (st.sent < 0 && st.kind !== NET_OTHER && state.sampling) st.sent = performance.now();
         return protoWrite.apply(this, arguments);
@@ -182,7 +204,39 @@ function createNetCalls(state, isUndici, onCall, conns) {
     } catch (_) { /* never throw */ }
   }
 
-  return { onSocket };
+  return { onSocket, onUpgrade };
+}
+
+// tls.connect() publishes nothing on diagnostics_channel (Node 20-24), so
+// the TLS sockets it returns are handed to createNetCalls by a wrapper on
+// the tls module's export: every caller reads it at call time (drivers,
+// https' agent, undici's connector: the last two are told apart at their
+// first answer, as on the plain channel), and ESM importers get it through
+// syncBuiltinESMExports. The wrapper calls the original with the same
+// `this` and arguments and returns what it returns; a listener never
+// throws. Wrapped once per process; each createOutbound adds a listener.
+const tlsListeners = [];
+function wrapTlsConnect(onTls) {
+  tlsListeners.push(onTls);
+  if (tlsListeners.length > 1) return;
+  let tls;
+  try { tls = require('tls'); } catch (_) { return; }
+  const orig = tls.connect;
+  if (typeof orig !== 'function') return;
+  const connect = function connect() {
+    const sock = orig.apply(this, arguments);
+    // connect(options[, cb]) or connect(port[, host][, options][, cb])
+    let options = null;
+    for (let i = 0; i < arguments.length && options === null; i++)
+      if (arguments[i] !== null && typeof arguments[i] === 'object') options = arguments[i];
+    for (const f of tlsListeners) {
+      try { f(sock, options); } catch (_) { /* never throw */ }
+    }
+    return sock;
+  };
+  Object.defineProperty(connect, 'length', { value: orig.length });
+  tls.connect = connect;
+  try { require('module').syncBuiltinESMExports(); } catch (_) { /* CJS callers still see it */ }
 }
 
 function pct(sorted, p) {
@@ -192,7 +246,7 @@ function pct(sorted, p) {
 function poolJson(d, intervalMs) {
   if (d.polls === 0) return '';
   const sockets = ',"sockets":{"mean":' + r3(d.socketsSum / d.polls) + ',"max":' + d.socketsMax + '}';
-  if (d.client === 'net') return sockets;  // a driver's own queue is not visible
+  if (d.client === 'net' || d.client === 'tls') return sockets;  // a driver's own queue is not visible
   if (d.agent === null) {
     // Little's law: the mean number waiting is the time waited over the interval.
     const mean = intervalMs > 0 ? d.waitMs / intervalMs : 0;
@@ -217,9 +271,9 @@ function createOutbound(state) {
   const dests = new Map();
   const undiciConns = createConns();
   const undiciSockets = new WeakSet();
-  const netConns = createConns();
+  const rawConns = { net: createConns(), tls: createConns() };
   const net = createNetCalls(state, (sock) => undiciSockets.has(sock),
-    (name, ms) => addCall(dest('net', name), ms), netConns);
+    (client, name, ms) => addCall(dest(client, name), ms), rawConns);
 
   function dest(client, name) {
     const key = client + ' ' + name;
@@ -322,8 +376,8 @@ function createOutbound(state) {
         const busy = (a.sockets[d.agentKey] || []).length;
         const free = (a.freeSockets[d.agentKey] || []).length;
         addPoll(d, busy + free, (a.requests[d.agentKey] || []).length);
-      } else if (d.client === 'undici' || d.client === 'net') {
-        const n = (d.client === 'net' ? netConns : undiciConns).count(d.name);
+      } else if (d.client !== 'http') {
+        const n = (d.client === 'undici' ? undiciConns : rawConns[d.client]).count(d.name);
         if (n >= 0) addPoll(d, n, 0);
       }
     }
@@ -359,7 +413,11 @@ function createOutbound(state) {
     dc.subscribe('undici:client:sendHeaders', onUndiciSend);
     dc.subscribe('undici:request:trailers', onEnd);
     dc.subscribe('undici:client:connected', onUndiciConnected);
-    dc.subscribe('net.client.socket', net.onSocket);
+    dc.subscribe('net.client.socket', (msg) => net.onSocket(msg));
+    wrapTlsConnect((sock, options) => {
+      if (options && typeof options === 'object' && options.socket) net.onUpgrade(options.socket);
+      net.onSocket({ socket: sock }, 'tls');
+    });
     try {
       new PerformanceObserver(onResource).observe({ entryTypes: ['resource'] });
     } catch (_) { /* no resource timing in this Node: no undici waits */ }

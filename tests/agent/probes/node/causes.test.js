@@ -83,6 +83,106 @@ test('outbound: a raw TCP client (a driver\'s protocol) is timed from each write
   server.close();
 });
 
+// A self-signed certificate for localhost (valid to 2126), for TLS servers.
+const TLS_OPTS = {
+  key: require('fs').readFileSync(path.join(__dirname, 'fixtures', 'tls-key.pem')),
+  cert: require('fs').readFileSync(path.join(__dirname, 'fixtures', 'tls-cert.pem')),
+};
+
+// A line protocol over a socket: each line answered '+line' after 30 ms.
+function answerLines(c) {
+  c.on('data', (d) => setTimeout(() => { if (!c.destroyed) c.write('+' + d); }, 30));
+  c.on('error', () => {});
+}
+
+const askOn = (sock) => (q) => new Promise((res) => { sock.once('data', res); sock.write(q + '\n'); });
+
+test('outbound: a TLS client (tls.connect) is timed as client tls, the wrapper transparent', { timeout: 20000 }, async () => {
+  const tls = require('tls');
+  const server = await new Promise((resolve) => {
+    const s = tls.createServer(TLS_OPTS, answerLines).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const port = server.address().port;
+  const out = createOutbound(sampling());
+  out.install();
+  assert.equal(tls.connect.length, 0, 'tls.connect keeps its length');
+  // connect(port, host, options, cb): the signature with a port first.
+  const sock = tls.connect(port, '127.0.0.1', { rejectUnauthorized: false });
+  assert.ok(sock instanceof tls.TLSSocket, 'the wrapper returns the socket');
+  await new Promise((r) => sock.once('secureConnect', r));
+  const ask = askOn(sock);
+  for (let i = 0; i < 5; i++) await ask('GET k' + i);
+  out.poll();
+  const line = JSON.parse(out.take(1000, 1000));
+  const d = line.destinations.find((x) => x.client === 'tls');
+  assert.ok(d, JSON.stringify(line));
+  assert.equal(d.dest, `127.0.0.1:${port}`);
+  assert.equal(d.calls, 5);
+  assert.ok(d.latency_ms.p50 >= 25 && d.latency_ms.p50 < 1000, `p50 ${d.latency_ms.p50}`);
+  assert.deepEqual(d.sockets, { mean: 1, max: 1 });
+  assert.equal(d.waiting, undefined, 'a driver\'s own queue is not visible');
+  assert.equal(String(await ask('PING')), '+PING\n', 'the socket works as the application wrote it');
+  sock.destroy();
+  server.close();
+});
+
+test('outbound: a plain connection upgraded to TLS (STARTTLS) is timed as tls from the upgrade', { timeout: 20000 }, async () => {
+  const net = require('net');
+  const tls = require('tls');
+  // pg's and mysql2's way: one exchange in clear, then TLS on the same socket.
+  const server = await new Promise((resolve) => {
+    const s = net.createServer((c) => {
+      c.once('data', () => {
+        c.write('+OK\n');
+        answerLines(new tls.TLSSocket(c, Object.assign({ isServer: true }, TLS_OPTS)));
+      });
+    }).listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const port = server.address().port;
+  const out = createOutbound(sampling());
+  out.install();
+  const plain = net.connect(port, '127.0.0.1');
+  await new Promise((r) => plain.once('connect', r));
+  assert.equal(String(await askOn(plain)('STARTTLS')), '+OK\n');
+  const sock = tls.connect({ socket: plain, rejectUnauthorized: false });
+  await new Promise((r) => sock.once('secureConnect', r));
+  const ask = askOn(sock);
+  for (let i = 0; i < 4; i++) await ask('GET k' + i);
+  out.poll();
+  const line = JSON.parse(out.take(1000, 1000));
+  const d = line.destinations.find((x) => x.client === 'tls');
+  assert.ok(d, JSON.stringify(line));
+  assert.equal(d.calls, 4);
+  assert.deepEqual(d.sockets, { mean: 1, max: 1 });
+  const clear = line.destinations.find((x) => x.client === 'net');
+  assert.ok(!clear || (clear.calls <= 1 && clear.sockets.max === 0),
+    `the plain socket stops counting at the upgrade: ${JSON.stringify(clear)}`);
+  sock.destroy();
+  server.close();
+});
+
+test('outbound: an https client\'s TLS sockets are left to the http channels', { timeout: 20000 }, async () => {
+  const https = require('https');
+  const server = await new Promise((resolve) => {
+    const s = https.createServer(TLS_OPTS, (q, r) => setTimeout(() => r.end('ok'), 20))
+      .listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const port = server.address().port;
+  const out = createOutbound(sampling());
+  out.install();
+  const agent = new https.Agent({ keepAlive: true, rejectUnauthorized: false });
+  const get = () => new Promise((res) => https.get({ host: '127.0.0.1', port, agent }, (r) => { r.resume(); r.on('end', res); }));
+  for (let i = 0; i < 3; i++) await get();
+  await sleep(20);
+  out.poll();
+  const line = JSON.parse(out.take(1000, 1000));
+  assert.equal(line.destinations.find((x) => x.client === 'http').calls, 3, JSON.stringify(line));
+  assert.equal(line.destinations.filter((x) => x.client === 'tls' || x.client === 'net').length, 0, JSON.stringify(line));
+  agent.destroy();
+  server.closeAllConnections();
+  server.close();
+});
+
 // fetch's own undici: Node does not export it; its Agent class is that of
 // the global dispatcher undici installs when it loads (as samples/node/fetch-pool).
 function undiciAgent(opts) {
