@@ -5,6 +5,7 @@
 // network mount, in miniature. Runs as its own process (no probe), and
 // exits when its stdin (a pipe from the sample) closes.
 const fs = require('fs');
+const { exitWithParent } = require('./exit-with-parent');
 
 const fifo = process.argv[2];
 const everyMs = Number(process.argv[3]) || 5;
@@ -13,6 +14,4 @@ const one = Buffer.from('x');
 setInterval(() => {
   try { fs.writeSync(fd, one); } catch (_) { process.exit(0); }
 }, everyMs);
-process.stdin.on('end', () => process.exit(0));
-process.stdin.on('error', () => process.exit(0));
-process.stdin.resume();
+exitWithParent();

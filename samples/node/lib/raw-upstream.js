@@ -6,6 +6,7 @@
 // lines of one connection in order. Prints its port on stdout, and exits
 // when its stdin closes (the parent died).
 const net = require('net');
+const { exitWithParent } = require('./exit-with-parent');
 
 const delayMs = Number(process.argv[2]) || 100;
 const server = net.createServer((conn) => {
@@ -26,6 +27,4 @@ const server = net.createServer((conn) => {
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`${server.address().port}\n`);
 });
-process.stdin.on('end', () => process.exit(0));
-process.stdin.on('error', () => process.exit(0));
-process.stdin.resume();
+exitWithParent();

@@ -4,6 +4,7 @@
 // UPSTREAM_DELAY_MS (argv[2]), prints its port on stdout, and exits when its
 // stdin closes — i.e. when the parent dies, however it dies.
 const http = require('http');
+const { exitWithParent } = require('./exit-with-parent');
 
 const delayMs = Number(process.argv[2]) || 100;
 const server = http.createServer((req, res) => {
@@ -16,6 +17,4 @@ server.keepAliveTimeout = 60000;
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`${server.address().port}\n`);
 });
-process.stdin.on('end', () => process.exit(0));
-process.stdin.on('error', () => process.exit(0));
-process.stdin.resume();
+exitWithParent();

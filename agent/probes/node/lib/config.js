@@ -69,9 +69,10 @@ const GC_PROFILER_MAX_PENDING = 128;
 const DEFAULT_PROFILE_INTERVAL_US = 10000;
 // LOOPDOCTOR_PROFILE=on-block (what `run` asks for unless --profile) with the
 // native probe: profile-start only arms the profiler, which starts once the
-// loop is seen blocked for the block threshold (the addon's count of
-// blocks, addon.blocksSeen(), read at the 100 ms handover; or that timer
-// ran that late). V8's profiler costs a server whatever its interval (README,
+// loop is seen blocked for the block threshold: the addon calls back right
+// after a block starts (onBlock: the watchdog wakes the loop through an
+// async handle), and the slow tick checks the addon's count of blocks
+// (blocksSeen()) and its own lateness for one the callback missed. V8's profiler costs a server whatever its interval (README,
 // probe-overhead), so a server that never blocks should not pay for it;
 // block stacks name what blocks, and the profile then adds hot lines,
 // source maps and the flame graph. The default threshold, 50 ms, is the

@@ -67,7 +67,7 @@ function createThreadpool(state, env) {
 
   // Called at each slow tick (every periodMs); sends a canary when the last
   // came back and the next is due (within half a tick).
-  function poll(periodMs = 2) {
+  function poll(periodMs) {
     const now = performance.now();
     const every = quiet >= CANARY_QUIET_RUN ? CANARY_QUIET_EVERY_MS : CANARY_EVERY_MS;
     if (pendingT >= 0 || now - lastT < every - periodMs / 2) return;

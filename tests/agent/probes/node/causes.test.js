@@ -288,10 +288,11 @@ test('threadpool: the pool size is UV_THREADPOOL_SIZE or 4', () => {
 
 test('threadpool: a job waits behind a pool held by slow work, and not on an idle pool', { timeout: 20000 }, async () => {
   const tp = createThreadpool(sampling(), {});
-  tp.poll();  // the first job starts the pool's threads
+  const PERIOD_MS = 100;  // the slow tick's fast period (causes.js)
+  tp.poll(PERIOD_MS);  // the first job starts the pool's threads
   await sleep(150);
   tp.take(500, 500);
-  tp.poll();
+  tp.poll(PERIOD_MS);
   await sleep(150);
   const idle = JSON.parse(tp.take(1000, 1000));
   assert.equal(idle.size, 4);
@@ -300,7 +301,7 @@ test('threadpool: a job waits behind a pool held by slow work, and not on an idl
   const done = new Promise((res) => {
     for (let i = 0; i < 8; i++) crypto.pbkdf2('a', 'b', 300000, 32, 'sha256', () => { if (--left === 0) res(); });
   });
-  tp.poll();
+  tp.poll(PERIOD_MS);
   await done;
   await sleep(20);
   const busy = JSON.parse(tp.take(2000, 1000));
