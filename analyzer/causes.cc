@@ -148,8 +148,8 @@ Cause busy_pool_cause(const DestinationStats& d, const WindowStats& st, std::vec
   const double waiting = std::max(0.0, st.http_inflight_mean - busy);
   const bool driver = d.client == "net" || d.client == "tls";
   const std::string queue = driver ? "the driver's pool" : "undici's pool";
-  const std::string size = driver ? "the driver's pool size: pg's `max`, mysql2's `connectionLimit`"
-                                  : "the undici Agent's or Pool's `connections`";
+  const std::string size = driver ? "the driver's pool size (pg's `max`, mysql2's `connectionLimit`)"
+                                  : "the `connections` of the undici Agent or Pool";
   ev->push_back({"outbound_pool_busy_share", share, kPoolBusyShare,
                  fmt::format("The {:.0f} connections to {} carried calls {:.0f} % of the time ({:.0f} calls of "
                              "{:.1f} ms) while the server held {:.1f} requests in flight: about {:.0f} waited "
