@@ -237,27 +237,33 @@ void add_proc_stats(WindowStats& st, const Timeline& tl, const Window& w) {
 // new value marks a read; the repeats would put all of a read's growth in
 // the 10 ms before it. (While the thread neither runs nor waits nothing
 // changes, and the growth after is spread back over that idle time: rare
-// inside a stall, where the loop is never idle.) The series starts at the
-// last reading before the window, so the window's first stalls fall
-// between readings: the agent reads every 5 s (kCpuWaitPeriodMs), and a
-// 10 s window held one reading at times, which left its stalls without
-// scheduler figures (a starved loop then read as blocked).
+// inside a stall, where the loop is never idle.) When the window's own
+// readings span less than half of it, the series starts at the last
+// reading before the window: the agent reads every 5 s (kCpuWaitPeriodMs),
+// and a 10 s window held one reading at times, which left its stalls
+// without scheduler figures (a starved loop then read as blocked). Not
+// otherwise: before a one-shot run's load the loop idles, and a reading
+// there would spread the growth of the load's first 100 ms over that idle
+// time, understating its first stalls' run and wait (the goldens' shares
+// fell by up to 38 points).
 struct SchedPoint {
   double t = 0, run = 0, wait = 0;
 };
 
 std::vector<SchedPoint> sched_series(const Timeline& tl, const Window& w) {
   std::vector<SchedPoint> out;
+  const ProcSample* before = nullptr;  // the last reading before the window
   for (const auto& p : tl.proc) {
-    if (!p.has_sched || p.t >= w.end) continue;
+    if (!p.has_sched) continue;
+    if (p.t < w.start) before = &p;
+    if (!w.contains(p.t)) continue;
     if (!out.empty() && (p.t <= out.back().t ||
                          (p.sched_run_ms == out.back().run && p.sched_wait_ms == out.back().wait)))
       continue;
     out.push_back({p.t, p.sched_run_ms, p.sched_wait_ms});
   }
-  // Of the readings before the window, the last one only.
-  auto inside = std::find_if(out.begin(), out.end(), [&](const SchedPoint& x) { return x.t >= w.start; });
-  if (inside - out.begin() > 1) out.erase(out.begin(), inside - 1);
+  const bool sparse = out.empty() || out.back().t - out.front().t < w.length() / 2;
+  if (sparse && before != nullptr) out.insert(out.begin(), {before->t, before->sched_run_ms, before->sched_wait_ms});
   return out;
 }
 

@@ -62,7 +62,7 @@ TEST_CASE("cpu-starved: without schedstat the stalls have no scheduler figures")
   CHECK(st.stall_own_p99_ms() == st.delay_p99_ms);
 }
 
-TEST_CASE("cpu-starved: stalls before the window's first reading count from the reading before it") {
+TEST_CASE("cpu-starved: a window with one reading counts its stalls from the reading before it") {
   // The agent reads schedstat every 5 s; its 10 s window can hold one
   // reading. The reading before the window brackets its first stalls.
   Timeline tl;
@@ -86,4 +86,15 @@ TEST_CASE("cpu-starved: stalls before the window's first reading count from the 
   CHECK(st.stall_sched_ms == Approx(4000));  // 5000..9000, between the readings at 4000 and 9000
   CHECK(st.stall_wait_share() == Approx(0.9));
   CHECK(st.stall_run_ms == Approx(200));
+}
+
+TEST_CASE("cpu-starved: a window its own readings span leaves the reading before it out") {
+  // A one-shot run: the collector reads every 100 ms; before the load the
+  // loop idled, and a reading there would spread the first stall's growth
+  // over the idle time. Stalled time before the first record inside is left out.
+  Timeline tl = two_short_stalls();
+  // Stalled: (550, 600] and (1550, 1600]; the window's first record at 560:
+  // the first stall counts from there (40 ms), not from the one at 550.
+  const WindowStats st = compute_window_stats(tl, Window{560, 2001});
+  CHECK(st.stall_sched_ms == Approx(90));
 }
