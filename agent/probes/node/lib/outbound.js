@@ -20,7 +20,7 @@
 //   is the time waited in the interval over its length.
 // - Raw TCP clients (a database's or cache's driver: pg, mysql2, ioredis),
 //   on 'net.client.socket', and TLS clients, from tls.connect(): see
-//   createNetCalls and wrapTlsConnect.
+//   createNetCalls and watchTls.
 // Nothing is written on the http client's or undici's objects: a WeakMap
 // holds each call's start, so an aborted call is simply forgotten.
 const { performance, PerformanceObserver } = require('perf_hooks');
@@ -147,7 +147,7 @@ const NET_UNKNOWN = 0, NET_RAW = 1, NET_OTHER = 2;
 // one timed; `write` itself is no use, net's connect() resets it) and `push`
 // (net's reads end in socket.push(chunk)), which read the clock and call
 // the prototype's; a server's sockets never come through the channel and
-// keep their shape. A TLS socket (wrapTlsConnect) is timed the same way,
+// keep their shape. A TLS socket (watchTls) is timed the same way,
 // as client `tls`: its writes and reads are the application's, in clear,
 // on the TLSSocket. A Node without _writeGeneric times nothing.
 // onCall(client, dest, ms) records a call; conns[client] counts the
@@ -214,11 +214,33 @@ function createNetCalls(state, isUndici, onCall, conns) {
 // first answer, as on the plain channel), and ESM importers get it through
 // syncBuiltinESMExports. The wrapper calls the original with the same
 // `this` and arguments and returns what it returns; a listener never
-// throws. Wrapped once per process; each createOutbound adds a listener.
+// throws. It goes on when the application loads tls, not before: loading
+// tls costs a process 10-19 ms and 3 MB (measured here, Node 20), which a
+// server without TLS must not pay. A require('tls') is seen as it happens
+// (a hook on Module._load, removed once tls is wrapped), so a driver's first
+// connection is timed; a load any other way (an ESM import, Node's own
+// https) at the next slow tick (checkTls, process.moduleLoadList), so
+// connections opened before it are not. Once per process; each
+// createOutbound adds a listener.
 const tlsListeners = [];
-function wrapTlsConnect(onTls) {
-  tlsListeners.push(onTls);
-  if (tlsListeners.length > 1) return;
+let tlsWrapped = false;
+let loadHook = null, originalLoad = null;
+
+function tlsLoaded() {
+  try { return process.moduleLoadList.includes('NativeModule tls'); } catch (_) { return false; }
+}
+
+function unhookLoad() {
+  try {
+    const Module = require('module');
+    if (loadHook !== null && Module._load === loadHook) Module._load = originalLoad;
+  } catch (_) { /* leave it */ }
+  loadHook = null;
+}
+
+function wrapTls() {
+  tlsWrapped = true;
+  unhookLoad();
   let tls;
   try { tls = require('tls'); } catch (_) { return; }
   const orig = tls.connect;
@@ -237,6 +259,30 @@ function wrapTlsConnect(onTls) {
   Object.defineProperty(connect, 'length', { value: orig.length });
   tls.connect = connect;
   try { require('module').syncBuiltinESMExports(); } catch (_) { /* CJS callers still see it */ }
+}
+
+function watchTls(onTls) {
+  tlsListeners.push(onTls);
+  if (tlsListeners.length > 1 || tlsWrapped) return;
+  if (tlsLoaded()) { wrapTls(); return; }
+  try {
+    const Module = require('module');
+    originalLoad = Module._load;
+    if (typeof originalLoad !== 'function') return;
+    const load = originalLoad;
+    loadHook = function _load(request) {
+      const m = load.apply(this, arguments);
+      if (!tlsWrapped && (request === 'tls' || request === 'node:tls')) {
+        try { wrapTls(); } catch (_) { /* never throw */ }
+      }
+      return m;
+    };
+    Module._load = loadHook;
+  } catch (_) { /* checkTls still wraps it */ }
+}
+
+function checkTls() {
+  if (!tlsWrapped && tlsListeners.length > 0 && tlsLoaded()) wrapTls();
 }
 
 function pct(sorted, p) {
@@ -370,6 +416,7 @@ function createOutbound(state) {
   // open (busy and free) and requests queued in it for a socket; undici's
   // connections open (its waits come from the resource entries).
   function poll() {
+    checkTls();
     for (const d of dests.values()) {
       const a = d.agent;
       if (a !== null) {
@@ -414,7 +461,7 @@ function createOutbound(state) {
     dc.subscribe('undici:request:trailers', onEnd);
     dc.subscribe('undici:client:connected', onUndiciConnected);
     dc.subscribe('net.client.socket', (msg) => net.onSocket(msg));
-    wrapTlsConnect((sock, options) => {
+    watchTls((sock, options) => {
       if (options && typeof options === 'object' && options.socket) net.onUpgrade(options.socket);
       net.onSocket({ socket: sock }, 'tls');
     });

@@ -161,6 +161,22 @@ test('outbound: a plain connection upgraded to TLS (STARTTLS) is timed as tls fr
   server.close();
 });
 
+test('outbound: tls is not loaded for a target that does not use it; a require of it is wrapped at once', { timeout: 20000 }, () => {
+  const { execFileSync } = require('child_process');
+  // A fresh process: this file has loaded tls already.
+  const script = `
+    const Module = require('module');
+    const load0 = Module._load;
+    const { createOutbound } = require(${JSON.stringify(path.join(LIB, 'outbound.js'))});
+    createOutbound({ sampling: true, connected: true, finished: false }).install();
+    const before = process.moduleLoadList.includes('NativeModule tls');
+    const tls = require('node:tls');
+    console.log(JSON.stringify({ before, wrapped: /tlsListeners/.test(String(tls.connect)),
+      unhooked: Module._load === load0 }));`;
+  const seen = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }));
+  assert.deepEqual(seen, { before: false, wrapped: true, unhooked: true });
+});
+
 test('outbound: an https client\'s TLS sockets are left to the http channels', { timeout: 20000 }, async () => {
   const https = require('https');
   const server = await new Promise((resolve) => {
