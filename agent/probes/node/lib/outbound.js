@@ -216,31 +216,31 @@ function createNetCalls(state, isUndici, onCall, conns) {
 // `this` and arguments and returns what it returns; a listener never
 // throws. It goes on when the application loads tls, not before: loading
 // tls costs a process 10-19 ms and 3 MB (measured here, Node 20), which a
-// server without TLS must not pay. A require('tls') is seen as it happens
-// (a hook on Module._load, removed once tls is wrapped), so a driver's first
-// connection is timed; a load any other way (an ESM import, Node's own
-// https) at the next slow tick (checkTls, process.moduleLoadList), so
-// connections opened before it are not. Once per process; each
-// createOutbound adds a listener.
+// server without TLS must not pay. Where Node publishes its requires
+// ('tracing:module.require:end', Node 22) a require('tls') is wrapped as it
+// returns, so a driver's first connection is timed. Elsewhere (Node 20; an
+// ESM import) the wrapper goes on when the probe next looks: at install, at
+// each plain client socket (a STARTTLS driver's connection comes first in
+// clear) and at each slow tick (checkTls, process.moduleLoadList);
+// connections opened before that are not timed. (A hook on Module._load
+// would see every require, but its frame would sit in every stack the
+// application's start-up throws.) Once per process; each createOutbound
+// adds a listener.
 const tlsListeners = [];
 let tlsWrapped = false;
-let loadHook = null, originalLoad = null;
+const REQUIRE_END = 'tracing:module.require:end';
 
 function tlsLoaded() {
   try { return process.moduleLoadList.includes('NativeModule tls'); } catch (_) { return false; }
 }
 
-function unhookLoad() {
-  try {
-    const Module = require('module');
-    if (loadHook !== null && Module._load === loadHook) Module._load = originalLoad;
-  } catch (_) { /* leave it */ }
-  loadHook = null;
+function onRequireEnd(msg) {
+  if (!tlsWrapped && msg && (msg.id === 'tls' || msg.id === 'node:tls')) wrapTls();
 }
 
 function wrapTls() {
   tlsWrapped = true;
-  unhookLoad();
+  try { if (dc) dc.unsubscribe(REQUIRE_END, onRequireEnd); } catch (_) { /* not subscribed */ }
   let tls;
   try { tls = require('tls'); } catch (_) { return; }
   const orig = tls.connect;
@@ -265,20 +265,7 @@ function watchTls(onTls) {
   tlsListeners.push(onTls);
   if (tlsListeners.length > 1 || tlsWrapped) return;
   if (tlsLoaded()) { wrapTls(); return; }
-  try {
-    const Module = require('module');
-    originalLoad = Module._load;
-    if (typeof originalLoad !== 'function') return;
-    const load = originalLoad;
-    loadHook = function _load(request) {
-      const m = load.apply(this, arguments);
-      if (!tlsWrapped && (request === 'tls' || request === 'node:tls')) {
-        try { wrapTls(); } catch (_) { /* never throw */ }
-      }
-      return m;
-    };
-    Module._load = loadHook;
-  } catch (_) { /* checkTls still wraps it */ }
+  try { if (dc) dc.subscribe(REQUIRE_END, onRequireEnd); } catch (_) { /* checkTls still wraps it */ }
 }
 
 function checkTls() {
@@ -460,7 +447,7 @@ function createOutbound(state) {
     dc.subscribe('undici:client:sendHeaders', onUndiciSend);
     dc.subscribe('undici:request:trailers', onEnd);
     dc.subscribe('undici:client:connected', onUndiciConnected);
-    dc.subscribe('net.client.socket', (msg) => net.onSocket(msg));
+    dc.subscribe('net.client.socket', (msg) => { checkTls(); net.onSocket(msg); });
     watchTls((sock, options) => {
       if (options && typeof options === 'object' && options.socket) net.onUpgrade(options.socket);
       net.onSocket({ socket: sock }, 'tls');
