@@ -287,9 +287,11 @@ void add_stall_sched(WindowStats& st, const Timeline& tl, const Window& w,
     const double from = std::max(p->t - p->interval, s.front().t), to = std::min(p->t, s.back().t);
     if (to <= from) continue;
     const SchedPoint a = sched_at(s, from), b = sched_at(s, to);
+    const double run = std::max(0.0, b.run - a.run);
     st.stall_sched_ms += to - from;
-    st.stall_run_ms += std::max(0.0, b.run - a.run);
+    st.stall_run_ms += run;
     st.stall_wait_ms += std::max(0.0, b.wait - a.wait);
+    if (p->delay.max >= st.delay_p99_ms / 2) st.p99_stall_sched_ms += to - from, st.p99_stall_run_ms += run;
   }
 }
 

@@ -43,6 +43,9 @@ struct WindowStats {
   // each interval's ends: the stalled time the series covers, and how much
   // of it the thread ran and waited in a run queue. 0 without schedstat.
   double stall_sched_ms = 0, stall_run_ms = 0, stall_wait_ms = 0;
+  // The same over the stalls at the p99's scale only (delay max at least
+  // half the delay p99): the ones the p99 is made of.
+  double p99_stall_sched_ms = 0, p99_stall_run_ms = 0;
   // Whether schedstat covered any stalled time: without it (no schedstat,
   // or no stall) the stalls' wait share is unknown, not 0.
   bool stall_sched_present() const { return stall_sched_ms > 0; }
@@ -53,9 +56,14 @@ struct WindowStats {
     return stall_sched_ms > 0 ? std::min(1.0, stall_wait_ms / stall_sched_ms) : 0;
   }
   // The stalls' p99 with the wait taken out: the delay p99 times the share
-  // of stalled time the thread ran; what the loop's own work would have
-  // stalled it, had it had a CPU whenever it was runnable.
+  // of the p99-scale stalls' time the thread ran; what the loop's own work
+  // would have stalled it, had it had a CPU whenever it was runnable. Those
+  // stalls' share, not all stalls': one long wait (a starved process whose
+  // threads all waited 509 ms at once beside four spinners, running 10 ms)
+  // makes the p99 on its own, and the share of every stall (15 %) then
+  // credited it with 100 ms of its own work.
   double stall_own_p99_ms() const {
+    if (p99_stall_sched_ms > 0) return delay_p99_ms * p99_stall_run_ms / p99_stall_sched_ms;
     return stall_sched_ms > 0 ? delay_p99_ms * stall_run_ms / stall_sched_ms : delay_p99_ms;
   }
   // The cpu cgroup over the window (cpu.stat): the share of its scheduler

@@ -98,3 +98,34 @@ TEST_CASE("cpu-starved: a window its own readings span leaves the reading before
   const WindowStats st = compute_window_stats(tl, Window{560, 2001});
   CHECK(st.stall_sched_ms == Approx(90));
 }
+
+TEST_CASE("cpu-starved: one long wait that makes the p99 on its own is weighed by its own run share") {
+  // Stalls of 150 ms every 300 ms for 4 s, the thread running 20 % of the
+  // time; then one 700 ms stall in which it waited 98 % (all of a starved
+  // process's threads waiting at once). The p99 comes from that stall.
+  Timeline tl;
+  for (double t = 10; t <= 4700; t += 10) {
+    ProbeSample s;
+    s.t = t;
+    s.interval = 10;
+    if (t > 4000) s.delay.max = 700 - (t - 4000) + 10;
+    else s.delay.max = std::fmod(t, 300) <= 150 ? 150 : 1;
+    tl.samples.push_back(s);
+  }
+  auto run_at = [](double t) { return t <= 4000 ? 0.2 * t : 800 + 0.02 * (t - 4000); };
+  for (double t = 0; t <= 4700; t += 10) {
+    ProcSample p;
+    p.t = t;
+    p.has_sched = true;
+    const double read_at = std::floor(t / 100) * 100;
+    p.sched_run_ms = run_at(read_at);
+    p.sched_wait_ms = read_at - run_at(read_at);
+    tl.proc.push_back(p);
+  }
+  tl.end_t = 4700;
+  const WindowStats st = compute_window_stats(tl, Window{0, 4701});
+  REQUIRE(st.delay_p99_ms > 600);
+  // All stalls: ran ~14 % of their time; the p99-scale ones: 2 %.
+  CHECK(st.stall_run_ms / st.stall_sched_ms > 0.1);
+  CHECK(st.stall_own_p99_ms() < 30);
+}
