@@ -26,12 +26,30 @@ fi
 # The sample's entry: server.js, or the supervisor that starts the app.
 entry=$sample/server.js
 [[ -f $entry ]] || entry=$sample/supervisor.js
-rc=0
-timeout 90 "$LD" run "${load[@]}" --json out.json -o report.html --record rec.ndjson.gz \
-  -- node "$entry" > stdout.txt 2> stderr.txt || rc=$?
-[[ $rc -eq 0 ]] || { cat stderr.txt >&2; fail "loopdoctor exited $rc"; }
+run_sample() {
+  local rc=0
+  timeout 90 "$LD" run "${load[@]}" --json out.json -o report.html --record rec.ndjson.gz \
+    -- node "$entry" > stdout.txt 2> stderr.txt || rc=$?
+  [[ $rc -eq 0 ]] || { cat stderr.txt >&2; fail "loopdoctor exited $rc"; }
+  verdict=$(json_get out.json 'j.verdict')
+  cause=$(json_get out.json '(j.issues[0]||{}).cause')
+}
+run_sample
+# ctest runs two samples at once on a 2-core machine, each with its load
+# generator: a run can measure the machine more than the sample. When the
+# label is missed and the run itself says its stalls were mostly a wait for
+# a CPU (figures.stall_cpu_wait_share, the share the tool reports and
+# advises a rerun on), the sample runs once more; a miss on a run that
+# measured its own code, or twice, fails.
+CROWDED_STALL_WAIT_SHARE=0.5
+if [[ $verdict != "$label" || ( -n ${cause_label:-} && $cause != "$cause_label" ) ]]; then
+  share=$(json_get out.json 'j.figures.stall_cpu_wait_share || 0')
+  if awk "BEGIN{exit !($share >= $CROWDED_STALL_WAIT_SHARE)}"; then
+    echo "sample $(basename "$sample"): verdict $verdict${cause:+ ($cause)} while the loop's stalls were $share a wait for a CPU: the machine was crowded; running it once more"
+    run_sample
+  fi
+fi
 [[ -z $kept ]] || cp out.json "$kept"
-verdict=$(json_get out.json 'j.verdict')
 echo "sample $(basename "$sample"): label $label, verdict $verdict"
 [[ -s report.html ]] || fail "no report written"
 grep -q "$verdict" report.html || fail "report does not show the verdict"
@@ -40,7 +58,6 @@ if [[ $verdict != "$label" ]]; then
   fail "verdict $verdict != label $label"
 fi
 if [[ -n ${cause_label:-} ]]; then
-  cause=$(json_get out.json '(j.issues[0]||{}).cause')
   echo "  cause $cause: $(json_get out.json '(j.issues[0]||{}).cause_text')"
   [[ $cause == "$cause_label" ]] || fail "cause $cause != label $cause_label"
 fi
