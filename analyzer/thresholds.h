@@ -151,8 +151,9 @@ inline constexpr double kThrottledPeriodsShare = 0.25;
 // next test has to tell those apart anyway.
 inline constexpr double kRunQueueStallWaitShare = 0.75;
 // ... and, the wait taken out, no stall would remain: their p99 times the
-// share of stalled time the thread ran (WindowStats::stall_own_p99_ms) is
-// under kBlockedIntervalMs, the line a stalled interval crosses. That
+// share of the p99-scale stalls' time the thread ran
+// (WindowStats::stall_own_p99_ms) is under kBlockedIntervalMs, the line a
+// stalled interval crosses. That
 // product is about the CPU the loop's own work takes per turn: a blocked
 // loop's is what stalls it (pbkdf2-sync, a batch of 10 ms hashes per turn:
 // ~100 ms left beside four spinners on its CPU, where it waited 82 % of its
