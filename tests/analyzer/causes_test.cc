@@ -90,7 +90,8 @@ TEST_CASE("a TLS driver's destination is named as one, and its full pool found l
   d2["sockets"] = {{"mean", 2}, {"max", 2}};
   d2.erase("waiting");
   add_outbound(&recs2, s, d2);
-  const Cause& c = diagnose(recs2).issues[0].cause;
+  const Diagnosis dx2 = diagnose(recs2);
+  const Cause& c = dx2.issues[0].cause;
   CHECK(c.kind == CauseKind::kConnectionPool);
   CHECK(c.advice.find("the driver's pool size") != std::string::npos);
 }
@@ -150,7 +151,8 @@ TEST_CASE("undici's pool without fetch (no waits) is found the same way and name
   d["client"] = "undici";
   d["sockets"] = {{"mean", 2}, {"max", 2}};
   add_outbound(&recs, s, d);
-  const Cause& c = diagnose(recs).issues[0].cause;
+  const Diagnosis dx = diagnose(recs);
+  const Cause& c = dx.issues[0].cause;
   CHECK(c.kind == CauseKind::kConnectionPool);
   CHECK(c.advice.find("`connections`") != std::string::npos);
 }
