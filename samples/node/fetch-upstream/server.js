@@ -2,12 +2,14 @@
 // io-bound, cause upstream, through fetch (undici): every request waits on a
 // slow upstream API (~400 ms). undici's pool to it is unbounded, so nothing
 // queues in the process: the upstream's answer time is the request's.
-// On this project's 2-core machine crowded by parallel builds (its loop
-// thread waiting for a CPU 80 % of the time) it was called blocked-loop, as
-// slow-upstream was in the same hour; on a quieter machine io-bound with
-// cause upstream in every run.
 const { startFetchProxy } = require('../lib/fetch-proxy');
 
-const UPSTREAM_DELAY_MS = 400;
+// Answers take 400 +- 150 ms. At a fixed 400 ms the load's 50 requests
+// moved in lockstep: their answers came in waves of 50, and the loop spent
+// ~110 ms on each wave (2.2 ms of fetch's CPU per answer), a stall at the
+// blocked-loop line (p99 100 ms) that a second busy process on the machine
+// pushed over it (CI: p99 178-195 ms, blocked-loop). Spread, as a real
+// service's times are, the answers come one by one.
+const UPSTREAM_DELAY_MS = '400:150';
 
 startFetchProxy('fetch-upstream', UPSTREAM_DELAY_MS, undefined);
