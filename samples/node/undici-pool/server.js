@@ -7,16 +7,15 @@
 // entry carries the wait: the probe sees the 2 connections busy all the
 // time and the requests in flight at the server.
 //
-// The Agent class is the one Node's fetch is built on (fetch-pool says how
-// it is found); the npm package's `Agent` has the same `request()`.
+// The Agent class is the one Node's fetch is built on (lib/bundled-undici.js
+// says how it is found); the npm package's `Agent` has the same `request()`.
 const http = require('http');
+const { BundledAgent } = require('../lib/bundled-undici');
 const { startUpstream } = require('../lib/spawn-upstream');
 
 const UPSTREAM_DELAY_MS = 10;
 const POOL_CONNECTIONS = 2;
 
-void globalThis.Response;
-const BundledAgent = globalThis[Symbol.for('undici.globalDispatcher.1')].constructor;
 const dispatcher = new BundledAgent({ connections: POOL_CONNECTIONS });
 
 startUpstream(UPSTREAM_DELAY_MS, (upstreamPort) => {

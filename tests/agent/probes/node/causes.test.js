@@ -205,7 +205,7 @@ test('outbound: an https client\'s TLS sockets are left to the http channels', {
 });
 
 // fetch's own undici: Node does not export it; its Agent class is that of
-// the global dispatcher undici installs when it loads (as samples/node/fetch-pool).
+// the global dispatcher undici installs when it loads (as samples/node/lib/bundled-undici.js).
 function undiciAgent(opts) {
   void globalThis.Response;  // loads the bundled undici
   return new (globalThis[Symbol.for('undici.globalDispatcher.1')].constructor)(opts);
