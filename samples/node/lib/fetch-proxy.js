@@ -1,6 +1,7 @@
 'use strict';
 // Shared by the samples whose server answers each request with a fetch to
-// a local upstream (fetch-upstream, fetch-pool); not a sample itself (no
+// a local upstream (fetch-upstream, fetch-pool; undici-pool through
+// startProxy with undici's request()); not a sample itself (no
 // label). Starts the upstream (spawn-upstream.js), then a server that
 // fetches upstream's answer for each request with `fetchOptions` (a
 // dispatcher, for fetch-pool) and sends it on; prints its port as the
@@ -8,13 +9,13 @@
 const http = require('http');
 const { startUpstream } = require('./spawn-upstream');
 
-function startFetchProxy(name, upstreamDelayMs, fetchOptions) {
+// The proxy itself: `call(origin, path)` resolves to the upstream's body.
+function startProxy(name, upstreamDelayMs, call) {
   startUpstream(upstreamDelayMs, (upstreamPort) => {
-    const url = `http://127.0.0.1:${upstreamPort}/`;
+    const origin = `http://127.0.0.1:${upstreamPort}`;
     const server = http.createServer(async (req, res) => {
       try {
-        const up = await fetch(url + req.url.slice(1), fetchOptions);
-        const body = await up.text();
+        const body = await call(origin, req.url);
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(body);
       } catch (_) {
@@ -28,4 +29,8 @@ function startFetchProxy(name, upstreamDelayMs, fetchOptions) {
   });
 }
 
-module.exports = { startFetchProxy };
+function startFetchProxy(name, upstreamDelayMs, fetchOptions) {
+  startProxy(name, upstreamDelayMs, async (origin, path) => (await fetch(origin + path, fetchOptions)).text());
+}
+
+module.exports = { startProxy, startFetchProxy };

@@ -9,29 +9,15 @@
 //
 // The Agent class is the one Node's fetch is built on (lib/bundled-undici.js
 // says how it is found); the npm package's `Agent` has the same `request()`.
-const http = require('http');
 const { BundledAgent } = require('../lib/bundled-undici');
-const { startUpstream } = require('../lib/spawn-upstream');
+const { startProxy } = require('../lib/fetch-proxy');
 
 const UPSTREAM_DELAY_MS = 10;
 const POOL_CONNECTIONS = 2;
 
 const dispatcher = new BundledAgent({ connections: POOL_CONNECTIONS });
 
-startUpstream(UPSTREAM_DELAY_MS, (upstreamPort) => {
-  const origin = `http://127.0.0.1:${upstreamPort}`;
-  const server = http.createServer(async (req, res) => {
-    try {
-      const up = await dispatcher.request({ origin, path: req.url, method: 'GET' });
-      const body = await up.body.text();
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(body);
-    } catch (_) {
-      res.writeHead(502);
-      res.end();
-    }
-  });
-  server.listen(Number(process.env.PORT) || 0, '127.0.0.1', () => {
-    console.log(`undici-pool listening on 127.0.0.1:${server.address().port}`);
-  });
-});
+// undici's request() API, no fetch: the proxy of lib/fetch-proxy.js with
+// another call.
+startProxy('undici-pool', UPSTREAM_DELAY_MS, async (origin, path) =>
+  (await dispatcher.request({ origin, path, method: 'GET' })).body.text());
