@@ -212,8 +212,8 @@ async function runToExit(script) {
 function httpTotals(samples) {
   return samples.reduce((a, s) => ({
     req: a.req + s.http.requests, res: a.res + s.http.responses, timed: a.timed + s.http.timed,
-    max: Math.max(a.max, s.http.latency_max_ms),
-  }), { req: 0, res: 0, timed: 0, max: 0 });
+    max: Math.max(a.max, s.http.latency_max_ms), timedMs: a.timedMs + s.http.latency_mean_ms * s.http.timed,
+  }), { req: 0, res: 0, timed: 0, max: 0, timedMs: 0 });
 }
 
 module.exports = {
