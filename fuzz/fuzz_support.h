@@ -57,7 +57,9 @@ class Cuts {
 };
 
 // An invariant of the code under test broke: prints `what` and aborts, which
-// libFuzzer records as a crash with the input that caused it.
+// libFuzzer records as a crash with the input that caused it. check() builds
+// its message whether or not it fails: where the message is made per line
+// or message (a concatenation, an allocation), call `if (!ok) fail(...)`.
 [[noreturn]] void fail(const std::string& what);
 inline void check(bool ok, const std::string& what) {
   if (!ok) fail(what);

@@ -73,7 +73,7 @@ void check_line(recording::FastParser& fast, std::string_view line, const json* 
     check(j.is_discarded() || !j.is_object(), "fast decoder: not an object, nlohmann: an object");
     return;
   }
-  check(j.is_object(), "fast decoder took a line nlohmann rejects: " + std::string(line));
+  if (!j.is_object()) fail("fast decoder took a line nlohmann rejects: " + std::string(line));
   bool same = true;
   switch (kind) {
     case FastKind::kSample:
@@ -85,7 +85,7 @@ void check_line(recording::FastParser& fast, std::string_view line, const json* 
     case FastKind::kLoad: same = rec.load == recording::decode_load_second(j); break;
     default: break;
   }
-  check(same, "fast and JSON decoders disagree on: " + std::string(line));
+  if (!same) fail("fast and JSON decoders disagree on: " + std::string(line));
 }
 
 }  // namespace
