@@ -48,7 +48,12 @@ const COLLECTOR_CPU = process.env.COLLECTOR_CPU === 'server' ? SERVER_CPU : LOAD
 // The watchdog thread's name (agent/probes/node/native/watchdog.cc).
 const WATCHDOG_COMM = 'loopdoctor-wd';
 
-// name -> how it runs: plain, or `loopdoctor run` with these flags and env.
+function DC_NOOP(channels) {
+  return "const dc=require('diagnostics_channel');" + channels.map((c) => `dc.subscribe('${c}',()=>{});`).join('');
+}
+
+// name -> how it runs: plain (with `preamble` run first), or `loopdoctor run`
+// with these flags and env.
 const VARIANTS = {
   none: { plain: true, label: 'plain node (reference)' },
   control: { plain: true, label: 'control: a second plain node' },
@@ -61,6 +66,10 @@ const VARIANTS = {
   'profile-100ms': { args: ['--profile', '--profile-interval', '100ms'], label: '  + CPU profile 100 ms' },
   'no-blocks': { args: ['--no-profile', '--block-threshold', '10s'], label: '  native, no block stacks' },
   'sample-100ms': { args: ['--no-profile', '--sample-interval', '100ms'], label: '  native, samples 100 ms' },
+  // What Node's own publishing costs: plain servers with no-op subscribers
+  // to the HTTP server's channels (the probe's HTTP view keeps the first).
+  'dc-start': { plain: true, preamble: DC_NOOP(['http.server.request.start']), label: '  plain + dc start (no-op)' },
+  'dc-both': { plain: true, preamble: DC_NOOP(['http.server.request.start', 'http.server.response.finish']), label: '  plain + dc start+finish' },
 };
 // A loopdoctor from before `--profile` existed profiled by default.
 if (!/--profile\b(?!-)/.test(execFileSync(LD, ['run', '--help'], { encoding: 'utf8' }))) {
@@ -94,7 +103,7 @@ function start(name, set, key = name) {
   // A set: per variant, 3 s of warming, then per round 6 s of phases.
   const runtime = `${(rounds * 6 + 3) * names.length * secs + 120}s`;
   // The set's number seeds V8 alike in every server of the set (see Method).
-  const node = ['taskset', '-c', SERVER_CPU, 'node', `--random-seed=${set}`, `--hash-seed=${set}`, '-e', SERVER];
+  const node = ['taskset', '-c', SERVER_CPU, 'node', `--random-seed=${set}`, `--hash-seed=${set}`, '-e', (v.preamble || '') + SERVER];
   const cmd = v.plain ? node
     : ['taskset', '-c', COLLECTOR_CPU, LD, 'run', ...v.args, '--duration', runtime,
       '-o', path.join(tmp, `${name}${set}.html`), '--no-record', '--', ...node];
