@@ -12,10 +12,11 @@
 // saturated hello-world 1.6 % of its req/s (one alone 0.6 %; bench, no-op
 // subscribers), most of the native probe's whole cost. What it told is read
 // at the sample instead: a server socket's `_httpMessage` is the response it
-// is answering, from the request until that response's 'finish' (Node 18-24,
-// every HTTP/1 server), so in flight is the number of live sockets that hold
-// one, and responses are requests started minus the growth of in flight,
-// less the requests whose connection died unanswered. Nothing is written
+// is answering, from the request until that response's 'finish' (every
+// HTTP/1 server; the probe tests check it on Node 20 and 22), so in flight
+// is the number of live sockets that hold one, and responses are requests
+// started minus the growth of in flight, less the requests whose connection
+// died unanswered. Nothing is written
 // onto the application's objects (a new property would change the hidden
 // class of every ServerResponse and slow Node's own code down), and no
 // response is held (held ones would survive young-GC scavenges and be
