@@ -144,3 +144,29 @@ TEST_CASE("figures: no CPU wait figure is a made-up 0 where its source was not r
   CHECK(w.value == "3.1 s");
   CHECK(w.detail == "throttled by its quota in 40 % of periods");
 }
+
+// The native probe hands its HTTP view over once a second; the samples in
+// between repeat the in-flight gauge with every count 0. A window whose first
+// second carries the reading from before it (0, taken before the load) stands
+// for that second with the window's first reading that counted something.
+TEST_CASE("in flight: the window's first samples take its first counted reading, not one from before it") {
+  testing::Scenario sc;
+  sc.inflight = 40;
+  Timeline tl = build_timeline(testing::make_recording(sc));
+  const Window w = analysis_window(tl);
+  const double plain = compute_window_stats(tl, w).http_inflight_mean;
+  REQUIRE(plain == Approx(40).epsilon(0.01));
+  // The first second of the window: a stale gauge of 0, nothing counted.
+  int stale = 0;
+  for (ProbeSample& p : tl.samples) {
+    if (!w.contains(p.t) || p.t >= w.start + 1000) continue;
+    p.http.inflight = 0, p.http.requests = 0, p.http.responses = 0;
+    ++stale;
+  }
+  REQUIRE(stale > 10);
+  CHECK(compute_window_stats(tl, w).http_inflight_mean == Approx(40).epsilon(0.01));
+  // A gauge of 0 once counting has begun is a reading: it stands.
+  for (ProbeSample& p : tl.samples)
+    if (w.contains(p.t) && p.t >= w.start + 2000 && p.t < w.start + 3000) p.http.inflight = 0;
+  CHECK(compute_window_stats(tl, w).http_inflight_mean == Approx(40.0 * 9 / 10).epsilon(0.02));  // a 10 s window
+}
