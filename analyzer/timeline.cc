@@ -5,6 +5,8 @@
 #include <limits>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "analyzer/recording/recording.h"
 #include "analyzer/recording/fast_decoder.h"
 #include "analyzer/loop_builder.h"
@@ -18,7 +20,9 @@ using namespace timeline_detail;
 // "worker 1 (pool.js)", "pid 4312 (cluster worker 2)", "pid 4312 worker 1".
 std::string loop_name(LoopRef loop, const std::string& thread_name,
                       const std::string& process_name) {
-  auto integer = [](double v) { return std::to_string(static_cast<long long>(v)); };
+  auto integer = [](double v) {
+    return recording::exact_id(v) ? std::to_string(static_cast<long long>(v)) : fmt::format("{}", v);
+  };
   std::string thread = thread_name.empty() ? "worker " + integer(loop.thread) : thread_name;
   if (loop.pid == 0) return loop.thread == 0 ? "main" : thread;
   std::string process = "pid " + integer(loop.pid);

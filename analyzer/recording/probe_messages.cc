@@ -18,12 +18,8 @@ LoopRef decode_loop(const json& r) { return {num(r, "pid"), num(r, "thread")}; }
 
 namespace {
 
-// Ids are integers as the probe and the collector write them; a value no
-// int64 holds (a damaged record's) stays as read.
-json id(double v) {
-  constexpr double kMaxExactInteger = 9007199254740992.0;  // 2^53
-  return std::abs(v) < kMaxExactInteger ? json(static_cast<std::int64_t>(v)) : json(v);
-}
+// An id as an integer where it is one (exact_id, records.h).
+json id(double v) { return exact_id(v) ? json(static_cast<std::int64_t>(v)) : json(v); }
 
 }  // namespace
 

@@ -57,6 +57,13 @@ struct LoopRef {
   auto operator<=>(const LoopRef&) const = default;
 };
 
+// Ids are integers as the probe and the collector write them, but a damaged
+// or hostile record's can be any number: below 2^53 in magnitude a double
+// holds an integer exactly and converts to int64 safely; beyond it (or NaN)
+// the id stays as read, since the conversion would be undefined behaviour.
+inline constexpr double kMaxExactId = 9007199254740992.0;  // 2^53
+inline bool exact_id(double v) { return v > -kMaxExactId && v < kMaxExactId; }
+
 // ---- meta: the first line, written by the collector ----------------------
 struct Meta {
   int format = kFormatVersion;

@@ -95,6 +95,19 @@ TEST_CASE("loops: records are split by pid and thread and each keeps its own") {
   CHECK(process.load_window->end == tl.load_window->end);
 }
 
+// Fuzz finding (recording_gz target): a pid of 1.1e100 was cast to long long
+// for the loop's name, undefined behaviour (it read "pid -9223372036854775808"
+// here); tests/data/fuzz-regressions/recording_gz-loop-id-past-int64.
+TEST_CASE("loops: a pid or thread id no integer type holds is named as read") {
+  std::vector<json> run = worker_pool(stalled_worker());
+  add_loop(&run, idle_worker(), 1.1e100, 0, "");
+  add_loop(&run, idle_worker(), 4312, -1e300, "");
+  const Timeline tl = build_timeline(run);
+  REQUIRE(tl.other_loops.size() == 3);
+  CHECK(tl.other_loops[1].loop_name == "pid 4312 worker -1e+300");
+  CHECK(tl.other_loops[2].loop_name == "pid 1.1e+100");
+}
+
 TEST_CASE("loops: a record that names the first process's pid is the first process's") {
   std::vector<json> run = loopdoctor::testing::make_recording(waiting_main());
   for (json& r : run)
