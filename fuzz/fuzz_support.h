@@ -57,12 +57,16 @@ class Cuts {
 };
 
 // An invariant of the code under test broke: prints `what` and aborts, which
-// libFuzzer records as a crash with the input that caused it. check() builds
-// its message whether or not it fails: where the message is made per line
-// or message (a concatenation, an allocation), call `if (!ok) fail(...)`.
+// libFuzzer records as a crash with the input that caused it.
 [[noreturn]] void fail(const std::string& what);
 inline void check(bool ok, const std::string& what) {
   if (!ok) fail(what);
+}
+// The same with a detail (the offending line or message) appended only when
+// the check fails: checks made per line or message would otherwise build
+// and free a string each time.
+inline void check(bool ok, const char* what, std::string_view detail) {
+  if (!ok) fail(what + std::string(detail));
 }
 
 }  // namespace loopdoctor::fuzz

@@ -20,7 +20,7 @@
 
 namespace {
 
-using loopdoctor::fuzz::fail;
+using loopdoctor::fuzz::check;
 using nlohmann::json;
 namespace protocol = loopdoctor::protocol;
 
@@ -30,7 +30,7 @@ void check_stamp(const json& msg, const std::string& raw, double rt) {
   json expected = msg;
   expected["rt"] = rt;
   const json parsed = json::parse(line, nullptr, false);
-  if (parsed != expected) fail("a stamped line reads back otherwise: " + line);
+  check(parsed == expected, "a stamped line reads back otherwise: ", line);
   loopdoctor::fuzz::check_decoders_agree(line, parsed);
 }
 

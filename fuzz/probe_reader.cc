@@ -21,9 +21,7 @@ Delivered read_probe_stream(protocol::Strictness strictness, protocol::ReaderLim
   while (!stream.empty() && out.reason.empty()) {
     const std::size_t n = max_cut ? std::min(cuts.next(), stream.size()) : stream.size();
     out.reason = reader.feed(stream.substr(0, n), [&](const nlohmann::json& msg, std::string_view raw) {
-      // `if`, not check(): its message would be built for every message.
-      if (!protocol::check_message(msg, limits.label_bounds).empty())
-        fail("a delivered message fails the check: " + std::string(raw));
+      check(protocol::check_message(msg, limits.label_bounds).empty(), "a delivered message fails the check: ", raw);
       out.messages.push_back(msg);
       out.raw.emplace_back(raw);
     });

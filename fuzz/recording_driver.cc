@@ -73,7 +73,7 @@ void check_line(recording::FastParser& fast, std::string_view line, const json* 
     check(j.is_discarded() || !j.is_object(), "fast decoder: not an object, nlohmann: an object");
     return;
   }
-  if (!j.is_object()) fail("fast decoder took a line nlohmann rejects: " + std::string(line));
+  check(j.is_object(), "fast decoder took a line nlohmann rejects: ", line);
   bool same = true;
   switch (kind) {
     case FastKind::kSample:
@@ -85,7 +85,7 @@ void check_line(recording::FastParser& fast, std::string_view line, const json* 
     case FastKind::kLoad: same = rec.load == recording::decode_load_second(j); break;
     default: break;
   }
-  if (!same) fail("fast and JSON decoders disagree on: " + std::string(line));
+  check(same, "fast and JSON decoders disagree on: ", line);
 }
 
 }  // namespace

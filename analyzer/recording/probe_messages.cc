@@ -2,7 +2,6 @@
 // protocol"): decoders for the timeline and the agent, encoders for tests and
 // for a native probe to come. The JS probe writes these lines itself.
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <limits>
 
