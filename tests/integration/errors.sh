@@ -88,7 +88,9 @@ JS
 never-listens)
   rc=0; timeout 60 "$LD" run --load / -d 2s --listen-timeout 1s --json out.json -o r.html -- node -e 'setInterval(() => {}, 1000)' 2> err.txt || rc=$?
   [[ $rc -eq 2 ]] || fail "exit $rc, want 2: $(cat err.txt)"
-  [[ $(head -1 err.txt) == "loopdoctor: the target did not listen on a port within 1 s; --load needs a server. Raise --listen-timeout or check that it listens" ]] || fail "first line: $(head -1 err.txt)"
+  # On a crowded machine Node may not even have loaded the probe within 1 s: the
+  # line then adds that the probe never connected, which is true; the rest holds.
+  [[ $(head -1 err.txt) == "loopdoctor: the target did not listen on a port within 1 s; --load needs a server. Raise --listen-timeout or check that it listens"* ]] || fail "first line: $(head -1 err.txt)"
   ! grep -q "healthy" err.txt || fail "a verdict about load that never ran: $(cat err.txt)"
   [[ -s out.json && -s r.html ]] || fail "report or JSON not written"
   # The collector's warning record reaches the JSON and the report.
