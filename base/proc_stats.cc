@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -18,7 +19,8 @@ namespace {
 
 // Indexes of the fields after the command name: index 0 is field 3 (state).
 constexpr std::size_t kFirstFieldAfterComm = 3;
-constexpr std::size_t kStateIndex = 3 - kFirstFieldAfterComm;constexpr std::size_t kUtimeIndex = 14 - kFirstFieldAfterComm;
+constexpr std::size_t kStateIndex = 3 - kFirstFieldAfterComm;
+constexpr std::size_t kPgrpIndex = 5 - kFirstFieldAfterComm;constexpr std::size_t kUtimeIndex = 14 - kFirstFieldAfterComm;
 constexpr std::size_t kStimeIndex = 15 - kFirstFieldAfterComm;
 constexpr std::size_t kThreadsIndex = 20 - kFirstFieldAfterComm;
 constexpr std::size_t kStartTimeIndex = 22 - kFirstFieldAfterComm;
@@ -138,7 +140,8 @@ std::optional<StatFields> parse_proc_stat(std::string_view text) {
   StatFields s;
   if (f[kStateIndex].size() != 1 || !to_number(f[kUtimeIndex], &s.utime_ticks) ||
       !to_number(f[kStimeIndex], &s.stime_ticks) || !to_number(f[kThreadsIndex], &s.num_threads) ||
-      !to_number(f[kStartTimeIndex], &s.start_ticks) || !to_number(f[kRssIndex], &s.rss_pages))
+      !to_number(f[kStartTimeIndex], &s.start_ticks) || !to_number(f[kRssIndex], &s.rss_pages) ||
+      !to_number(f[kPgrpIndex], &s.pgrp))
     return std::nullopt;
   s.state = f[kStateIndex][0];
   return s;
@@ -223,6 +226,39 @@ std::optional<ProcSample> ProcReader::read(double now_ms) {
 }
 
 std::optional<ProcSample> read_proc_sample(int pid) { return ProcReader(pid).read(0); }
+
+namespace {
+// "node", "nodejs", "node22": the names Node's binary goes by.
+bool node_binary(int pid) {
+  char target[4096];
+  const std::string link = "/proc/" + std::to_string(pid) + "/exe";
+  const ssize_t n = ::readlink(link.c_str(), target, sizeof target - 1);
+  if (n <= 0) return false;
+  std::string_view path(target, static_cast<std::size_t>(n));
+  const std::size_t slash = path.rfind('/');
+  if (slash != std::string_view::npos) path.remove_prefix(slash + 1);
+  return path.substr(0, 4) == "node";
+}
+}  // namespace
+
+bool group_runs_node(int pgid) {
+  DIR* dir = ::opendir("/proc");
+  if (dir == nullptr) return false;
+  bool found = false;
+  std::string text;
+  while (const dirent* e = ::readdir(dir)) {
+    int pid = 0;
+    const char* end = e->d_name + std::strlen(e->d_name);
+    if (std::from_chars(e->d_name, end, pid).ptr != end || pid <= 0) continue;
+    if (!read_file("/proc/" + std::to_string(pid) + "/stat", &text)) continue;
+    const auto stat = parse_proc_stat(text);
+    if (!stat || stat->pgrp != pgid || stat->state == 'Z' || !node_binary(pid)) continue;
+    found = true;
+    break;
+  }
+  ::closedir(dir);
+  return found;
+}
 
 double process_start_time_s(int pid) {
   if (pid <= 0) return 0;

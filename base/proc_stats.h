@@ -18,6 +18,7 @@ namespace loopdoctor::base {
 // Fields of /proc/<pid>/stat we use (proc(5) numbering in comments).
 struct StatFields {
   char state = '?';            // 3: R, S, D, Z (zombie), X (dead), ...
+  std::int64_t pgrp = 0;       // 5: its process group
   std::uint64_t utime_ticks = 0;  // 14
   std::uint64_t stime_ticks = 0;  // 15
   std::int64_t num_threads = 0;   // 20
@@ -71,6 +72,12 @@ struct ProcSample {
 // process is gone, a zombie or mid-exec (no resident pages), or stat is
 // unreadable; missing secondary files leave zeros.
 std::optional<ProcSample> read_proc_sample(int pid);
+
+// Whether a live process of the process group `pgid` runs a Node.js binary
+// (its /proc/<pid>/exe named node*): a run's target leads a group of its own,
+// so this finds Node behind a shell or `npm start` too. Scans /proc: for a
+// message after a failure, not for a loop.
+bool group_runs_node(int pgid);
 
 // The sampler's reader: it samples every 10 ms on a machine whose cores the
 // target and the load generator already saturate, so every syscall it saves

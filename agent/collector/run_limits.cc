@@ -33,7 +33,11 @@ std::string no_load_line(const RunOptions& o, const RunResult& r) {
   std::string line = "the target did not listen on a port within " +
                      format_seconds(o.listen_timeout_ms) + "; " + option +
                      " needs a server. Raise --listen-timeout or check that it listens";
-  if (!r.probe_connected)
+  if (r.probe_connected) return line;
+  if (r.node_without_probe)
+    line += " (its probe never connected, yet Node.js runs: it may still have been starting, "
+            "or NODE_OPTIONS, which preloads the probe, did not reach it)";
+  else
     line += " (its probe never connected: is it a Node.js program? The probe is preloaded "
             "through NODE_OPTIONS)";
   return line;

@@ -57,6 +57,10 @@ struct RunResult {
   std::string exit_oom;          // recording::kOomHeap / kOomKiller when known
   double exit_heap_limit_mb = 0; // with kOomHeap
   bool probe_connected = false;  // the probe said hello
+  // At the listen timeout, with no probe: whether Node.js ran in the
+  // target's process group all the same (the probe was not preloaded, or
+  // Node was still starting), so the message does not ask "is it Node?".
+  bool node_without_probe = false;
   int listen_port = 0;           // first port the target listened on; 0: none
   bool load_ran = false;         // load started (the target listened in time)
   double load_ms = 0;            // how long the load ran

@@ -12,6 +12,7 @@
 #include "agent/collector/signal_names.h"
 #include "analyzer/recording/records.h"
 #include "base/cgroup_memory.h"
+#include "base/proc_stats.h"
 
 namespace loopdoctor::collector::detail {
 
@@ -134,7 +135,10 @@ void Session::on_signal(int signum) {
 void Session::on_port_timeout() {
   std::string text = "the target did not report a listening port within " +
                      format_seconds(opts_.listen_timeout_ms) + "; stopped it without load";
-  if (!hello_) text += " (its probe never connected)";
+  if (!hello_) {
+    text += " (its probe never connected)";
+    result_->node_without_probe = target_.running() && base::group_runs_node(target_.pid());
+  }
   emit(recording::encode(recording::Warning{0, text}));
   begin_stop();
 }

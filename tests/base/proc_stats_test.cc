@@ -1,6 +1,8 @@
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <ctime>
 
@@ -30,6 +32,7 @@ TEST_CASE("parse_proc_stat reads state, cpu ticks, threads, start time and rss")
   CHECK(s->stime_ticks == 30);
   CHECK(s->num_threads == 11);
   CHECK(s->rss_pages == 10240);
+  CHECK(s->pgrp == 1234);
 }
 
 TEST_CASE("parse_proc_stat copes with spaces and parentheses in the command name") {
@@ -69,6 +72,28 @@ TEST_CASE("parse_proc_io reads storage bytes and not cancelled ones") {
   CHECK(io->read_bytes == 4096);
   CHECK(io->write_bytes == 8192);
   CHECK_FALSE(parse_proc_io("rchar: 1\n"));
+}
+
+TEST_CASE("group_runs_node finds a node binary in a process group, and only there") {
+  // This test binary is no Node; a node started in a group of its own is.
+  CHECK_FALSE(group_runs_node(::getpgrp()));
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::setpgid(0, 0);
+    ::execlp("node", "node", "-e", "setTimeout(() => {}, 10000)", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::setpgid(child, child);  // whichever of the two runs first
+  bool seen = false;
+  for (int i = 0; i < 100 && !seen; i++) {  // until it has exec'd: up to 5 s
+    seen = group_runs_node(child);
+    if (!seen) ::usleep(50'000);
+  }
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
+  CHECK(seen);
+  CHECK_FALSE(group_runs_node(child));  // gone
 }
 
 TEST_CASE("read_proc_sample reads this process") {

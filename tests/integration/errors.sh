@@ -96,6 +96,11 @@ never-listens)
   # The collector's warning record reaches the JSON and the report.
   json_get out.json 'j.warnings.join("|")' | grep -q "did not report a listening port within 1 s" || fail "JSON warnings: $(json_get out.json 'j.warnings')"
   grep -q "did not report a listening port within 1 s" r.html || fail "report warnings"
+  # No probe: the line says why it may be, Node or not.
+  rc=0; timeout 60 "$LD" run --load / -d 2s --listen-timeout 1s -o r.html -- env NODE_OPTIONS= node -e 'setInterval(() => {}, 1000)' 2> err.txt || rc=$?
+  [[ $rc -eq 2 ]] && grep -q "its probe never connected, yet Node.js runs: it may still have been starting, or NODE_OPTIONS, which preloads the probe, did not reach it" err.txt || fail "Node without the probe: exit $rc, $(cat err.txt)"
+  rc=0; timeout 60 "$LD" run --load / -d 2s --listen-timeout 1s -o r.html -- sleep 20 2> err.txt || rc=$?
+  [[ $rc -eq 2 ]] && grep -q "its probe never connected: is it a Node.js program?" err.txt || fail "not Node: exit $rc, $(cat err.txt)"
   rc=0; "$LD" run --load / --listen-timeout 0s -- true 2> err.txt || rc=$?
   [[ $rc -eq 1 ]] && grep -q "'0s'" err.txt || fail "--listen-timeout 0s: exit $rc, $(cat err.txt)"
   ;;
