@@ -31,4 +31,10 @@ TEST_CASE("utilisation: said beside what the loop thread ran and waited for a CP
         "Event loop busy 65 % of the time (its thread ran 12 %, waited for a CPU 53 %)");
   REQUIRE(f.evidence.size() == 2);
   CHECK(f.evidence[1].signal == "loop_thread_cpu_wait_share");
+  // Woken from epoll, the thread waits for a CPU while utilisation counts it
+  // idle: ran + waited past busy says so, not a sum that does not add up.
+  st.elu_mean = 0.12;
+  st.loop_thread_run_share = 0.02;
+  st.loop_thread_wait_share = 0.36;
+  CHECK(analysers::busy_split(st) == "its thread ran 2 %, waited for a CPU 36 %, wake-ups from idle included");
 }
