@@ -20,7 +20,8 @@ namespace {
 // Indexes of the fields after the command name: index 0 is field 3 (state).
 constexpr std::size_t kFirstFieldAfterComm = 3;
 constexpr std::size_t kStateIndex = 3 - kFirstFieldAfterComm;
-constexpr std::size_t kPgrpIndex = 5 - kFirstFieldAfterComm;constexpr std::size_t kUtimeIndex = 14 - kFirstFieldAfterComm;
+constexpr std::size_t kPgrpIndex = 5 - kFirstFieldAfterComm;
+constexpr std::size_t kUtimeIndex = 14 - kFirstFieldAfterComm;
 constexpr std::size_t kStimeIndex = 15 - kFirstFieldAfterComm;
 constexpr std::size_t kThreadsIndex = 20 - kFirstFieldAfterComm;
 constexpr std::size_t kStartTimeIndex = 22 - kFirstFieldAfterComm;
