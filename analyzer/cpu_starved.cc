@@ -94,9 +94,15 @@ Issue run_queue_issue(const WindowStats& st, const std::vector<Finding>& fs) {
 
 }  // namespace
 
+// Under kMinStallSchedMs of stalls the shares are rough, but a thread that
+// ran less than a stalled interval's worth through all of them
+// (kBlockedIntervalMs) cannot have stalled any by its own work: an idle
+// cluster primary beside its busy workers stalled 0.3 s, waiting all of it,
+// and read as "synchronous work on the main thread".
 bool stalls_were_run_queue_wait(const WindowStats& st) {
-  return st.stall_sched_ms >= kMinStallSchedMs &&
-         st.stall_wait_share() >= kRunQueueStallWaitShare &&
+  const bool measured = st.stall_sched_ms >= kMinStallSchedMs ||
+                        (st.stall_sched_present() && st.stall_run_ms < kBlockedIntervalMs);
+  return measured && st.stall_wait_share() >= kRunQueueStallWaitShare &&
          st.stall_own_p99_ms() < kBlockedIntervalMs;
 }
 

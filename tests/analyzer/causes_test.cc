@@ -6,6 +6,7 @@
 #include "analyzer/analyze.h"
 #include "analyzer/advice.h"
 #include "analyzer/causes.h"
+#include "analyzer/thresholds.h"
 #include "synthetic.h"
 
 using namespace loopdoctor;
@@ -268,6 +269,23 @@ TEST_CASE("stalls its thread spent waiting for a CPU: cpu-starved with cause run
   CHECK(i.cause.detail.find("; 90 % of the stalled time waiting") != std::string::npos);
   // The stalls are the machine's: not a second blocked-loop issue.
   for (const Issue& other : dx.issues) CHECK(other.kind != Verdict::kBlockedLoop);
+}
+
+TEST_CASE("a few stalls spent waiting: cpu-starved, though under the half second the shares need") {
+  // An idle cluster primary beside its busy workers: two ~150 ms stalls in
+  // 2 s (50 ms samples, so they make the p99), in which it ran 2 % and
+  // waited 90 % (under kMinStallSchedMs of stalls, but it ran a few ms
+  // through them: no stall of its own).
+  Scenario s = stalls_with(150, 0.02, 0.9);
+  s.seconds = 2, s.interval_ms = 50, s.stall_every = 15;
+  const Diagnosis dx = diagnose(loopdoctor::testing::make_recording(s));
+  CHECK(dx.stats.stall_sched_ms < thresholds::kMinStallSchedMs);
+  INFO("stalls " << dx.stats.stall_sched_ms << " ms: ran " << dx.stats.stall_run_ms << ", waited " << dx.stats.stall_wait_ms);
+  CHECK(dx.verdict == Verdict::kCpuStarved);
+  // The same stalls run through: its own work, blocked-loop.
+  s = stalls_with(150, 0.95, 0.03);
+  s.seconds = 2, s.interval_ms = 50, s.stall_every = 15;
+  CHECK(diagnose(loopdoctor::testing::make_recording(s)).verdict == Verdict::kBlockedLoop);
 }
 
 TEST_CASE("a blocked loop on a busy machine stays blocked-loop") {
