@@ -10,6 +10,7 @@ std::string_view advice_file(Advice a) {
     case Advice::kBlockedWorker: return "blocked-loop-worker";
     case Advice::kPoolSaturated: return "blocked-loop-pool-saturated";
     case Advice::kRunQueue: return "cpu-starved-run-queue";
+    case Advice::kTargetExited: return "insufficient-data-exited";
   }
   return "";
 }
@@ -20,6 +21,7 @@ std::string_view hotspot_action(Advice a) {
     case Advice::kPoolSaturated: return "Split that job into smaller pieces or make it cheaper";
     case Advice::kVerdict:
     case Advice::kRunQueue:
+    case Advice::kTargetExited:
     case Advice::kGcLeak:
     case Advice::kGcGrowth: break;
   }

@@ -16,11 +16,12 @@ enum class Advice {
   kBlockedWorker,  // a worker thread's loop held by one long job (loops.h)
   kPoolSaturated,  // every worker thread of the process busy: more jobs than workers (loops.h)
   kRunQueue,       // cpu-starved by other processes on its CPUs, not by a quota (cpu_starved.h)
+  kTargetExited,   // insufficient-data because the target ended by itself first (rules.cc)
 };
 
 inline constexpr Advice kAllAdvice[] = {Advice::kVerdict, Advice::kGcLeak, Advice::kGcGrowth,
                                         Advice::kBlockedWorker, Advice::kPoolSaturated,
-                                        Advice::kRunQueue};
+                                        Advice::kRunQueue, Advice::kTargetExited};
 
 // The file's name without ".txt"; "" for kVerdict (the verdict names it).
 std::string_view advice_file(Advice a);

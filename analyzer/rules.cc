@@ -62,12 +62,22 @@ Issue insufficient(const Timeline& tl, const WindowStats& st) {
   Issue i = make_issue(Verdict::kInsufficientData, Severity::kLow, 0.9);
   const std::string longer = fmt::format("run for at least {:.0f} s: `-d {:.0f}s`", kSuggestedRunS,
                                          kSuggestedRunS);
-  if (!tl.probe_connected) {
+  const ExitDescription exit = describe_exit(tl);
+  if (exit.by_itself && st.window_ms < kMinWindowMs) {
+    // Its end is the reason, whatever else is short: the advice starts there.
+    i.summary = fmt::format("The target {}, before it could be watched at work ({:.1f} s observed): {}",
+                            exit.what, st.window_ms / 1000.0,
+                            exit.crash ? "its own messages, passed through above, say why. Fix that, "
+                                         "then run it again."
+                                       : "a server must keep running (did it listen?), and a script "
+                                         "needs a few seconds of work to watch.");
+    i.advice = Advice::kTargetExited;
+  } else if (!tl.probe_connected) {
     i.summary = fmt::format(
         "No probe connected, so the event loop could not be observed; loopdoctor saw only "
         "external /proc samples (CPU {:.0f} % of a core, peak RSS {}). The probe did not "
-        "connect: is the target node itself (`-- node server.js`, not npm or a shell script "
-        "that starts it), with NODE_OPTIONS intact?",
+        "connect: is the target a Node.js program, and did NODE_OPTIONS, which loopdoctor sets "
+        "to preload the probe, reach it intact? (npm, shells and cluster workers pass it on.)",
         st.cpu_cores_proc * 100, mib(st.rss_max));
   } else if (st.samples == 0) {
     i.summary = fmt::format(
@@ -364,7 +374,8 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
   if (!tl.load_window)
     dx.notes.push_back("No load ran during this recording: the analysis covers the whole run.");
   dx.exit = describe_exit(tl);
-  if (dx.exit.by_itself)
+  // (Not when the verdict's own sentence starts from that end.)
+  if (dx.exit.by_itself && dx.issues.front().advice != Advice::kTargetExited)
     dx.notes.push_back("The target " + dx.exit.what +
                        ", before loopdoctor stopped it; the analysis covers the run up to then.");
   if (tl.truncated)

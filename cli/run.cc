@@ -169,7 +169,8 @@ int run_exit_status(int rc, const collector::RunOptions& ro, const collector::Ru
     return res.interrupt_signum == SIGTERM ? kExitTerminated : kExitInterrupted;
   if (collector::load_never_ran(ro, res)) return kExitFailed;
   const bool target_failed = res.exit_signal || res.exit_code.value_or(0) != 0;
-  if (rc == kExitOk && res.target_exited_early && target_failed) return kExitFailed;
+  // A target that failed fails the run, whether or not its end was the run's.
+  if (rc == kExitOk && res.target_exited_by_itself && target_failed) return kExitFailed;
   return rc;
 }
 

@@ -43,6 +43,12 @@ std::string no_load_line(const RunOptions& o, const RunResult& r) {
   return line;
 }
 
+// With neither load nor --duration the target's end is the run's: no
+// limit, unless it failed.
+std::string failed_exit_line(const RunResult& r) {
+  return "the target failed (" + how_it_ended(r) + "); its own messages above say why";
+}
+
 std::string early_exit_line(const RunResult& r) {
   std::string line = "the target ended before the run did (" + how_it_ended(r) +
                      "); the report covers the run up to then";
@@ -72,6 +78,7 @@ std::vector<std::string> run_limits(const RunOptions& o, const RunResult& r) {
     return out;
   }
   if (r.target_exited_early && !r.interrupted) out.push_back(early_exit_line(r));
+  else if (r.target_exited_by_itself && failed(r) && !r.interrupted) out.push_back(failed_exit_line(r));
   if (o.load && !r.interrupted && !r.target_exited_early && r.load_ms < kMinUsefulLoadMs)
     out.push_back("the load ran only " + format_seconds(r.load_ms) + "; under " +
                   format_seconds(kMinUsefulLoadMs) +

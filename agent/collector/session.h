@@ -51,6 +51,7 @@ struct RunResult {
   int interrupt_signum = 0;    // SIGINT or SIGTERM, when interrupted
   double interrupted_at_ms = 0;  // run time of the interrupt
   bool target_exited_early = false;  // exited before load ended / we stopped it
+  bool target_exited_by_itself = false;  // before we stopped it, early or not
   double exited_at_ms = 0;     // run time of the target's exit
   std::optional<int> exit_code;
   std::optional<std::string> exit_signal;

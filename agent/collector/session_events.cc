@@ -87,6 +87,7 @@ void Session::on_target_exit(const ChildExit& e) {
   // Exiting on its own is the expected end of a run with neither load nor
   // --duration; otherwise it cut the run short.
   if (!by_us && (load_requested() || opts_.duration_ms > 0)) result_->target_exited_early = true;
+  result_->target_exited_by_itself = !by_us;
 
   sampler_.stop();
   tree_.stop_sampling();

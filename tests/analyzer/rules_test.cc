@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "analyzer/advice.h"
 #include "analyzer/analyze.h"
 #include "synthetic.h"
 
@@ -99,8 +100,31 @@ TEST_CASE("no probe: the message says how to let it connect") {
   Scenario s;
   s.probe = false;
   Diagnosis dx = analyze(build_timeline(loopdoctor::testing::make_recording(s)));
-  CHECK(dx.issues.front().summary.find("is the target node itself") != std::string::npos);
-  CHECK(dx.issues.front().summary.find("NODE_OPTIONS intact") != std::string::npos);
+  CHECK(dx.issues.front().summary.find("is the target a Node.js program") != std::string::npos);
+  CHECK(dx.issues.front().summary.find("reach it intact") != std::string::npos);
+}
+
+TEST_CASE("a target that ended by itself before a window: insufficient data that starts from its end") {
+  Scenario s = blocked();
+  s.seconds = 0.1;
+  Timeline tl = build_timeline(loopdoctor::testing::make_recording(s));
+  tl.exit.present = true, tl.exit.t = 300, tl.exit.code = 1, tl.exit.signal.reset();
+  tl.exit.stopped_by_loopdoctor = false;
+  Diagnosis dx = analyze(tl);
+  REQUIRE(dx.verdict == Verdict::kInsufficientData);
+  const Issue& i = dx.issues.front();
+  CHECK(i.summary.starts_with("The target exited with code 1 at 0.3 s, before it could be watched at work"));
+  CHECK(i.summary.find("its own messages") != std::string::npos);
+  CHECK(i.summary.find("-d 5s") == std::string::npos);  // not "run longer": it would not have
+  CHECK(i.advice == Advice::kTargetExited);
+  // Ending by itself with code 0 is no failure: a server must keep running.
+  tl.exit.code = 0;
+  dx = analyze(tl);
+  CHECK(dx.issues.front().summary.find("a server must keep running") != std::string::npos);
+  // Stopped by loopdoctor, a short window is the run's length.
+  tl.exit.stopped_by_loopdoctor = true;
+  dx = analyze(tl);
+  CHECK(dx.issues.front().summary.find("run for at least 5 s") != std::string::npos);
 }
 
 TEST_CASE("each scenario keeps its verdict across seeds") {

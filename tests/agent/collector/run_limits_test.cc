@@ -91,6 +91,22 @@ TEST_CASE("a target that ended early says how, in the exit's one wording") {
                                  "the report covers the run up to then; its own messages above say why"});
 }
 
+TEST_CASE("with neither load nor --duration, a target's end is the run's: a limit only when it failed") {
+  RunResult r;
+  r.target_exited_by_itself = true;
+  r.exit_code = 0;
+  r.exited_at_ms = 3000;
+  CHECK(run_limits(RunOptions{}, r).empty());
+  r.exit_code = 1;
+  r.exited_at_ms = 250;
+  CHECK(run_limits(RunOptions{}, r) ==
+        std::vector<std::string>{"the target failed (exited with code 1 at 0.2 s); its own messages above say why"});
+  // Stopped by a Ctrl-C, its exit status is the interrupt's doing.
+  r.interrupted = true;
+  r.interrupt_signum = SIGINT;
+  CHECK(run_limits(RunOptions{}, r).size() == 1);
+}
+
 TEST_CASE("run limits: a heap out-of-memory death is named") {
   RunResult r;
   r.load_ran = true;
