@@ -65,11 +65,11 @@ Issue insufficient(const Timeline& tl, const WindowStats& st) {
   const ExitDescription exit = describe_exit(tl);
   if (exit.by_itself && st.window_ms < kMinWindowMs) {
     // Its end is the reason, whatever else is short: the advice starts there.
-    i.summary = fmt::format("The target {}, before it could be watched at work ({:.1f} s observed): {}",
+    i.summary = fmt::format("The target ended before it could be watched at work: {}, with {:.1f} s observed. {}",
                             exit.what, st.window_ms / 1000.0,
-                            exit.crash ? "its own messages, passed through above, say why. Fix that, "
+                            exit.crash ? "Its own messages, passed through above, say why; fix that, "
                                          "then run it again."
-                                       : "a server must keep running (did it listen?), and a script "
+                                       : "A server must keep running (did it listen?), and a script "
                                          "needs a few seconds of work to watch.");
     i.advice = Advice::kTargetExited;
   } else if (!tl.probe_connected) {
@@ -374,8 +374,7 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
   if (!tl.load_window)
     dx.notes.push_back("No load ran during this recording: the analysis covers the whole run.");
   dx.exit = describe_exit(tl);
-  // (Not when the verdict's own sentence starts from that end.)
-  if (dx.exit.by_itself && dx.issues.front().advice != Advice::kTargetExited)
+  if (dx.exit.by_itself)
     dx.notes.push_back("The target " + dx.exit.what +
                        ", before loopdoctor stopped it; the analysis covers the run up to then.");
   if (tl.truncated)

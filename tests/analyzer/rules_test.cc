@@ -113,14 +113,14 @@ TEST_CASE("a target that ended by itself before a window: insufficient data that
   Diagnosis dx = analyze(tl);
   REQUIRE(dx.verdict == Verdict::kInsufficientData);
   const Issue& i = dx.issues.front();
-  CHECK(i.summary.starts_with("The target exited with code 1 at 0.3 s, before it could be watched at work"));
-  CHECK(i.summary.find("its own messages") != std::string::npos);
+  CHECK(i.summary.starts_with("The target ended before it could be watched at work: exited with code 1 at 0.3 s"));
+  CHECK(i.summary.find("Its own messages") != std::string::npos);
   CHECK(i.summary.find("-d 5s") == std::string::npos);  // not "run longer": it would not have
   CHECK(i.advice == Advice::kTargetExited);
   // Ending by itself with code 0 is no failure: a server must keep running.
   tl.exit.code = 0;
   dx = analyze(tl);
-  CHECK(dx.issues.front().summary.find("a server must keep running") != std::string::npos);
+  CHECK(dx.issues.front().summary.find("A server must keep running") != std::string::npos);
   // Stopped by loopdoctor, a short window is the run's length.
   tl.exit.stopped_by_loopdoctor = true;
   dx = analyze(tl);
