@@ -111,12 +111,19 @@ agent-probes)
     LOOPDOCTOR_JOB=good PORT=0 node "$hello" >good.out 2>&1 &
   good=$!
   trap 'kill -9 $agent $good 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
+  # The page is read whole before grep looks: `curl | grep -q` under pipefail
+  # failed when grep matched and left before curl had written the rest
+  # (curl's EPIPE, exit 23), as a fresh-clone run did once.
+  good_series() {
+    local page
+    page=$(curl -sf "http://127.0.0.1:$port/metrics" 2>/dev/null) || return 1
+    grep -q '^process_cpu_seconds_total{.*job="good"' <<< "$page"
+  }
   for _ in $(seq 75); do
-    curl -sf "http://127.0.0.1:$port/metrics" 2>/dev/null | grep -q '^process_cpu_seconds_total{.*job="good"' && break
+    good_series && break
     sleep 0.2
   done
-  curl -sf "http://127.0.0.1:$port/metrics" | grep -q '^process_cpu_seconds_total{.*job="good"' ||
-    fail "the good probe's series never appeared: $(tail -5 agent.log)"
+  good_series || fail "the good probe's series never appeared: $(tail -5 agent.log)"
   node "$ROOT/tests/integration/chaos_agent.js" "$sock" "$port" "$agent" >chaos.json || fail "the driver failed"
   kill -0 "$agent" 2>/dev/null || fail "the agent died: $(tail -5 agent.log)"
   get() { json_get chaos.json "$1"; }
