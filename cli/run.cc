@@ -168,9 +168,8 @@ int run_exit_status(int rc, const collector::RunOptions& ro, const collector::Ru
   if (res.interrupted)
     return res.interrupt_signum == SIGTERM ? kExitTerminated : kExitInterrupted;
   if (collector::load_never_ran(ro, res)) return kExitFailed;
-  const bool target_failed = res.exit_signal || res.exit_code.value_or(0) != 0;
   // A target that failed fails the run, whether or not its end was the run's.
-  if (rc == kExitOk && res.target_exited_by_itself && target_failed) return kExitFailed;
+  if (rc == kExitOk && res.target_exited_by_itself && collector::target_failed(res)) return kExitFailed;
   return rc;
 }
 

@@ -16,8 +16,6 @@ std::string how_it_ended(const RunResult& r) {
   return recording::exit_what(r.exit_code, r.exit_signal, r.exited_at_ms, r.exit_oom, r.exit_heap_limit_mb);
 }
 
-bool failed(const RunResult& r) { return r.exit_signal || r.exit_code.value_or(0) != 0; }
-
 std::string interrupt_line(const RunResult& r) {
   const char* by = r.interrupt_signum == SIGTERM ? "SIGTERM" : "Ctrl-C";
   return "run interrupted at " + format_seconds(r.interrupted_at_ms) + " (" + by +
@@ -52,7 +50,7 @@ std::string failed_exit_line(const RunResult& r) {
 std::string early_exit_line(const RunResult& r) {
   std::string line = "the target ended before the run did (" + how_it_ended(r) +
                      "); the report covers the run up to then";
-  if (failed(r)) line += "; its own messages above say why";
+  if (target_failed(r)) line += "; its own messages above say why";
   return line;
 }
 
@@ -64,6 +62,8 @@ std::string format_seconds(double ms) {
   std::snprintf(buf, sizeof buf, std::fabs(s - std::round(s)) < 0.05 ? "%.0f s" : "%.1f s", s);
   return buf;
 }
+
+bool target_failed(const RunResult& r) { return r.exit_signal || r.exit_code.value_or(0) != 0; }
 
 bool load_never_ran(const RunOptions& opts, const RunResult& res) {
   return load_requested(opts) && !res.load_ran;
@@ -78,7 +78,7 @@ std::vector<std::string> run_limits(const RunOptions& o, const RunResult& r) {
     return out;
   }
   if (r.target_exited_early && !r.interrupted) out.push_back(early_exit_line(r));
-  else if (r.target_exited_by_itself && failed(r) && !r.interrupted) out.push_back(failed_exit_line(r));
+  else if (r.target_exited_by_itself && target_failed(r) && !r.interrupted) out.push_back(failed_exit_line(r));
   if (o.load && !r.interrupted && !r.target_exited_early && r.load_ms < kMinUsefulLoadMs)
     out.push_back("the load ran only " + format_seconds(r.load_ms) + "; under " +
                   format_seconds(kMinUsefulLoadMs) +

@@ -19,6 +19,10 @@ inline constexpr double kMinUsefulLoadMs = 5000;
 // load can be given.
 bool load_never_ran(const RunOptions& opts, const RunResult& res);
 
+// The target died of a signal or exited non-zero: the run's limits and its
+// exit status (cli/run.cc) both ask this.
+bool target_failed(const RunResult& res);
+
 // One line per limit, most decisive first: the interrupt, a load that never
 // ran (and why), the target's early exit, a load too short to judge.
 std::vector<std::string> run_limits(const RunOptions& opts, const RunResult& res);
