@@ -66,6 +66,9 @@ const VARIANTS = {
   'profile-100ms': { args: ['--profile', '--profile-interval', '100ms'], label: '  + CPU profile 100 ms' },
   'no-blocks': { args: ['--no-profile', '--block-threshold', '10s'], label: '  native, no block stacks' },
   'sample-100ms': { args: ['--no-profile', '--sample-interval', '100ms'], label: '  native, samples 100 ms' },
+  // `run` with no probe in the target (its NODE_OPTIONS cleared): what the
+  // run's own setting (session, pipes, the collector beside wrk) costs.
+  'no-probe': { args: ['--no-profile'], wrap: ['env', 'NODE_OPTIONS='], label: '  run, probe kept out' },
   // What Node's own publishing costs: plain servers with no-op subscribers
   // to the HTTP server's channels (the probe's HTTP view keeps the first).
   'dc-start': { plain: true, preamble: DC_NOOP(['http.server.request.start']), label: '  plain + dc start (no-op)' },
@@ -106,7 +109,7 @@ function start(name, set, key = name) {
   const node = ['taskset', '-c', SERVER_CPU, 'node', `--random-seed=${set}`, `--hash-seed=${set}`, '-e', (v.preamble || '') + SERVER];
   const cmd = v.plain ? node
     : ['taskset', '-c', COLLECTOR_CPU, LD, 'run', ...v.args, '--duration', runtime,
-      '-o', path.join(tmp, `${name}${set}.html`), '--no-record', '--', ...node];
+      '-o', path.join(tmp, `${name}${set}.html`), '--no-record', '--', ...(v.wrap || []), ...node];
   const out = fs.openSync(path.join(tmp, `${key}.out`), 'w');
   const err = fs.openSync(path.join(tmp, `${key}.err`), 'w');
   // detached: a session of its own, as `run` gives its target. With the

@@ -27,6 +27,8 @@ constexpr uint64_t kFlushNs = 100'000'000;
 constexpr uint64_t kFlushEarlyNs = kFlushNs - kTakeoverNs;
 // RSS moves slowly; reading /proc/self/statm at most this often, as the JS
 // probe's SLOW_REFRESH_MS (lib/config.js), keeps the thread's cost down.
+// The watchdog reads it at its looks (at least every kTakeoverNs), never
+// the loop thread at a served tick: a read there took ~14 us, cold.
 constexpr uint64_t kRssRefreshNs = 100'000'000;
 
 // /proc/self/statm, opened once for the process and read with pread at 0
@@ -154,8 +156,8 @@ bool Watchdog::loop_waiting() {
   return uv_metrics_idle_time(loop_) > a;
 }
 
-uint64_t Watchdog::rss_cached(uint64_t now) {
-  if (rss_ns_ == 0 || now - rss_ns_ >= kRssRefreshNs) {
+uint64_t Watchdog::rss_cached(uint64_t now, bool refresh) {
+  if (rss_ns_ == 0 || (refresh && now - rss_ns_ >= kRssRefreshNs)) {
     rss_ = rss_bytes();
     rss_ns_ = now;
   }
@@ -203,7 +205,7 @@ void Watchdog::stop_sampling() {
 
 void Watchdog::queue_sample(const Counters& c) {
   const double t_ms = static_cast<double>(c.now_ns - cfg_.t0_ns) / 1e6;
-  writer_->append(builder_.build(c, t_ms, delays_, rss_cached(c.now_ns), js_, writer_->dropped()), false);
+  writer_->append(builder_.build(c, t_ms, delays_, rss_cached(c.now_ns, false), js_, writer_->dropped()), false);
   last_sample_ns_ = c.now_ns;
 }
 
@@ -283,6 +285,7 @@ void Watchdog::request_flush() {
 // the thread looks again at every tick, so each sample goes out on time;
 // while it waits in epoll, once a takeover period.
 std::optional<BlockView> Watchdog::look(uint64_t now) {
+  rss_cached(now, true);
   const TurnMark last = turn_.read();
   const uint64_t idle = uv_metrics_idle_time(loop_);
   const uint64_t idle2 = uv_metrics_idle_time(loop_);

@@ -82,7 +82,9 @@ class Watchdog {
   bool loop_waiting();
   std::optional<BlockView> block_view(uint64_t now, uint64_t idle, bool waiting);  // mu_ held
   uint64_t next_wake(uint64_t now, uint64_t last_flush);         // mu_ held
-  uint64_t rss_cached(uint64_t now);  // watchdog or JS thread, mu_ held
+  // mu_ held: the resident set, read anew when stale only if `refresh`
+  // (the watchdog's looks) or when never read.
+  uint64_t rss_cached(uint64_t now, bool refresh);
   void set_next_due();                // mu_ held
 
   uv_loop_t* const loop_;

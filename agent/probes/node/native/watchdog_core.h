@@ -81,6 +81,7 @@ class DelayStats {
   void add(double ms);
   // The protocol's delay object; resets for the next interval.
   std::string take_json();
+  void take_json_into(std::string& out);  // the same, appended to out
 
  private:
   std::vector<double> values_;
@@ -147,5 +148,11 @@ std::string http_gauge_of(const std::string& http);
 
 // Protocol numbers carry at most three decimals, without trailing zeros.
 std::string fmt3(double x);
+void append3(std::string& out, double x);  // the same, appended to out
+void append_u(std::string& out, uint64_t v);
+
+// Room for a sample line but its handles and http objects (~300 bytes with
+// a full delay object and 10-digit memory figures): one allocation a line.
+inline constexpr std::size_t kSampleLineReserve = 384;
 
 }  // namespace loopdoctor::probe

@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <limits>
+
 #include "watchdog_core.h"
 
 using namespace loopdoctor::probe;
@@ -209,4 +211,14 @@ TEST_CASE("numbers carry at most three decimals") {
   CHECK(fmt3(10.0) == "10");
   CHECK(fmt3(0.5) == "0.5");
   CHECK(fmt3(-0.0001) == "0");
+  CHECK(fmt3(-2.5) == "-2.5");
+  CHECK(fmt3(0.0) == "0");
+  CHECK(fmt3(100.0) == "100");
+  CHECK(fmt3(1e15) == "1000000000000000");
+  CHECK(fmt3(std::numeric_limits<double>::quiet_NaN()) == "0");
+  CHECK(fmt3(std::numeric_limits<double>::infinity()) == "0");
+  std::string s = "x";
+  append3(s, 0.25);
+  append_u(s, 18446744073709551615ULL);
+  CHECK(s == "x0.2518446744073709551615");
 }
