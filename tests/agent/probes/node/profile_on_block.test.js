@@ -17,13 +17,20 @@ const haveNative = !!NATIVE_DIR && fs.existsSync(path.join(NATIVE_DIR, `loopdoct
 const skipNative = haveNative ? false : `no addon for ABI ${ABI} in LOOPDOCTOR_NATIVE_DIR (${NATIVE_DIR})`;
 
 // Runs a fixture on an inherited socket, sends profile-start at hello and
-// end endMs later, as `run` does around its load; returns every message
-// once the target has exited.
-async function runProfiled(script, extraEnv, endMs) {
+// end endMs later, as `run` does around its load (or, with afterBlockMs,
+// that long after the fixture prints "blocked": a fixed time from hello
+// raced a slow start on a busy machine); returns every message once the
+// target has exited.
+async function runProfiled(script, extraEnv, endMs, afterBlockMs = 0) {
   const env = probeEnv(Object.assign({ LOOPDOCTOR_FD: '3', LOOPDOCTOR_PROFILE: 'on-block' }, extraEnv));
   for (const k of ['LOOPDOCTOR_NATIVE_DIR', 'LOOPDOCTOR_PROBE']) if (!extraEnv[k]) delete env[k];
   const target = startTarget(script, env, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
   const sock = target.child.stdio[3];
+  const end = () => { try { sock.write('{"type":"end"}\n'); } catch (_) { /* exited */ } };
+  if (afterBlockMs > 0) {
+    target.child.stdout.setEncoding('utf8');
+    target.child.stdout.on('data', (d) => { if (d.includes('blocked')) setTimeout(end, afterBlockMs); });
+  }
   const msgs = [];
   let buf = '';
   sock.setEncoding('utf8');
@@ -36,7 +43,7 @@ async function runProfiled(script, extraEnv, endMs) {
       msgs.push(m);
       if (m.type !== 'hello') continue;
       sock.write('{"type":"profile-start"}\n');
-      setTimeout(() => { try { sock.write('{"type":"end"}\n'); } catch (_) { /* exited */ } }, endMs);
+      if (afterBlockMs === 0) setTimeout(end, endMs);
     }
   });
   const closed = new Promise((resolve) => sock.on('close', resolve));
@@ -60,7 +67,7 @@ test('native: a loop that never blocks gets no profiler', { skip: skipNative, ti
 });
 
 test('native: the profiler starts at the first block and names what runs after it', { skip: skipNative, timeout: TEST_TIMEOUT_MS }, async () => {
-  const msgs = await runProfiled('block-then-spin.js', { LOOPDOCTOR_NATIVE_DIR: NATIVE_DIR }, 900);
+  const msgs = await runProfiled('block-then-spin.js', { LOOPDOCTOR_NATIVE_DIR: NATIVE_DIR }, 0, 600);
   assert.equal(hello(msgs).probe, 'native');
   const [p] = profiles(msgs);
   assert.ok(p && p.profile, 'a profile');
