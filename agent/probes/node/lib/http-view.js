@@ -5,29 +5,39 @@
 // Node publishes it, else a hook on net.Server.prototype.listen).
 //
 // One channel, 'http.server.request.start', runs on every request, so its
-// subscriber does as little as possible: a counter and a set lookup, plus a
-// clock read and a 'finish' listener for the requests that are timed. Its
+// subscriber is a counter and a countdown, and nothing else: one that also
+// looked the request's socket up in a set, timed inline and caught errors
+// cost a saturated hello-world ~1 % more of its req/s than a bare counter
+// (bench/probe-overhead, two runs of 10 sets, 2026-12-05; perf showed Node's
+// own calls in parserOnIncoming, where V8 inlines the subscriber, no longer
+// inlined). Whatever else the view tells is read at the sample, once a
+// handover:
+// - in flight: the servers' own connection lists (the http.Server's
+//   'http.server.connections' symbol, which server.closeAllConnections()
+//   reads too; a server is learnt from the first request it starts): a
+//   socket's `_httpMessage` is the response it is answering, from the
+//   request until that response's 'finish' (every HTTP/1 server; the probe
+//   tests check it on Node 20 and 22). A server without such a list (older
+//   Node) has the sockets of its requests kept in a set instead, per
+//   request, as this view did before;
+// - responses: requests started minus the growth of in flight, less the
+//   requests whose connection died unanswered (a socket in flight at a
+//   sample and destroyed, its response unfinished, at the next);
+// - latency: 1 request in `stride` is timed by a 'finish' listener.
+// The subscription stays for the whole run: listening in windows at high
+// rates (10 ms in every 40, the rest estimated) was tried and measured
+// worse. Each subscribe and unsubscribe swaps the channel's prototype, on
+// which Node's optimized parserOnIncoming depends: 22 deoptimizations and
+// 12 aborted recompiles of it in a 4 s wrk run, the windows' requests ~5 %
+// slower than the gaps', and a plain server with a no-op subscriber
+// toggled so lost 14.5 % of its req/s (subscribed whole: 0.1-0.6 %). Its
 // twin 'http.server.response.finish' is not subscribed: a subscriber makes
-// Node build and publish a message for every request, and the pair cost a
-// saturated hello-world 1.6 % of its req/s (one alone 0.6 %; bench, no-op
-// subscribers), most of the native probe's whole cost. What it told is read
-// at the sample instead: a server socket's `_httpMessage` is the response it
-// is answering, from the request until that response's 'finish' (every
-// HTTP/1 server; the probe tests check it on Node 20 and 22), so in flight
-// is the number of live sockets that hold one, and responses are requests
-// started minus the growth of in flight, less the requests whose connection
-// died unanswered. The subscription stays for the whole run: listening in
-// windows at high rates (10 ms in every 40, the rest estimated) was tried
-// and measured worse. Each subscribe and unsubscribe swaps the channel's
-// prototype, on which Node's optimized parserOnIncoming depends: 22
-// deoptimizations and 12 aborted recompiles of it in a 4 s wrk run, the
-// windows' requests ~5 % slower than the gaps', and a plain server with a
-// no-op subscriber toggled so lost 14.5 % of its req/s (subscribed whole:
-// 0.1-0.6 %). Nothing is written
-// onto the application's objects (a new property would change the hidden
-// class of every ServerResponse and slow Node's own code down), and no
-// response is held (held ones would survive young-GC scavenges and be
-// copied, which under load cost more than the rest).
+// Node build and publish a message for every request (the pair cost 1.6 %,
+// no-op). Nothing is written onto the application's objects (a new
+// property would change the hidden class of every ServerResponse and slow
+// Node's own code down), and no response is held (held ones would survive
+// young-GC scavenges and be copied, which under load cost more than the
+// rest).
 const net = require('net');
 const { performance } = require('perf_hooks');
 const { r3 } = require('./state.js');
@@ -44,62 +54,111 @@ function strideFor(n) {
   return k;
 }
 
+// The list Node keeps of an http.Server's connections (Node >= 18.0: an
+// object whose all() returns their parsers, each with its .socket), or null.
+const CONNECTIONS = 'http.server.connections';
+function connectionsOf(server) {
+  try {
+    const sym = Object.getOwnPropertySymbols(server).find((s) => s.description === CONNECTIONS);
+    const list = sym === undefined ? null : server[sym];
+    return list && typeof list.all === 'function' ? list : null;
+  } catch (_) { return null; }
+}
+
 function createHttpView(state, send) {
   const { now } = state;
   let requests = 0, aborted = 0;
-  // The server sockets a request was seen on while sampling (keep-alive
-  // sockets live anyway; holding them costs nothing); dead ones are
-  // forgotten at the sample, so the set never outlives its sockets.
+  // Servers seen starting a request while sampling, with their connection
+  // lists (null: none, their requests' sockets go to `sockets`).
+  const servers = new Map();
+  let lastServer = null;
+  let perRequestSockets = false;
   const sockets = new Set();
+  // The sockets in flight at the last sample: one destroyed by the next
+  // with its response unfinished lost it (aborted, not answered).
+  let inflightSockets = new Set();
   let inflightBefore = 0;  // in flight at the last sample
   // Latency of the timed requests only (every one at low rates): each timed
   // response gets a 'finish' listener of its own, so a pipelined request's
   // time includes its wait behind the ones before it.
   let timedResponses = 0, latencySum = 0, latencyMax = 0, lastMean = 0;
-  let stride = 1;   // time 1 request in `stride` (a power of two)
-  let seq = 0;
+  let stride = 1;     // time 1 request in `stride` (a power of two)
+  let countdown = 1;  // requests until the next timed one
 
+  // The hot path: see the header. Nothing here throws (a subscriber's
+  // exception would reach the application as an uncaught one).
   function onRequestStart(msg) {
+    if (!state.sampling || !msg) return;
+    requests++;
+    if (msg.server !== lastServer || perRequestSockets) learn(msg);
+    if (--countdown === 0) timeOne(msg);
+  }
+
+  function learn(msg) {
     try {
-      if (!state.sampling) return;
-      requests++;
-      const s = msg.socket;
-      if (s && !sockets.has(s)) sockets.add(s);
-      if ((seq++ & (stride - 1)) === 0 && msg.response) time(msg.response);
+      const server = msg.server;
+      lastServer = server;
+      if (server && !servers.has(server)) {
+        const list = connectionsOf(server);
+        servers.set(server, list);
+        if (list === null) perRequestSockets = true;
+      }
+      if (perRequestSockets && servers.get(server) === null && msg.socket && !sockets.has(msg.socket)) sockets.add(msg.socket);
     } catch (_) { /* never throw */ }
   }
 
-  function time(res) {
-    const t0 = performance.now();
-    res.once('finish', () => {
-      if (!state.sampling) return;
-      const ms = performance.now() - t0;
-      timedResponses++;
-      latencySum += ms;
-      if (ms > latencyMax) latencyMax = ms;
-    });
+  function timeOne(msg) {
+    countdown = stride;
+    try {
+      const res = msg.response;
+      if (!res) return;
+      const t0 = performance.now();
+      res.once('finish', () => {
+        if (!state.sampling) return;
+        const ms = performance.now() - t0;
+        timedResponses++;
+        latencySum += ms;
+        if (ms > latencyMax) latencyMax = ms;
+      });
+    } catch (_) { /* never throw */ }
   }
 
-  // Requests in flight now: a live socket holds its unfinished response
-  // until 'finish' (pipelined ones queue behind it and count once). A dead
-  // socket that still holds one lost it: counted as aborted, not answered.
+  // A socket answering a request, alive: one in flight (pipelined requests
+  // queue behind its response and count once).
+  function count(s, into) {
+    if (!s || s.destroyed || !s._httpMessage) return 0;
+    into.add(s);
+    return 1;
+  }
+
+  // Requests in flight now, from the servers' lists (and the per-request
+  // sockets of servers without one, forgotten once dead).
   function inflightNow() {
+    for (const s of inflightSockets) if (s.destroyed && s._httpMessage) aborted++;
+    const now = new Set();
     let n = 0;
-    for (const s of sockets) {
-      if (s.destroyed) {
-        if (s._httpMessage) aborted++;
-        sockets.delete(s);
-      } else if (s._httpMessage) {
-        n++;
+    for (const [server, list] of servers) {
+      if (list === null) continue;
+      const parsers = list.all();
+      for (let i = 0; i < parsers.length; i++) n += count(parsers[i].socket, now);
+      if (parsers.length === 0 && !server.listening) {
+        servers.delete(server);
+        if (lastServer === server) lastServer = null;
       }
     }
+    for (const s of sockets) {
+      if (s.destroyed) sockets.delete(s);
+      else n += count(s, now);
+    }
+    inflightSockets = now;
     return n;
   }
 
   // The sample's "http" object for the interval just ended; starts the next.
   // `timed` says how many responses the latency figures come from.
   function takeJson() {
-    const inflight = inflightNow();
+    let inflight = 0;
+    try { inflight = inflightNow(); } catch (_) { /* a server's list changed shape: none */ }
     // Never fewer than were timed finishing: a pipelined burst answered
     // within the interval shows as one in flight at most.
     const responses = Math.max(requests - (inflight - inflightBefore) - aborted, timedResponses, 0);
@@ -113,6 +172,7 @@ function createHttpView(state, send) {
       ',"inflight":' + inflight + ',"latency_mean_ms":' + r3(mean) +
       ',"latency_max_ms":' + r3(latencyMax) + ',"timed":' + timedResponses + '}';
     stride = strideFor(requests);
+    if (countdown > stride) countdown = stride;
     reset();
     return s;
   }
@@ -123,12 +183,15 @@ function createHttpView(state, send) {
 
   // Sampling stopped: hold nothing of the application's.
   function clear() {
+    servers.clear();
     sockets.clear();
+    inflightSockets = new Set();
+    lastServer = null;
+    perRequestSockets = false;
     inflightBefore = 0;
-    stride = 1;
+    stride = countdown = 1;
     lastMean = 0;
   }
-
   function onListening() {
     try {
       const a = this.address();
