@@ -18,13 +18,13 @@ const skipNative = haveNative ? false : `no addon for ABI ${ABI} in LOOPDOCTOR_N
 
 // Runs a fixture on an inherited socket, sends profile-start at hello and
 // end endMs later, as `run` does around its load (or, with afterBlockMs,
-// that long after the fixture prints "blocked": a fixed time from hello
-// raced a slow start on a busy machine); returns every message once the
-// target has exited.
+// tells the fixture to go on stdin at hello and ends that long after it
+// prints "blocked": fixed times raced a slow start on a busy machine);
+// returns every message once the target has exited.
 async function runProfiled(script, extraEnv, endMs, afterBlockMs = 0) {
   const env = probeEnv(Object.assign({ LOOPDOCTOR_FD: '3', LOOPDOCTOR_PROFILE: 'on-block' }, extraEnv));
   for (const k of ['LOOPDOCTOR_NATIVE_DIR', 'LOOPDOCTOR_PROBE']) if (!extraEnv[k]) delete env[k];
-  const target = startTarget(script, env, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  const target = startTarget(script, env, { stdio: [afterBlockMs > 0 ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe'] });
   const sock = target.child.stdio[3];
   const end = () => { try { sock.write('{"type":"end"}\n'); } catch (_) { /* exited */ } };
   if (afterBlockMs > 0) {
@@ -44,6 +44,7 @@ async function runProfiled(script, extraEnv, endMs, afterBlockMs = 0) {
       if (m.type !== 'hello') continue;
       sock.write('{"type":"profile-start"}\n');
       if (afterBlockMs === 0) setTimeout(end, endMs);
+      else target.child.stdin.end('go\n');
     }
   });
   const closed = new Promise((resolve) => sock.on('close', resolve));
