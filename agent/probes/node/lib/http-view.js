@@ -135,12 +135,12 @@ function createHttpView(state, send) {
   // sockets of servers without one, forgotten once dead).
   function inflightNow() {
     for (const s of inflightSockets) if (s.destroyed && s._httpMessage) aborted++;
-    const now = new Set();
+    const current = new Set();
     let n = 0;
     for (const [server, list] of servers) {
       if (list === null) continue;
       const parsers = list.all();
-      for (let i = 0; i < parsers.length; i++) n += count(parsers[i].socket, now);
+      for (let i = 0; i < parsers.length; i++) n += count(parsers[i].socket, current);
       if (parsers.length === 0 && !server.listening) {
         servers.delete(server);
         if (lastServer === server) lastServer = null;
@@ -148,9 +148,9 @@ function createHttpView(state, send) {
     }
     for (const s of sockets) {
       if (s.destroyed) sockets.delete(s);
-      else n += count(s, now);
+      else n += count(s, current);
     }
-    inflightSockets = now;
+    inflightSockets = current;
     return n;
   }
 
@@ -192,6 +192,7 @@ function createHttpView(state, send) {
     stride = countdown = 1;
     lastMean = 0;
   }
+
   function onListening() {
     try {
       const a = this.address();
