@@ -108,7 +108,7 @@ bool stalls_were_run_queue_wait(const WindowStats& st) {
 
 std::optional<Issue> cpu_starved_issue(const WindowStats& st, const std::vector<Finding>& fs,
                                        bool delay_bad) {
-  if (st.throttle_present && st.throttled_periods_share >= kThrottledPeriodsShare)
+  if (st.quota_throttled)
     return quota_issue(st, fs);
   if (delay_bad && stalls_were_run_queue_wait(st)) return run_queue_issue(st, fs);
   return std::nullopt;

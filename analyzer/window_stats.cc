@@ -251,6 +251,7 @@ void add_proc_stats(WindowStats& st, const Timeline& tl, const Window& w) {
         std::max(0.0, last->cg_throttled - first->cg_throttled) / (last->cg_periods - first->cg_periods);
     st.throttled_ms = std::max(0.0, last->cg_throttled_ms - first->cg_throttled_ms);
     st.cpu_quota_cores = last->cpu_quota_cores;
+    st.quota_throttled = st.throttled_periods_share >= thresholds::kThrottledPeriodsShare;
   }
 }
 
@@ -301,9 +302,8 @@ SchedPoint sched_at(const std::vector<SchedPoint>& s, double t) {
 }
 
 // What the loop's thread did during the stalled intervals (window_stats.h).
-void add_stall_sched(WindowStats& st, const Timeline& tl, const Window& w,
+void add_stall_sched(WindowStats& st, const std::vector<SchedPoint>& s,
                      const std::vector<const ProbeSample*>& in) {
-  const std::vector<SchedPoint> s = sched_series(tl, w);
   if (s.size() < 2) return;
   for (const ProbeSample* p : in) {
     if (p->delay.max < thresholds::kBlockedIntervalMs) continue;
@@ -318,11 +318,20 @@ void add_stall_sched(WindowStats& st, const Timeline& tl, const Window& w,
   }
 }
 
-void add_gc_stats(WindowStats& st, const Timeline& tl, const Window& w) {
+// The loop's thread's run-queue wait over [from, to], 0 outside the series.
+double sched_wait_within(const std::vector<SchedPoint>& s, double from, double to) {
+  if (s.size() < 2) return 0;
+  from = std::max(from, s.front().t), to = std::min(to, s.back().t);
+  return to > from ? std::max(0.0, sched_at(s, to).wait - sched_at(s, from).wait) : 0;
+}
+
+void add_gc_stats(WindowStats& st, const Timeline& tl, const Window& w, const std::vector<SchedPoint>& s) {
   for (const auto& g : tl.gc) {
     if (!w.contains(g.t)) continue;
     ++st.gc_count;
     st.gc_ms += g.duration_ms;
+    // t is the pause's start (the probes' gc line)
+    st.gc_wait_ms += std::min(g.duration_ms, sched_wait_within(s, g.t, g.t + g.duration_ms));
     st.gc_max_pause_ms = std::max(st.gc_max_pause_ms, g.duration_ms);
     if (g.kind == "major") st.gc_major_ms += g.duration_ms, ++st.gc_major_count;
     else if (g.kind == "minor") st.gc_minor_ms += g.duration_ms;
@@ -353,8 +362,9 @@ WindowStats compute_window_stats(const Timeline& tl, const Window& w) {
 
   add_probe_stats(st, tl, w, in);
   add_proc_stats(st, tl, w);
-  add_stall_sched(st, tl, w, in);
-  add_gc_stats(st, tl, w);
+  const std::vector<SchedPoint> sched = sched_series(tl, w);
+  add_stall_sched(st, sched, in);
+  add_gc_stats(st, tl, w, sched);
   return st;
 }
 
