@@ -1,6 +1,7 @@
 #include "analyzer/block_attribution.h"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <utility>
 
@@ -155,27 +156,54 @@ std::string source_phrase(const BlockSummary& s) {
                      s.blocked_ms / 1000.0);
 }
 
+namespace {
+
+std::string_view script_of(std::string_view location) { return location.substr(0, location.rfind(':')); }
+
+int line_of(std::string_view location) {
+  const std::size_t colon = location.rfind(':');
+  if (colon == std::string_view::npos) return 0;
+  int line = 0;
+  std::from_chars(location.data() + colon + 1, location.data() + location.size(), line);
+  return line;
+}
+
+// How the profile's top hotspot `seen` holds the inlined callee's time, if it
+// does: the sentence's middle, "" when it does not.
+std::string inlined_where(const Hotspot& seen, const Hotspot& callee) {
+  const std::string_view call = call_location(callee.caller);
+  // On the line of the call. A callee running on the very line that calls
+  // it is defined there (a `sort((a, b) => ...)` comparator): the profile's
+  // time on that line may be its own, and nothing says it was inlined.
+  if (!seen.hot_line.empty() && call == seen.hot_line && callee.location != call)
+    return fmt::format("to line {}, the call of {}", seen.hot_line, place(callee.function, callee.location));
+  // On a line before the function's own (Place::inlined_line) that is the
+  // line block stacks saw the callee run, called from the function's script.
+  const std::string_view ran = callee.generated_location.empty() ? callee.location : callee.generated_location;
+  if (seen.inlined_line > 0 && seen.inlined_line == line_of(ran) &&
+      script_of(call) == script_of(seen.generated_location.empty() ? seen.location : seen.generated_location))
+    return fmt::format("to {} ({}) at line {}, before that function begins: the line {} ran at",
+                       seen.function, seen.location, seen.inlined_line, place(callee.function, callee.location));
+  return "";
+}
+
+}  // namespace
+
 void charge_inlined_callee(std::vector<Hotspot>* hotspots, BlockAttribution* b) {
   if (hotspots->empty() || b->hotspots.empty()) return;
   const Hotspot& callee = b->hotspots.front();
   const Hotspot& seen = hotspots->front();
-  const std::string_view call = call_location(callee.caller);
-  if (seen.hot_line.empty() || call != seen.hot_line) return;
-  // A callee running on the very line that calls it is defined there (a
-  // `sort((a, b) => ...)` comparator): the profile's time on that line may
-  // be its own, and nothing says it was inlined.
-  if (callee.location == call) return;
-  const std::string where = seen.hot_line;
+  const std::string where = inlined_where(seen, callee);
+  if (where.empty()) return;
   const double share = seen.share;
   hotspots->erase(hotspots->begin());
   // The profile places a function at its first line, block stacks at the line
   // running: the same function is the same name in the same script -- a
   // name, not "(anonymous)", which many functions of a script share. Where
   // the profile has it, its place is kept.
-  const auto script = [](std::string_view location) { return location.substr(0, location.rfind(':')); };
   auto same = std::find_if(hotspots->begin(), hotspots->end(), [&](const Hotspot& h) {
     return h.function == callee.function && h.function != profile::kAnonymous &&
-           script(h.location) == script(callee.location);
+           script_of(h.location) == script_of(callee.location);
   });
   Hotspot charged = callee;
   charged.share = share;
@@ -189,9 +217,9 @@ void charge_inlined_callee(std::vector<Hotspot>* hotspots, BlockAttribution* b) 
                    charged);
   b->inlined_callee = Evidence{
       "profile_inlined_share", share, 0,
-      fmt::format("the CPU profile charged {:.0f} % to line {}, the call of {}: V8 had inlined it "
-                  "there before the profile started; block stacks saw it running, so that time is its",
-                  share * 100, where, place(callee.function, callee.location))};
+      fmt::format("the CPU profile charged {:.0f} % {}: V8 had inlined it there before the profile "
+                  "started; block stacks saw it running, so that time is its",
+                  share * 100, where)};
 }
 
 void attach_blocks(const BlockAttribution& b, bool have_profile, Diagnosis* dx) {

@@ -69,6 +69,9 @@ struct Hotspot {
   // original source through a source map; "" when it is not mapped.
   std::string generated_location = {};
   std::string caller_line_text = {};  // the code of `caller`'s line, trimmed; "" when unknown
+  // A line number V8 gave most of the function's samples that is not its
+  // own (profile_place.h: Place::inlined_line); 0: none.
+  int inlined_line = 0;
 };
 
 // Where an issue's hotspots come from: the CPU profile's samples, or (without

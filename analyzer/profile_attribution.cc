@@ -138,6 +138,7 @@ std::vector<Hotspot> hotspots_of(const CpuProfile& p, const std::map<int, Tally>
     Place where = place_of(f, hottest_line(h.line_ticks), names, mapper);
     Hotspot hs{where.function, where.location, share, "", where.hot_line, where.hot_line_text,
                where.generated_location};
+    hs.inlined_line = where.inlined_line;
     // The caller that accounts for most of this function's samples.
     double best = 0;
     int caller = -1;

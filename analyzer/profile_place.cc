@@ -115,6 +115,13 @@ Place place_of(const Frame& f, int hot_line, const PathNamer& names, sourcemap::
   if (!p.named)
     if (std::string derived = derived_name(f, mapper); !derived.empty()) p.function = derived, p.named = true;
   if (hot_line <= 0 || f.url.empty()) return p;
+  // listener-leak-warned's `after` listener, one line at server.js:20,
+  // "hot" at server.js:9 ("const http = require('http')"): util.js:9 is
+  // the loop of the bodyHash it calls.
+  if (hot_line < f.line) {
+    p.inlined_line = hot_line;
+    return p;
+  }
   if (original) {
     if (const auto hot = mapper->map(f.url, hot_line, 0)) {
       p.hot_line = at(names, mapper, hot->file, hot->line);

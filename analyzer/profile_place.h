@@ -24,6 +24,11 @@ struct Place {
   std::string generated_location;  // "dist/pricing.js:9" when mapped, else ""
   std::string hot_line;            // "src/pricing.ts:14"; "" without a hot line
   std::string hot_line_text;       // that line's code, trimmed; "" when unreadable
+  // V8's hot line when it lies before the function's first line: not the
+  // function's own but a line of a callee V8 had inlined, numbered in the
+  // callee's script, which the profile does not name (a profile started
+  // after the code was optimised). No hot line is shown then. 0: none.
+  int inlined_line = 0;
 };
 
 // A function as a CPU profile gives it (its line is where it is defined).

@@ -253,6 +253,43 @@ TEST_CASE("a profile's time on the line calling block stacks' top function is ch
         "inlined it there before the profile started; block stacks saw it running, so that time is its");
 }
 
+TEST_CASE("a profile's time on a callee's line number before the caller begins is charged to it") {
+  // The listener at server.js:20 calls bodyHash (util.js), which V8 had
+  // inlined: the profile's line ticks for the listener say line 9, bodyHash's
+  // loop, in a script the profile does not name.
+  const BlockFrame body_hash{"bodyHash", "/srv/app/util.js", 9, 5};
+  const BlockFrame listener{"", "/srv/app/server.js", 20, 45};
+  auto b = run({capture(1000, 80, {body_hash, listener})});
+  REQUIRE(b.hotspots.front().location == "util.js:9");
+  Hotspot seen{"app.on('after') listener", "server.js:20", 0.9, "request handler (server.js:18)"};
+  seen.inlined_line = 9;
+  std::vector<Hotspot> hotspots = {seen, {"parse", "server.js:30", 0.05}};
+  blocks::charge_inlined_callee(&hotspots, &b);
+  REQUIRE(hotspots.size() == 2);
+  CHECK(hotspots[0].function == "bodyHash");
+  CHECK(hotspots[0].location == "util.js:9");
+  CHECK(hotspots[0].share == Approx(0.9));
+  CHECK(hotspots[0].caller == "server.js:20");
+  REQUIRE(b.inlined_callee);
+  CHECK(b.inlined_callee->text ==
+        "the CPU profile charged 90 % to app.on('after') listener (server.js:20) at line 9, before that "
+        "function begins: the line bodyHash (util.js:9) ran at: V8 had inlined it there before the profile "
+        "started; block stacks saw it running, so that time is its");
+  // Another line number, or a callee called from another script: left alone.
+  for (const int other : {8, 0}) {
+    auto b2 = run({capture(1000, 80, {body_hash, listener})});
+    std::vector<Hotspot> hs = {seen};
+    hs[0].inlined_line = other;
+    blocks::charge_inlined_callee(&hs, &b2);
+    CHECK(hs[0].function == "app.on('after') listener");
+    CHECK_FALSE(b2.inlined_callee);
+  }
+  auto b3 = run({capture(1000, 80, {body_hash, {"", "/srv/app/other.js", 20, 45}})});
+  std::vector<Hotspot> hs = {seen};
+  blocks::charge_inlined_callee(&hs, &b3);
+  CHECK_FALSE(b3.inlined_callee);
+}
+
 TEST_CASE("a profile's top hotspot on another line than the call stays as it is") {
   auto b = run({capture(1000, 50, {kSpin, kHandler})});
   std::vector<Hotspot> hotspots = {{"(anonymous)", "server.js:12", 0.8, "", "server.js:13"}};

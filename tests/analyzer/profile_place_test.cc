@@ -50,6 +50,22 @@ TEST_CASE("positionTicks give a hotspot the line most of its samples were on") {
   CHECK(hotspot_place(h) == "server.js:36 in the function at server.js:32");
 }
 
+TEST_CASE("A hot line before the function begins is an inlined callee's, never shown as the function's") {
+  // listener-leak-warned: its `after` listener (one line, server.js:20) came
+  // "hot" at line 9 of server.js, which is line 9 of util.js, the loop of the
+  // bodyHash V8 had inlined into it.
+  const json j = profile_with("file:///srv/app/server.js", "", 19, 18,
+                              json::array({{{"line", 9}, {"ticks", 40}}, {{"line", 20}, {"ticks", 2}}}));
+  const auto a = run(j, PathNamer({"node", "/srv/app/server.js"}), nullptr);
+  REQUIRE(a.hotspots.size() == 1);
+  const Hotspot& h = a.hotspots[0];
+  CHECK(h.location == "server.js:20");
+  CHECK(h.hot_line == "");
+  CHECK(h.hot_line_text == "");
+  CHECK(h.inlined_line == 9);
+  CHECK(hotspot_place(h) == "server.js:20");
+}
+
 TEST_CASE("Without positionTicks a hotspot shows its location alone") {
   const json j = profile_with("file:///srv/app/server.js", "work", 31, 4, json::array());
   sourcemap::Mapper mapper;
