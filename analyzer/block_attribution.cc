@@ -22,12 +22,30 @@ struct Target {
   profile::CallSite caller;
 };
 
-Target target_of(const BlockCapture& c, const profile::PathNamer& names, sourcemap::Mapper* mapper) {
-  if (c.frames.empty())
-    return {std::string(c.in_native ? kNativeCode : kNoStack), "", {"", false, "(native)", "", "", ""}, {}};
+// The probe's scripts in every layout (cli/paths.cc): probes/node/probe.js
+// and probes/node/lib/*.js, in the source tree or installed.
+bool is_probe_script(std::string_view url) {
+  const std::size_t at = url.rfind("/probes/node/");
+  if (at == std::string_view::npos) return false;
+  const std::string_view rest = url.substr(at + std::string_view("/probes/node/").size());
+  return rest == "probe.js" || rest.starts_with("lib/");
+}
+
+Target target_of(const std::vector<recording::BlockFrame>& stack, bool in_native,
+                 const profile::PathNamer& names, sourcemap::Mapper* mapper) {
+  if (stack.empty())
+    return {std::string(in_native ? kNativeCode : kNoStack), "", {"", false, "(native)", "", "", ""}, {}};
+  // The probe's when its script is the innermost one outside Node: the code
+  // Node ran for is the probe's (a timer, a diagnostics_channel subscriber);
+  // a probe frame deeper down (a wrapper that calls the target's code) is not.
+  for (const recording::BlockFrame& f : stack) {
+    if (is_probe_script(f.url)) return {std::string(kProbeCode), "", {}, {}};
+    const profile::FrameKind k = profile::kind_of({f.function, f.url, f.line, f.column});
+    if (k == profile::FrameKind::kApplication || k == profile::FrameKind::kLibrary) break;
+  }
   std::vector<profile::Frame> frames;
   std::vector<profile::FrameKind> kinds;
-  for (const recording::BlockFrame& f : c.frames) {
+  for (const recording::BlockFrame& f : stack) {
     frames.push_back({f.function, f.url, f.line, f.column});
     kinds.push_back(profile::kind_of(frames.back()));
   }
@@ -100,6 +118,23 @@ std::string_view call_location(std::string_view caller) {
   return caller;
 }
 
+// A block that starts inside one long binding call (a worker's 100 ms
+// pbkdf2Sync) has no JavaScript stack until the call returns: V8 runs the
+// interrupt at its first stack check after, so the block's next capture
+// with frames is the stack the call returned to -- the one that made it,
+// its innermost frame at most a call further (offload-saturated: Buffer.from
+// in pbkdf2Sync, line 78, just past the binding). The native captures of
+// the block before it are charged there, still as native code; with no
+// capture after, they stay "(native code)".
+const std::vector<recording::BlockFrame>& frames_of(const std::vector<const BlockCapture*>& group,
+                                                    std::size_t k) {
+  const BlockCapture& c = *group[k];
+  if (c.in_native && c.frames.empty())
+    for (std::size_t j = k + 1; j < group.size(); ++j)
+      if (!group[j]->frames.empty()) return group[j]->frames;
+  return c.frames;
+}
+
 }  // namespace
 
 BlockAttribution attribute(const std::vector<BlockCapture>& captures, const Window& w,
@@ -108,15 +143,24 @@ BlockAttribution attribute(const std::vector<BlockCapture>& captures, const Wind
   std::map<std::pair<std::string, std::string>, Tally> tallies;  // (function, url) -> time
   for (const auto& [start, group] : by_block(captures)) {
     double seen = 0, charged = 0;  // duration covered so far; charged in the window
-    std::map<std::string, double> in_block;  // what this block ran: "spin (server.js:14)" -> ms
-    for (const BlockCapture* c : group) {
+    bool inside = false;           // a capture of it in the window
+    // What this block ran, "spin (server.js:14)" -> ms, over all its
+    // captures: the longest block is named by its whole run, also when it
+    // began before the window (readfile-sync's start-up, 1.5 s in its
+    // generate(), of which the window saw only the probe's first tick).
+    std::map<std::string, double> in_block;
+    for (std::size_t k = 0; k < group.size(); ++k) {
+      const BlockCapture* c = group[k];
       const double ms = std::max(0.0, c->duration_ms - seen);
       seen = std::max(seen, c->duration_ms);
-      if (!w.contains(c->t)) continue;
-      const Target t = target_of(*c, names, mapper);
+      const std::vector<recording::BlockFrame>& stack = frames_of(group, k);
+      const Target t = target_of(stack, c->in_native, names, mapper);
       // Caught inside a binding its JavaScript frames called; "(native code)",
       // with no frames, is a name of its own.
-      const bool native = c->in_native && !c->frames.empty();
+      const bool native = c->in_native && !stack.empty() && t.function != kProbeCode;
+      in_block[place(native ? t.function + std::string(kInNativeSuffix) : t.function, t.place.location)] += ms;
+      if (!w.contains(c->t)) continue;
+      inside = true;
       Tally& tally = tallies[{t.function, t.url}];
       tally.ms += ms;
       if (native) tally.native_ms += ms;
@@ -124,10 +168,9 @@ BlockAttribution attribute(const std::vector<BlockCapture>& captures, const Wind
       tally.places.try_emplace(t.place.location, t.place);
       tally.callers[t.caller.text] += ms;
       tally.caller_lines.try_emplace(t.caller.text, t.caller.line_text);
-      in_block[place(native ? t.function + std::string(kInNativeSuffix) : t.function, t.place.location)] += ms;
       charged += ms;
     }
-    if (in_block.empty()) continue;  // no capture in the window
+    if (!inside) continue;
     ++b.summary.blocks;
     b.summary.blocked_ms += charged;
     if (seen > b.summary.longest_ms) {

@@ -33,6 +33,10 @@ namespace loopdoctor::blocks {
 inline constexpr std::string_view kInNativeSuffix = " (in native code)";
 inline constexpr std::string_view kNativeCode = "(native code)";
 inline constexpr std::string_view kNoStack = "(no JavaScript stack)";
+// A capture with loopdoctor's probe on its stack (probe.js, its lib/): the
+// probe's own work, such as the CPU profiler's start in a worker (V8 logs
+// every compiled function then: 170 ms in worker-stall), not the target's.
+inline constexpr std::string_view kProbeCode = "(loopdoctor's probe)";
 
 struct BlockAttribution {
   BlockSummary summary;

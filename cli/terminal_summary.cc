@@ -44,7 +44,7 @@ std::string blocks_line(const Diagnosis& dx, bool markdown) {
   if (top.block_hotspots.empty()) return "";
   const Hotspot& h = top.block_hotspots.front();
   return markdown ? fmt::format("{}: `{}` at `{}` ({:.0f} %)", phrase, h.function, h.location, h.share * 100)
-                  : fmt::format("{}: {} ({}), {:.0f} %", phrase, h.function, h.location, h.share * 100);
+                  : fmt::format("{}: {}, {:.0f} %", phrase, blocks::place(h.function, h.location), h.share * 100);
 }
 
 std::string also_line(const Issue& issue) {

@@ -134,6 +134,40 @@ TEST_CASE("block stacks: only captures inside the window are charged") {
   CHECK(b.summary.blocked_ms == Approx(20));
   REQUIRE(b.hotspots.size() == 1);
   CHECK(b.hotspots[0].function == "hash");
+  // The block is named by all it ran, also before the window: 50 ms of spin.
+  CHECK(b.summary.longest_in == "spin (server.js:5)");
+}
+
+TEST_CASE("block stacks: a block's native captures before its first stack take the stack it returned to") {
+  // A worker's 100 ms pbkdf2Sync: no JavaScript stack until the binding
+  // returns; the interrupt then runs just past it (Buffer.from, line 78).
+  const BlockFrame from{"from", "node:buffer", 295, 28};
+  const BlockFrame past{"pbkdf2Sync", "node:internal/crypto/pbkdf2", 78, 17};
+  auto b = run({capture(0, 60, {}, true), capture(0, 80, {}, true), capture(0, 87, {from, past, kHandler}),
+                capture(500, 60, {}, true)});  // a block that ended inside its binding
+  REQUIRE(b.hotspots.size() == 2);
+  CHECK(b.hotspots[0].function == "pbkdf2Sync (in native code)");
+  CHECK(b.hotspots[0].location == "node:internal/crypto/pbkdf2:78");
+  CHECK(b.hotspots[0].caller == "server.js:14");
+  CHECK(b.hotspots[0].share == Approx(87.0 / 147));
+  CHECK(b.hotspots[1].function == "(native code)");
+  CHECK(b.hotspots[1].share == Approx(60.0 / 147));
+}
+
+TEST_CASE("block stacks: the probe's own code is named as the probe's, not as the target's") {
+  // A worker's CPU profiler start (V8 logs its compiled code then).
+  const BlockFrame post{"post", "node:inspector", 136, 22};
+  const BlockFrame start{"start", "/usr/lib/loopdoctor/probes/node/lib/profiler.js", 32, 9};
+  const BlockFrame control{"profileStart", "/usr/lib/loopdoctor/probes/node/probe.js", 111, 36};
+  auto b = run({capture(0, 170, {post, start, control}, true), capture(500, 30, {kSpin, kHandler})});
+  REQUIRE(b.hotspots.size() == 2);
+  CHECK(b.hotspots[0].function == "(loopdoctor's probe)");
+  CHECK(b.hotspots[0].caller.empty());
+  CHECK(b.summary.longest_in == "(loopdoctor's probe)");
+  // A probe frame under the target's code (a wrapper that calls it) is not the probe's.
+  b = run({capture(0, 170, {kSpin, kHandler, start})});
+  REQUIRE(b.hotspots.size() == 1);
+  CHECK(b.hotspots[0].function == "spin");
 }
 
 TEST_CASE("block stacks: no captures give no blocks and no hotspots") {

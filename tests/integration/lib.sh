@@ -21,7 +21,9 @@ sample_run() {
     cp "$kept" "$2"
     return 0
   fi
-  timeout 90 "$LD" run --load / -c 50 -d 5s --json "$2" -- node "$ROOT/samples/node/$1/server.js" \
+  local entry="$ROOT/samples/node/$1/server.js"
+  [[ -f $entry ]] || entry="$ROOT/samples/node/$1/supervisor.js"  # as sample_verdict.sh
+  timeout 90 "$LD" run --load / -c 50 -d 5s --json "$2" -- node "$entry" \
     > run.out 2> stderr.txt || rc=$?
   [[ $rc -eq 0 ]] || { tail -20 stderr.txt >&2; fail "loopdoctor exited $rc"; }
 }
