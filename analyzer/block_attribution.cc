@@ -225,8 +225,8 @@ std::string inlined_where(const Hotspot& seen, const Hotspot& callee) {
   const std::string_view ran = callee.generated_location.empty() ? callee.location : callee.generated_location;
   if (seen.inlined_line > 0 && seen.inlined_line == line_of(ran) &&
       script_of(call) == script_of(seen.generated_location.empty() ? seen.location : seen.generated_location))
-    return fmt::format("to {} ({}) at line {}, before that function begins: the line {} ran at",
-                       seen.function, seen.location, seen.inlined_line, place(callee.function, callee.location));
+    return fmt::format("to line {} of {} ({}), a line before that function begins, where {} ran",
+                       seen.inlined_line, seen.function, seen.location, place(callee.function, callee.location));
   return "";
 }
 

@@ -306,8 +306,8 @@ TEST_CASE("a profile's time on a callee's line number before the caller begins i
   CHECK(hotspots[0].caller == "server.js:20");
   REQUIRE(b.inlined_callee);
   CHECK(b.inlined_callee->text ==
-        "the CPU profile charged 90 % to app.on('after') listener (server.js:20) at line 9, before that "
-        "function begins: the line bodyHash (util.js:9) ran at: V8 had inlined it there before the profile "
+        "the CPU profile charged 90 % to line 9 of app.on('after') listener (server.js:20), a line before "
+        "that function begins, where bodyHash (util.js:9) ran: V8 had inlined it there before the profile "
         "started; block stacks saw it running, so that time is its");
   // Another line number, or a callee called from another script: left alone.
   for (const int other : {8, 0}) {
