@@ -293,7 +293,19 @@ data process_warning_entry(const WarningSummary& w) {
   return d;
 }
 
+// When the verdict is another loop's, the key figures and the per-signal
+// findings (the first process's main thread's: Diagnosis::loops) say whose
+// they are: offload-saturated's cards read "loop delay 4 ms" under a banner
+// about a worker blocked for 400 ms.
+std::string main_thread_caption(const Diagnosis& dx) {
+  if (dx.loops.empty() || dx.loops.front().loop.is_main()) return "";
+  return "of the main thread; " + dx.loops.front().name + "'s, which the verdict is about, are under Loops.";
+}
+
 void set_findings_and_notes(data& m, const Diagnosis& dx) {
+  const std::string caption = main_thread_caption(dx);
+  m.set("main_thread_caption", caption);
+  m.set("has_main_thread_caption", !caption.empty());
   m.set("findings", list_of(dx.findings, finding_entry));
   // Without an issue the banner already says the first note; do not repeat it.
   const size_t first_note = dx.issues.empty() && dx.verdict != Verdict::kHealthy && !dx.notes.empty() ? 1 : 0;

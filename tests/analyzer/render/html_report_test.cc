@@ -241,6 +241,7 @@ TEST_CASE("block stacks: the report of a recording without a profile shows them"
                        "samples/node/pbkdf2-sync/server.js:16</td>"));
   CHECK(contains(html, "the longest in pbkdf2Sync (in native code, node:internal/crypto/pbkdf2:64)"));
   CHECK_FALSE(contains(html, "id=\"flame\""));  // no profile, no flame view
+  CHECK_FALSE(contains(html, "of the main thread;"));  // one loop: its figures need no caption
 }
 
 // The lane of each loop carries its own figures (issue 13): the worker that
@@ -268,6 +269,11 @@ TEST_CASE("loops: each lane shows the loop's own figures worst first", "[render]
   CHECK(contains(main_lane, "the process, of one core"));
   CHECK(contains(main_lane, "peak, main thread"));
   CHECK_FALSE(contains(main_lane, "this thread"));
+  // The key figures and findings at the top are the main thread's, and say so.
+  const std::string whose =
+      "of the main thread; worker 1 (stall-worker.js)&apos;s, which the verdict is about, are under Loops.";
+  CHECK(contains(html.substr(0, section), "Key figures " + whose));
+  CHECK(contains(html.substr(0, section), "Findings " + whose));
 }
 
 // A loop of another process is named by its pid: the lane does not say it twice.
