@@ -222,9 +222,9 @@ std::string inlined_where(const Hotspot& seen, const Hotspot& callee) {
     return fmt::format("to line {}, the call of {}", seen.hot_line, place(callee.function, callee.location));
   // On a line before the function's own (Place::inlined_line) that is the
   // line block stacks saw the callee run, called from the function's script.
+  // V8 numbers that line in the script as run: a mapped callee's generated line.
   const std::string_view ran = callee.generated_location.empty() ? callee.location : callee.generated_location;
-  if (seen.inlined_line > 0 && seen.inlined_line == line_of(ran) &&
-      script_of(call) == script_of(seen.generated_location.empty() ? seen.location : seen.generated_location))
+  if (seen.inlined_line > 0 && seen.inlined_line == line_of(ran) && script_of(call) == script_of(seen.location))
     return fmt::format("to line {} of {} ({}), a line before that function begins, where {} ran",
                        seen.inlined_line, seen.function, seen.location, place(callee.function, callee.location));
   return "";
