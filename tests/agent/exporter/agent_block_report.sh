@@ -22,7 +22,7 @@ if [[ -s $kept ]]; then
   cp "$kept" "$WORK/run.json"
 else
   "$LD" run --load / -c 50 -d 5s --no-profile --json "$WORK/run.json" -- \
-    node "$(sample_entry "$sample")" >"$WORK/run.out" 2>&1 || true
+    node "$ROOT/samples/node/$sample/server.js" >"$WORK/run.out" 2>&1 || true
 fi
 expected=$(js "$WORK/run.json" '(i => (i.hotspots_source === "block-stacks" ? i.hotspots : i.block_hotspots) || [{}])(j.issues.find(i=>i.kind==="blocked-loop")||{})[0].function || ""')
 [ -n "$expected" ] || fail "the one-shot run named no block-stack hotspot: $(js "$WORK/run.json" 'j.verdict')"
@@ -31,12 +31,7 @@ APORT=$(free_port)
 start_agent "$APORT" --window 10s
 PROBE_INTERVAL_MS=100 start_node target "$sample" blocked
 wrk -t1 -c50 -d5s "http://127.0.0.1:$NODE_PORT/" >"$WORK/wrk.out" 2>&1 || true
-# The blocked process: the server, or the app its supervisor started (a
-# child connects on its own, with its own pid).
-curl -sf "http://127.0.0.1:$APORT/processes" >"$WORK/processes.json" || fail "/processes failed"
-pid=$(js "$WORK/processes.json" '(j.processes.find(p => p.verdict === "blocked-loop") ||
-  j.processes.find(p => p.probe && p.pid !== '"$NODE_PID"') || {pid: '"$NODE_PID"'}).pid')
-curl -sf "http://127.0.0.1:$APORT/report/$pid" >"$WORK/report.html" || fail "no /report/$pid"
+curl -sf "http://127.0.0.1:$APORT/report/$NODE_PID" >"$WORK/report.html" || fail "no /report/$NODE_PID"
 grep -q 'From block stacks' "$WORK/report.html" || fail "the agent's report has no block-stack hotspots"
 # The first row of the report's first hotspot table: <tr><td><code>FUNCTION</code>
 got=$(sed -n '/class="data hotspots"/,$p' "$WORK/report.html" | grep -o '<tr><td><code>[^<]*</code>' | head -1 |

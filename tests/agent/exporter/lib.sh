@@ -58,18 +58,11 @@ start_agent() {
 
 # start_node NAME SAMPLE JOB: a sample server with the probe in agent mode;
 # sets NODE_PID and NODE_PORT.
-# A sample's entry: server.js, or the supervisor that starts its app.
-sample_entry() {
-  local entry="$ROOT/samples/node/$1/server.js"
-  [[ -f $entry ]] || entry="$ROOT/samples/node/$1/supervisor.js"
-  echo "$entry"
-}
-
 start_node() {
   local out=$WORK/$1.out
   NODE_OPTIONS="--require $ROOT/agent/probes/node/probe.js" LOOPDOCTOR_ENDPOINT=$SOCK \
     LOOPDOCTOR_INTERVAL_MS=${PROBE_INTERVAL_MS:-250} LOOPDOCTOR_JOB=$3 PORT=0 \
-    node "$(sample_entry "$2")" >"$out" 2>&1 &
+    node "$ROOT/samples/node/$2/server.js" >"$out" 2>&1 &
   NODE_PID=$!
   PIDS+=("$NODE_PID")
   wait_for 15 grep -q "listening on" "$out" || fail "$2 did not listen within 15 s"
