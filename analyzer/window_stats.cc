@@ -301,28 +301,32 @@ SchedPoint sched_at(const std::vector<SchedPoint>& s, double t) {
   return {t, lo.run + (hi->run - lo.run) * f, lo.wait + (hi->wait - lo.wait) * f};
 }
 
+// What the loop's thread did over [from, to], clipped to the series' span:
+// the span covered and its run and run-queue wait in it (all 0 outside).
+struct SchedSpan {
+  double ms = 0, run = 0, wait = 0;
+};
+
+SchedSpan sched_within(const std::vector<SchedPoint>& s, double from, double to) {
+  if (s.size() < 2) return {};
+  from = std::max(from, s.front().t), to = std::min(to, s.back().t);
+  if (to <= from) return {};
+  const SchedPoint a = sched_at(s, from), b = sched_at(s, to);
+  return {to - from, std::max(0.0, b.run - a.run), std::max(0.0, b.wait - a.wait)};
+}
+
 // What the loop's thread did during the stalled intervals (window_stats.h).
 void add_stall_sched(WindowStats& st, const std::vector<SchedPoint>& s,
                      const std::vector<const ProbeSample*>& in) {
-  if (s.size() < 2) return;
   for (const ProbeSample* p : in) {
     if (p->delay.max < thresholds::kBlockedIntervalMs) continue;
-    const double from = std::max(p->t - p->interval, s.front().t), to = std::min(p->t, s.back().t);
-    if (to <= from) continue;
-    const SchedPoint a = sched_at(s, from), b = sched_at(s, to);
-    const double run = std::max(0.0, b.run - a.run);
-    st.stall_sched_ms += to - from;
-    st.stall_run_ms += run;
-    st.stall_wait_ms += std::max(0.0, b.wait - a.wait);
-    if (p->delay.max >= st.delay_p99_ms / 2) st.p99_stall_sched_ms += to - from, st.p99_stall_run_ms += run;
+    const SchedSpan d = sched_within(s, p->t - p->interval, p->t);
+    if (d.ms <= 0) continue;
+    st.stall_sched_ms += d.ms;
+    st.stall_run_ms += d.run;
+    st.stall_wait_ms += d.wait;
+    if (p->delay.max >= st.delay_p99_ms / 2) st.p99_stall_sched_ms += d.ms, st.p99_stall_run_ms += d.run;
   }
-}
-
-// The loop's thread's run-queue wait over [from, to], 0 outside the series.
-double sched_wait_within(const std::vector<SchedPoint>& s, double from, double to) {
-  if (s.size() < 2) return 0;
-  from = std::max(from, s.front().t), to = std::min(to, s.back().t);
-  return to > from ? std::max(0.0, sched_at(s, to).wait - sched_at(s, from).wait) : 0;
 }
 
 void add_gc_stats(WindowStats& st, const Timeline& tl, const Window& w, const std::vector<SchedPoint>& s) {
@@ -331,7 +335,7 @@ void add_gc_stats(WindowStats& st, const Timeline& tl, const Window& w, const st
     ++st.gc_count;
     st.gc_ms += g.duration_ms;
     // t is the pause's start (the probes' gc line)
-    st.gc_wait_ms += std::min(g.duration_ms, sched_wait_within(s, g.t, g.t + g.duration_ms));
+    st.gc_wait_ms += std::min(g.duration_ms, sched_within(s, g.t, g.t + g.duration_ms).wait);
     st.gc_max_pause_ms = std::max(st.gc_max_pause_ms, g.duration_ms);
     if (g.kind == "major") st.gc_major_ms += g.duration_ms, ++st.gc_major_count;
     else if (g.kind == "minor") st.gc_minor_ms += g.duration_ms;
