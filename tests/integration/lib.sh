@@ -11,6 +11,12 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # json_get FILE EXPR: evaluates a JS expression on the parsed file as `j`.
 json_get() { node -e "const j=JSON.parse(require('fs').readFileSync('$1','utf8')); const v=($2); console.log(typeof v==='object'?JSON.stringify(v):v)"; }
 
+# A sample's entry: server.js, or the supervisor that starts its app.
+#   sample_entry <sample dir>
+sample_entry() {
+  if [[ -f $1/server.js ]]; then echo "$1/server.js"; else echo "$1/supervisor.js"; fi
+}
+
 # sample_run SAMPLE OUT: the diagnosis of `run --load / -c 50 -d 5s` (the
 # defaults) on samples/node/SAMPLE into OUT. The `sample: SAMPLE` test's run
 # when it kept one ($LD_SAMPLE_RUNS, a ctest fixture), else a run of its own.
@@ -21,9 +27,7 @@ sample_run() {
     cp "$kept" "$2"
     return 0
   fi
-  local entry="$ROOT/samples/node/$1/server.js"
-  [[ -f $entry ]] || entry="$ROOT/samples/node/$1/supervisor.js"  # as sample_verdict.sh
-  timeout 90 "$LD" run --load / -c 50 -d 5s --json "$2" -- node "$entry" \
+  timeout 90 "$LD" run --load / -c 50 -d 5s --json "$2" -- node "$(sample_entry "$ROOT/samples/node/$1")" \
     > run.out 2> stderr.txt || rc=$?
   [[ $rc -eq 0 ]] || { tail -20 stderr.txt >&2; fail "loopdoctor exited $rc"; }
 }

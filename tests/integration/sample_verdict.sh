@@ -23,9 +23,7 @@ if [[ $mode == builtin && -n ${LD_SAMPLE_RUNS:-} ]]; then
   kept="$LD_SAMPLE_RUNS/$(basename "$sample").json"
   rm -f "$kept"
 fi
-# The sample's entry: server.js, or the supervisor that starts the app.
-entry=$sample/server.js
-[[ -f $entry ]] || entry=$sample/supervisor.js
+entry=$(sample_entry "$sample")
 run_sample() {
   local rc=0
   timeout 90 "$LD" run "${load[@]}" --json out.json -o report.html --record rec.ndjson.gz \
