@@ -35,14 +35,6 @@ Target target_of(const std::vector<recording::BlockFrame>& stack, bool in_native
                  const profile::PathNamer& names, sourcemap::Mapper* mapper) {
   if (stack.empty())
     return {std::string(in_native ? kNativeCode : kNoStack), "", {"", false, "(native)", "", "", ""}, {}};
-  // The probe's when its script is the innermost one outside Node: the code
-  // Node ran for is the probe's (a timer, a diagnostics_channel subscriber);
-  // a probe frame deeper down (a wrapper that calls the target's code) is not.
-  for (const recording::BlockFrame& f : stack) {
-    if (is_probe_script(f.url)) return {std::string(kProbeCode), "", {}, {}};
-    const profile::FrameKind k = profile::kind_of({f.function, f.url, f.line, f.column});
-    if (k == profile::FrameKind::kApplication || k == profile::FrameKind::kLibrary) break;
-  }
   std::vector<profile::Frame> frames;
   std::vector<profile::FrameKind> kinds;
   for (const recording::BlockFrame& f : stack) {
@@ -50,6 +42,13 @@ Target target_of(const std::vector<recording::BlockFrame>& stack, bool in_native
     kinds.push_back(profile::kind_of(frames.back()));
   }
   const int n = static_cast<int>(frames.size());
+  // The probe's when its script is the innermost one outside Node: the code
+  // Node ran for is the probe's (a timer, a diagnostics_channel subscriber);
+  // a probe frame deeper down (a wrapper that calls the target's code) is not.
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    if (is_probe_script(frames[i].url)) return {std::string(kProbeCode), "", {}, {}};
+    if (kinds[i] == profile::FrameKind::kApplication || kinds[i] == profile::FrameKind::kLibrary) break;
+  }
   auto [at, caller] = profile::charge(
       0, [n](int i) { return i + 1 < n ? i + 1 : -1; },
       [&](int i) { return kinds[static_cast<std::size_t>(i)]; });
