@@ -81,12 +81,14 @@
 
   let state = null;
   let transport, sampler, profiler;
+  let workers = null;  // threads.js shareWithWorkers: the main thread's, in a tree
 
   // Last sample, the profile, then bye; sampling stops but the process keeps
   // running. At process exit no callback will run again, so bye goes at once.
   function finish(exiting) {
     if (state.finished) return;
     if (state.connected && state.sampling) sampler.sample(state.now());
+    if (workers !== null) workers.flush();
     state.finished = true;
     sampler.stop();
     let byeSent = false;
@@ -130,7 +132,7 @@
       try { transport.shutdown(); } catch (_) { /* never throw */ }
       if (worker !== null) worker.release();
     });
-    if (settings.endpoint) parts.threads.shareWithWorkers(wt, state, transport.send);
+    if (settings.endpoint) workers = parts.threads.shareWithWorkers(wt, state, transport.send);
     // A worker's hello names its script (threads.js workerName), which Node
     // puts in process.argv[1] only after the preloads: a connection made at
     // once can say hello before it is there. The worker's script runs first.

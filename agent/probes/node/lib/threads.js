@@ -17,7 +17,10 @@ const UNSAMPLED = 1;  // workers started while MAX_SAMPLED_THREADS were
 
 // Main thread, in a run's tree: hands the settings and the counters to
 // every worker created from now on; sends threads-unsampled (via `send`)
-// each time the count of workers left out grows. Returns a stop function.
+// each time the count of workers left out grows, and once more at the end
+// (flush(), before bye: a short-lived process's workers may all come and go
+// between two slow ticks, and their count would never be said). Returns
+// { stop, flush }.
 function shareWithWorkers(wt, state, send) {
   const counters = new Int32Array(new SharedArrayBuffer(8));
   const settings = Object.assign({}, state.settings, { fdText: undefined });
@@ -25,14 +28,15 @@ function shareWithWorkers(wt, state, send) {
   const clockOriginMs = performance.timeOrigin + state.t0;
   wt.setEnvironmentData(WORKER_DATA_KEY, { settings, counters, clockOriginMs });
   let reported = 0;
-  // Polled on the probe's slow tick (an Atomics.load).
-  return state.slowTick.add(() => {
+  const flush = () => {
     const n = Atomics.load(counters, UNSAMPLED);
     if (n <= reported || !state.connected) return;
     reported = n;
     send('{"type":"threads-unsampled","t":' + r3(state.now()) + ',"count":' + n +
          ',"limit":' + MAX_SAMPLED_THREADS + '}\n');
-  });
+  };
+  // Polled on the probe's slow tick (an Atomics.load).
+  return { stop: state.slowTick.add(flush), flush };
 }
 
 // Worker thread: its settings when the main thread shared them and a slot
