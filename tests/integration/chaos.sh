@@ -15,13 +15,18 @@
 source "$(dirname "$0")/lib.sh"
 hello=$ROOT/samples/node/hello-world/server.js
 
-# A server that dies by `how` once it has answered 1000 requests.
+# A server that dies by `how` once it has answered 1000 requests over at
+# least a second of load. The second is the event the test needs: the probe
+# samples every 10 ms, so a second under load leaves samples before the
+# crash whatever the machine's speed (1000 requests alone took 50 ms on a
+# quiet machine at -c 10: dead before a first sample).
 dying_server() {
   cat >dying.js <<JS
-let n = 0;
+let n = 0, first = 0, dead = false;
 const keep = [];
 require('http').createServer((q, r) => {
-  if (++n === 1000) $1;
+  if (++n === 1) first = Date.now();
+  if (!dead && n >= 1000 && Date.now() - first >= 1000) { dead = true; $1; }
   r.end('ok');
 }).listen(0, '127.0.0.1');
 JS
