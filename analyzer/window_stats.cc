@@ -222,16 +222,48 @@ void add_probe_stats(WindowStats& st, const Timeline& tl, const Window& w,
 
 }
 
+// The cumulative counters of a /proc record (CPU, schedstat, cpu.stat) at
+// `t`, between two readings, interpolated; the flags are both's.
+ProcSample counters_at(const ProcSample& before, const ProcSample& after, double t) {
+  const double f = after.t > before.t ? (t - before.t) / (after.t - before.t) : 1;
+  const auto at = [f](double a, double b) { return a + (b - a) * f; };
+  ProcSample p = after;
+  p.t = t;
+  p.cpu_ms = at(before.cpu_ms, after.cpu_ms);
+  p.has_sched = before.has_sched && after.has_sched;
+  p.sched_run_ms = at(before.sched_run_ms, after.sched_run_ms);
+  p.sched_wait_ms = at(before.sched_wait_ms, after.sched_wait_ms);
+  p.has_throttle = before.has_throttle && after.has_throttle;
+  p.cg_periods = at(before.cg_periods, after.cg_periods);
+  p.cg_throttled = at(before.cg_throttled, after.cg_throttled);
+  p.cg_throttled_ms = at(before.cg_throttled_ms, after.cg_throttled_ms);
+  return p;
+}
+
 // /proc: RSS and the process's CPU, then the one CPU figure (window_stats.h).
+// The counters' growth over the window runs from their value at its start,
+// interpolated from the last reading before it: the agent reads them every
+// 5 s (kCpuWaitPeriodMs) and its window starts at its first probe sample,
+// anywhere between two readings. From the first reading inside, a load
+// between the last reading before and that one was not counted at all: a
+// server throttled in 50 of 60 periods read "throttled 0 % of periods" and
+// blocked-loop (agent: cpu quota, a fresh clone's run).
 void add_proc_stats(WindowStats& st, const Timeline& tl, const Window& w) {
+  const ProcSample* before = nullptr;
   const ProcSample* first = nullptr;
   const ProcSample* last = nullptr;
   for (const auto& p : tl.proc) {
+    if (p.t < w.start) before = &p;
     if (!w.contains(p.t)) continue;
     ++st.proc_samples;
     if (!first) first = &p;
     last = &p;
     st.rss_max = std::max(st.rss_max, p.rss);
+  }
+  ProcSample at_start;
+  if (before && first && first->t > w.start) {
+    at_start = counters_at(*before, *first, w.start);
+    first = &at_start;
   }
   if (first && last && last->t > first->t)
     st.cpu_cores_proc = (last->cpu_ms - first->cpu_ms) / (last->t - first->t);

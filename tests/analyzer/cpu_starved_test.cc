@@ -129,3 +129,39 @@ TEST_CASE("cpu-starved: one long wait that makes the p99 on its own is weighed b
   CHECK(st.stall_run_ms / st.stall_sched_ms > 0.1);
   CHECK(st.stall_own_p99_ms() < 30);
 }
+
+TEST_CASE("cpu-starved: a quota's throttling between the reading before the window and the first inside counts") {
+  // The agent reads cpu.stat every 5 s; its window starts at the process's
+  // first probe sample (here 1293 ms), after the first reading (1001 ms).
+  // The load ran between that reading and the next (6001 ms): 50 of the 50
+  // new periods throttled, none after. From the first reading inside the
+  // window alone, the share read 0 % (a fresh clone's agent: cpu quota).
+  Timeline tl;
+  for (double t = 1293; t <= 12000; t += 250) {
+    ProbeSample s;
+    s.t = t;
+    s.interval = 250;
+    s.delay.max = t < 6000 ? 190 : 2;
+    tl.samples.push_back(s);
+  }
+  const double readings[][4] = {// t, periods, throttled, throttled ms
+                                {1001, 10, 8, 600},
+                                {6001, 60, 58, 4600},
+                                {12001, 120, 58, 4600}};
+  for (const auto& r : readings) {
+    ProcSample p;
+    p.t = r[0];
+    p.has_throttle = true;
+    p.cg_periods = r[1];
+    p.cg_throttled = r[2];
+    p.cg_throttled_ms = r[3];
+    p.cpu_quota_cores = 0.1;
+    tl.proc.push_back(p);
+  }
+  tl.end_t = 12001;
+  const WindowStats st = compute_window_stats(tl, Window{1293, 12002});
+  REQUIRE(st.throttle_present);
+  // From 1293 (interpolated: 12.9 periods, 10.9 throttled) to 12001.
+  CHECK(st.throttled_periods_share == Approx((58 - 10.92) / (120 - 12.92)).epsilon(0.01));
+  CHECK(st.quota_throttled);
+}

@@ -85,7 +85,12 @@ verdict_of() {  # verdict_of PID: the run's verdict /processes gives it
     js "$WORK/p.json" "(j.processes.find(p => p.pid == $1) || {}).verdict"
 }
 starved_now() { [ "$(verdict_of "$QUOTA_PID")" = cpu-starved ]; }
-wait_for 10 starved_now || fail "the agent's verdict for pid $QUOTA_PID is $(verdict_of "$QUOTA_PID"), not cpu-starved"
+if ! wait_for 10 starved_now; then
+  # What the agent weighed: its report's evidence, as text.
+  curl -sf "http://127.0.0.1:$PORT/report/$QUOTA_PID" | sed -e 's/<[^>]*>/ /g' | tr -s ' ' |
+    grep -iE 'throttl|waited|stall|busy|window' | head -20 >&2 || true
+  fail "the agent's verdict for pid $QUOTA_PID is $(verdict_of "$QUOTA_PID"), not cpu-starved"
+fi
 curl -sf "http://127.0.0.1:$PORT/report/$QUOTA_PID" >"$WORK/report.html" || fail "no /report/$QUOTA_PID"
 cause=$(sed -n 's/.*cause: <b>\([^<]*\)<.*/\1/p' "$WORK/report.html" | head -1)
 echo "agent verdict: cpu-starved, cause $cause"
