@@ -219,13 +219,19 @@ std::string inlined_where(const Hotspot& seen, const Hotspot& callee) {
   // time on that line may be its own, and nothing says it was inlined.
   if (!seen.hot_line.empty() && call == seen.hot_line && callee.location != call)
     return fmt::format("to line {}, the call of {}", seen.hot_line, place(callee.function, callee.location));
-  // On a line before the function's own (Place::inlined_line) that is the
+  // On lines before the function's own (Place::inlined) among which is the
   // line block stacks saw the callee run, called from the function's script.
-  // V8 numbers that line in the script as run: a mapped callee's generated line.
+  // V8 numbers those lines in the script as run: a mapped callee's generated
+  // line. The span, not the hottest line alone: block stacks see a loop at
+  // its stack check (its header), the profile ticks mostly its body.
   const std::string_view ran = callee.generated_location.empty() ? callee.location : callee.generated_location;
-  if (seen.inlined_line > 0 && seen.inlined_line == line_of(ran) && script_of(call) == script_of(seen.location))
-    return fmt::format("to line {} of {} ({}), a line before that function begins, where {} ran",
-                       seen.inlined_line, seen.function, seen.location, place(callee.function, callee.location));
+  const profile::InlinedLines& in = seen.inlined;
+  if (in.holds(line_of(ran)) && script_of(call) == script_of(seen.location))
+    return fmt::format("to {} of {} ({}), {} before that function begins, where {} ran",
+                       in.first == in.last ? fmt::format("line {}", in.first)
+                                           : fmt::format("lines {}-{}", in.first, in.last),
+                       seen.function, seen.location, in.first == in.last ? "a line" : "lines",
+                       place(callee.function, callee.location));
   return "";
 }
 

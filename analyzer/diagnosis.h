@@ -10,6 +10,7 @@
 #include "analyzer/advice.h"
 #include "analyzer/cause.h"
 #include "analyzer/exit_description.h"
+#include "analyzer/profile.h"
 #include "analyzer/timeline.h"
 #include "analyzer/warning_summary.h"
 #include "analyzer/window_stats.h"
@@ -69,9 +70,9 @@ struct Hotspot {
   // original source through a source map; "" when it is not mapped.
   std::string generated_location = {};
   std::string caller_line_text = {};  // the code of `caller`'s line, trimmed; "" when unknown
-  // A line number V8 gave most of the function's samples that is not its
-  // own (profile_place.h: Place::inlined_line); 0: none.
-  int inlined_line = 0;
+  // Line numbers V8 gave the function's samples that are not its own
+  // (profile_place.h: Place::inlined); none when its hottest line is its own.
+  profile::InlinedLines inlined = {};
 };
 
 // Where an issue's hotspots come from: the CPU profile's samples, or (without

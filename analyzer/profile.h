@@ -22,6 +22,19 @@ struct Frame {
   int column = 0;        // 1-based; 0: unknown
 };
 
+using LineTicks = std::vector<std::pair<int, double>>;  // (1-based line, ticks)
+
+// The lines before a function's first line that V8 gave ticks to (see
+// Place::inlined). A loop's lines tick unevenly from run to run (a body line
+// one run, its header the next), so the whole span is kept, not only the
+// hottest line.
+struct InlinedLines {
+  int hottest = 0;  // 0: none
+  int first = 0;
+  int last = 0;
+  bool holds(int line) const { return hottest > 0 && line >= first && line <= last; }
+};
+
 enum class FrameKind {
   kApplication,  // the target's own code: a file outside node_modules
   kLibrary,      // node_modules

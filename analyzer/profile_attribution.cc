@@ -50,7 +50,7 @@ struct FlameInput {
 const std::pair<std::string, std::string>& flame_place(const FlameInput& in, const Frame& f) {
   auto [it, fresh] = in.places.try_emplace(key_of(f));
   if (fresh) {
-    const Place p = place_of(f, 0, in.names, in.mapper);
+    const Place p = place_of(f, {}, in.names, in.mapper);
     it->second = {p.function, p.location};
   }
   return it->second;
@@ -135,10 +135,10 @@ std::vector<Hotspot> hotspots_of(const CpuProfile& p, const std::map<int, Tally>
     const double share = h.samples / samples;
     if (share < kMinHotspotShare) continue;
     const Frame& f = p.nodes[static_cast<std::size_t>(h.node)].frame;
-    Place where = place_of(f, hottest_line(h.line_ticks), names, mapper);
+    Place where = place_of(f, h.line_ticks, names, mapper);
     Hotspot hs{where.function, where.location, share, "", where.hot_line, where.hot_line_text,
                where.generated_location};
-    hs.inlined_line = where.inlined_line;
+    hs.inlined = where.inlined;
     // The caller that accounts for most of this function's samples.
     double best = 0;
     int caller = -1;

@@ -90,7 +90,7 @@ std::optional<std::pair<int, int>> find_call_in(const Frame& caller, const std::
 
 }  // namespace
 
-int hottest_line(const std::vector<std::pair<int, double>>& line_ticks) {
+int hottest_line(const LineTicks& line_ticks) {
   std::map<int, double> per_line;
   for (const auto& [line, ticks] : line_ticks) per_line[line] += ticks;
   int best = 0;
@@ -100,7 +100,8 @@ int hottest_line(const std::vector<std::pair<int, double>>& line_ticks) {
   return best;
 }
 
-Place place_of(const Frame& f, int hot_line, const PathNamer& names, sourcemap::Mapper* mapper) {
+Place place_of(const Frame& f, const LineTicks& line_ticks, const PathNamer& names, sourcemap::Mapper* mapper) {
+  const int hot_line = hottest_line(line_ticks);
   Place p{function_name(f), !f.function.empty(), location(f, names), "", "", ""};
   if (!f.url.empty()) p.location = at(names, mapper, f.url, f.line);
   const bool script = !f.url.empty() && f.line > 0 && mapper;
@@ -119,7 +120,10 @@ Place place_of(const Frame& f, int hot_line, const PathNamer& names, sourcemap::
   // "hot" at server.js:9 ("const http = require('http')"): util.js:9 is
   // the loop of the bodyHash it calls.
   if (hot_line < f.line) {
-    p.inlined_line = hot_line;
+    p.inlined = {hot_line, hot_line, hot_line};
+    for (const auto& [line, ticks] : line_ticks)
+      if (line > 0 && line < f.line && ticks > 0)
+        p.inlined.first = std::min(p.inlined.first, line), p.inlined.last = std::max(p.inlined.last, line);
     return p;
   }
   if (original) {
@@ -154,7 +158,7 @@ Place place_running(const Frame& f, const PathNamer& names, sourcemap::Mapper* m
 
 CallSite call_site(const Frame& caller, const std::string& callee, const PathNamer& names,
                    sourcemap::Mapper* mapper) {
-  const Place def = place_of(caller, 0, names, mapper);
+  const Place def = place_of(caller, {}, names, mapper);
   CallSite out{call_text(def, def.location), ""};
   if (!mapper || caller.url.empty() || caller.line <= 0 || callee.empty()) return out;
   const auto found = find_call_in(caller, callee, mapper);

@@ -24,17 +24,19 @@ struct Place {
   std::string generated_location;  // "dist/pricing.js:9" when mapped, else ""
   std::string hot_line;            // "src/pricing.ts:14"; "" without a hot line
   std::string hot_line_text;       // that line's code, trimmed; "" when unreadable
-  // V8's hot line when it lies before the function's first line: not the
-  // function's own but a line of a callee V8 had inlined, numbered in the
+  // Lines V8 ticked that lie before the function's first line: not the
+  // function's own but lines of a callee V8 had inlined, numbered in the
   // callee's script, which the profile does not name (a profile started
-  // after the code was optimised). No hot line is shown then. 0: none.
-  int inlined_line = 0;
+  // after the code was optimised). No hot line is shown when the hottest
+  // is one of them.
+  InlinedLines inlined = {};
 };
 
 // A function as a CPU profile gives it (its line is where it is defined).
-// `hot_line` is a 1-based line of the generated script (0: none). Without a
-// mapper nothing is read from disk: the location is V8's.
-Place place_of(const Frame& f, int hot_line, const PathNamer& names, sourcemap::Mapper* mapper);
+// `line_ticks` are V8's (1-based line of the generated script, ticks), none
+// for a frame placed without them. Without a mapper nothing is read from
+// disk: the location is V8's.
+Place place_of(const Frame& f, const LineTicks& line_ticks, const PathNamer& names, sourcemap::Mapper* mapper);
 
 // A frame of a block stack, whose line is the line running: the location is
 // that line, and so is the hot line when its code can be read (then with
@@ -62,7 +64,7 @@ CallSite call_site(const Frame& caller, const std::string& callee, const PathNam
 CallSite call_site_running(const Frame& caller, const PathNamer& names, sourcemap::Mapper* mapper);
 
 // The line of the most ticks (the lowest on a tie); 0 when there are none.
-int hottest_line(const std::vector<std::pair<int, double>>& line_ticks);
+int hottest_line(const LineTicks& line_ticks);
 
 // A call is looked for this many lines into its caller at most: a function
 // longer than that is not read to its end.

@@ -296,7 +296,7 @@ TEST_CASE("a profile's time on a callee's line number before the caller begins i
   auto b = run({capture(1000, 80, {body_hash, listener})});
   REQUIRE(b.hotspots.front().location == "util.js:9");
   Hotspot seen{"app.on('after') listener", "server.js:20", 0.9, "request handler (server.js:18)"};
-  seen.inlined_line = 9;
+  seen.inlined = {9, 9, 9};
   std::vector<Hotspot> hotspots = {seen, {"parse", "server.js:30", 0.05}};
   blocks::charge_inlined_callee(&hotspots, &b);
   REQUIRE(hotspots.size() == 2);
@@ -313,7 +313,7 @@ TEST_CASE("a profile's time on a callee's line number before the caller begins i
   for (const int other : {8, 0}) {
     auto b2 = run({capture(1000, 80, {body_hash, listener})});
     std::vector<Hotspot> hs = {seen};
-    hs[0].inlined_line = other;
+    hs[0].inlined = {other, other, other};
     blocks::charge_inlined_callee(&hs, &b2);
     CHECK(hs[0].function == "app.on('after') listener");
     CHECK_FALSE(b2.inlined_callee);
@@ -322,6 +322,30 @@ TEST_CASE("a profile's time on a callee's line number before the caller begins i
   std::vector<Hotspot> hs = {seen};
   blocks::charge_inlined_callee(&hs, &b3);
   CHECK_FALSE(b3.inlined_callee);
+}
+
+TEST_CASE("a callee seen at its loop's header is charged the profile's inlined ticks on the loop's body") {
+  // The profile's hottest inlined line is bodyHash's loop body (10); block
+  // stacks see the loop at its stack check, the header (9): one loop, one
+  // callee (a fresh clone's run of listener-leak-warned, every time).
+  const BlockFrame body_hash{"bodyHash", "/srv/app/util.js", 9, 5};
+  const BlockFrame listener{"", "/srv/app/server.js", 20, 45};
+  auto b = run({capture(1000, 80, {body_hash, listener})});
+  Hotspot seen{"app.on('after') listener", "server.js:20", 0.96, "request handler (server.js:18)"};
+  seen.inlined = {10, 9, 11};
+  std::vector<Hotspot> hotspots = {seen};
+  blocks::charge_inlined_callee(&hotspots, &b);
+  CHECK(hotspots[0].function == "bodyHash");
+  REQUIRE(b.inlined_callee);
+  CHECK(b.inlined_callee->text ==
+        "the CPU profile charged 96 % to lines 9-11 of app.on('after') listener (server.js:20), lines before "
+        "that function begins, where bodyHash (util.js:9) ran: V8 had inlined it there before the profile "
+        "started; block stacks saw it running, so that time is its");
+  // Outside the span: left alone.
+  auto b2 = run({capture(1000, 80, {{"bodyHash", "/srv/app/util.js", 12, 5}, listener})});
+  std::vector<Hotspot> hs = {seen};
+  blocks::charge_inlined_callee(&hs, &b2);
+  CHECK(hs[0].function == "app.on('after') listener");
 }
 
 TEST_CASE("a profile's top hotspot on another line than the call stays as it is") {

@@ -62,8 +62,27 @@ TEST_CASE("A hot line before the function begins is an inlined callee's, never s
   CHECK(h.location == "server.js:20");
   CHECK(h.hot_line == "");
   CHECK(h.hot_line_text == "");
-  CHECK(h.inlined_line == 9);
+  CHECK(h.inlined.hottest == 9);
+  CHECK(h.inlined.first == 9);
+  CHECK(h.inlined.last == 9);
   CHECK(hotspot_place(h) == "server.js:20");
+}
+
+TEST_CASE("Every ticked line before the function begins is kept as the inlined span") {
+  // A run of listener-leak-warned where V8 ticked bodyHash's loop header (9)
+  // and body (10, 11) inside the listener, most on 10.
+  const json j = profile_with("file:///srv/app/server.js", "", 19, 18,
+                              json::array({{{"line", 9}, {"ticks", 129}}, {{"line", 10}, {"ticks", 353}},
+                                           {{"line", 11}, {"ticks", 21}}, {{"line", 20}, {"ticks", 1}}}));
+  const auto a = run(j, PathNamer({"node", "/srv/app/server.js"}), nullptr);
+  REQUIRE(a.hotspots.size() == 1);
+  const Hotspot& h = a.hotspots[0];
+  CHECK(h.hot_line == "");
+  CHECK(h.inlined.hottest == 10);
+  CHECK(h.inlined.first == 9);
+  CHECK(h.inlined.last == 11);
+  CHECK(h.inlined.holds(9));
+  CHECK_FALSE(h.inlined.holds(12));
 }
 
 TEST_CASE("Without positionTicks a hotspot shows its location alone") {
