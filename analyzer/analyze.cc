@@ -41,7 +41,7 @@ Diagnosis analyze_loop(const Timeline& tl) {
   Diagnosis dx = combine(tl, st, std::move(findings));
   // Beyond its GC share, the CPU profile does not change the verdict; it
   // names the code behind it.
-  profile::attach_profile(*attribution, &dx);
+  profile::attach_profile(*attribution, st, &dx);
   // Block stacks name the code when no profile did; else they are shown
   // beside the profile's hotspots.
   blocks::attach_blocks(blocked, attribution->present && !attribution->hotspots.empty(), &dx);

@@ -247,19 +247,24 @@ void attach_map_problems(const std::vector<std::string>& problems, Diagnosis* dx
   for (const std::string& problem : problems) dx->notes.push_back("source map not applied: " + problem);
 }
 
-void attach_profile(const Attribution& a, Diagnosis* dx) {
+void attach_profile(const Attribution& a, const WindowStats& st, Diagnosis* dx) {
   if (!a.present) return;
-  const std::string gc_text = fmt::format(
+  std::string gc_text = fmt::format(
       "the CPU profile spent {:.1f} % of its samples in the garbage collector", a.gc_share * 100);
+  const double gc_share = st.gc_profile_time_share();
+  if (gc_share != a.gc_share)
+    gc_text += fmt::format("; it samples the loop's thread only while it runs, {:.0f} % of the time under "
+                           "the CPU quota: {:.1f} % of the time",
+                           st.loop_thread_run_share * 100, gc_share * 100);
   for (Finding& f : dx->findings)
     if (f.signal == Signal::kGc)
-      f.evidence.push_back({"gc_profile_share", a.gc_share, thresholds::kGcShareLimit, gc_text});
+      f.evidence.push_back({"gc_profile_share", gc_share, thresholds::kGcShareLimit, gc_text});
   for (Issue& is : dx->issues) {
     if (is.kind != Verdict::kBlockedLoop && is.kind != Verdict::kGcPressure) continue;
     is.hotspots = a.hotspots;
     is.hotspots_blocked_time = a.blocked_only;
     if (is.kind == Verdict::kGcPressure) {
-      is.evidence.push_back({"gc_profile_share", a.gc_share, thresholds::kGcShareLimit, gc_text});
+      is.evidence.push_back({"gc_profile_share", gc_share, thresholds::kGcShareLimit, gc_text});
       continue;
     }
     if (a.hotspots.empty()) continue;

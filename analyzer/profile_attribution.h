@@ -81,8 +81,9 @@ void attach_map_problems(const std::vector<std::string>& problems, Diagnosis* dx
 
 // Fills the diagnosis from the attribution: hotspots of the blocked-loop
 // issue (and of gc-pressure), an evidence line naming the top hotspot, and
-// the profile's GC share as evidence of the gc finding and issue.
-void attach_profile(const Attribution& a, Diagnosis* dx);
+// the profile's GC share (of the window's time: WindowStats::gc_profile_time_share)
+// as evidence of the gc finding and issue.
+void attach_profile(const Attribution& a, const WindowStats& st, Diagnosis* dx);
 
 // Where a hotspot's time went, as every output shows it: "server.js:36 in
 // the function at server.js:32" when its hot line is not its first line,

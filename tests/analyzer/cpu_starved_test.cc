@@ -165,3 +165,20 @@ TEST_CASE("cpu-starved: a quota's throttling between the reading before the wind
   CHECK(st.throttled_periods_share == Approx((58 - 10.92) / (120 - 12.92)).epsilon(0.01));
   CHECK(st.quota_throttled);
 }
+
+TEST_CASE("cpu-starved: under a quota the profile's GC share is of the time the loop's thread ran") {
+  // hello-world at a tenth of a core: 14.6 % of the profile's samples in GC
+  // while the loop's thread ran 6 % of the window (a fresh clone's run that
+  // read gc-pressure beside cpu-starved).
+  WindowStats st;
+  st.window_ms = 5000;
+  st.gc_profile_share = 0.146;
+  st.sched_present = true;
+  st.loop_thread_run_share = 0.06;
+  st.quota_throttled = true;
+  CHECK(st.gc_profile_time_share() == Approx(0.146 * 0.06));
+  CHECK(st.gc_effective_share() < 0.01);
+  // Without a quota that throttled, the profiler sampled on time: as it is.
+  st.quota_throttled = false;
+  CHECK(st.gc_profile_time_share() == Approx(0.146));
+}

@@ -297,7 +297,9 @@ TEST_CASE("the diagnosis gets hotspots, the top one as evidence, and the GC shar
   Finding gcf;
   gcf.signal = Signal::kGc;
   dx.findings = {gcf};
-  attach_profile(a, &dx);
+  WindowStats st;
+  st.gc_profile_share = a.gc_share;
+  attach_profile(a, st, &dx);
   REQUIRE(dx.issues[0].hotspots.size() == 1);
   CHECK(dx.issues[0].hotspots[0].function == "pbkdf2Sync");
   REQUIRE(dx.issues[0].evidence.size() == 1);
