@@ -22,48 +22,75 @@ phase build scripts/build.sh -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 # sanitizers would only distort. Built with clang (setup.sh --test installs
 # it for the fuzz targets): half GCC's time for an ASan build here (4 min
 # against 7.8), and a second compiler's warnings under -Werror.
-# Its build runs while ctest does, at SCHED_IDLE: it gets only the CPU the
-# tests leave (a run's start and end, a test waiting on a timer), and a
-# test's process takes a core from it at once whenever it becomes runnable.
-# LOOPDOCTOR_ASAN_AFTER_CTEST=1 builds it after ctest instead.
+#
+# It runs while ctest does, at SCHED_IDLE: it gets only the CPU the tests
+# leave (a run's start and end, a test waiting on a timer, the core a
+# one-core target leaves), and a test's process takes a core from it at
+# once whenever it becomes runnable. First the build, then the unit tests
+# that neither start processes nor wait on a clock (label unit): starved
+# for a while, they only finish later. The unit-live ones (child processes,
+# sockets, timeouts) run after ctest, at normal priority, where no deadline
+# of theirs can be missed for want of a CPU. (`-L unit` is a regex: both.)
+# LOOPDOCTOR_ASAN_AFTER_CTEST=1 does it all after ctest instead.
+asan_env=(env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1)
 asan_build() {
   if command -v clang++-14 > /dev/null; then export CC=clang-14 CXX=clang++-14; fi
   BUILD_DIR=build-asan phase "asan build$1" "${@:2}" scripts/build.sh \
     -DLOOPDOCTOR_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-g1 --target unit_tests
 }
+asan_tests() {  # asan_tests <what> <ctest label options...> [-- <prefix command...>]
+  local what=$1; shift
+  local args=() prefix=()
+  while (($#)) && [[ $1 != -- ]]; do args+=("$1"); shift; done
+  (($#)) && { shift; prefix=("$@"); }
+  phase "asan tests, $what" "${prefix[@]}" "${asan_env[@]}" \
+    bash -c 'cd build-asan && ctest --output-on-failure -j2 --timeout 300 "$@"' _ "${args[@]}"
+}
 after=${LOOPDOCTOR_ASAN_AFTER_CTEST:-0}
 mkdir -p build-asan
-: >build-asan/build.log
+: >build-asan/pass.log
 asan_pid=
 if [[ $after != 1 ]]; then
   idle=()
   chrt --idle 0 true 2>/dev/null && idle=(chrt --idle 0)
-  (asan_build " (beside ctest, SCHED_IDLE)" "${idle[@]}") >build-asan/build.log 2>&1 &
+  (
+    asan_build " (beside ctest, SCHED_IDLE)" "${idle[@]}" || exit 10
+    asan_tests "pure (beside ctest, SCHED_IDLE)" -L '^unit$' -- "${idle[@]}" || exit 11
+  ) >build-asan/pass.log 2>&1 &
   asan_pid=$!
 fi
 
 ctest_rc=0
-phase ctest bash -c 'cd build && ctest --output-on-failure -j2 --timeout 300' || ctest_rc=$?
-asan_build_rc=0
-# Once ctest is done, the rest of the build runs at normal priority again
-# (a parent before its children: what it starts from then on inherits it).
+phase ctest bash -c 'cd build && ctest --output-on-failure -j2 --timeout 300' 2>&1 | tee build/ctest.log ||
+  ctest_rc=${PIPESTATUS[0]}
+# Once ctest is done, the rest of the sanitizer pass runs at normal priority
+# again (a parent before its children: what it starts from then on inherits it).
 unidle() {
   local child
   chrt --other -p 0 "$1" 2>/dev/null || true
   for child in $(pgrep -P "$1"); do unidle "$child"; done
 }
+asan_rc=0
 if [[ -n $asan_pid ]]; then
   unidle "$asan_pid"
-  phase "asan build, rest after ctest" wait "$asan_pid" || asan_build_rc=$?
+  phase "sanitizer pass, rest after ctest" wait "$asan_pid" || asan_rc=$?
 elif ((ctest_rc == 0)); then
-  (asan_build "") >build-asan/build.log 2>&1 || asan_build_rc=$?
+  (asan_build "" && asan_tests "pure" -L '^unit$') >build-asan/pass.log 2>&1 || asan_rc=$?
 fi
-grep '^test.sh:' build-asan/build.log >&2 || true
-if ((asan_build_rc)); then
-  tail -50 build-asan/build.log >&2
-  echo "test.sh: the sanitizer build failed (exit $asan_build_rc): build-asan/build.log" >&2
+grep '^test.sh:' build-asan/pass.log >&2 || true
+if ((asan_rc)); then
+  tail -60 build-asan/pass.log >&2
+  echo "test.sh: the sanitizer pass failed (exit $asan_rc): build-asan/pass.log" >&2
 fi
+
+# The ten slowest tests of the ctest phase: where the next minute goes.
+slowest() {
+  echo "test.sh: the ten slowest tests:"
+  sed -n 's/^ *[0-9]*\/[0-9]* Test *#[0-9]*: \(.*[^ .]\) \.*.* \([0-9.]*\) sec$/\2 \1/p' build/ctest.log |
+    sort -rn | head -10 | awk '{ printf "  %6.1f s  ", $1; $1 = ""; print substr($0, 2) }'
+}
+slowest >&2 || true
+
 ((ctest_rc == 0)) || exit "$ctest_rc"
-((asan_build_rc == 0)) || exit "$asan_build_rc"
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  phase "asan tests" bash -c 'cd build-asan && ctest --output-on-failure -j2 --timeout 300 -L unit'
+((asan_rc == 0)) || exit "$asan_rc"
+asan_tests "live" -L unit-live

@@ -38,8 +38,11 @@ collector-kill)
   # would be), so the target found is its child, the node server.
   "$LD" run --load / -c 10 -d 30s --record rec.ndjson.gz -o r0.html -- node "$hello" >/dev/null 2>run.err &
   ld=$!
-  # Kill it once the load has run a few seconds (a recording with samples).
-  sleep 5
+  # Kill it once the load has run two seconds (a recording with samples):
+  # from the moment it says the load starts, however long the start took.
+  for _ in $(seq 300); do grep -q "^load:" run.err && break; sleep 0.1; done
+  grep -q "^load:" run.err || fail "the load never started: $(cat run.err)"
+  sleep 2
   target=$(pgrep -P "$ld" -x node || true)
   kill -9 "$ld"; wait "$ld" 2>/dev/null || true
   # A SIGKILLed collector cannot stop its target (it runs in its own
