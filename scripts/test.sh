@@ -86,7 +86,7 @@ fi
 # The ten slowest tests of the ctest phase: where the next minute goes.
 slowest() {
   echo "test.sh: the ten slowest tests:"
-  sed -n 's/^ *[0-9]*\/[0-9]* Test *#[0-9]*: \(.*[^ .]\) \.*.* \([0-9.]*\) sec$/\2 \1/p' build/ctest.log |
+  sed -nE 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: (.*[^ .]) \.+ *(\*\*\*)?([A-Za-z]+) +([0-9.]+) sec$/\4 \1 (\3)/p' build/ctest.log |
     sort -rn | head -10 | awk '{ printf "  %6.1f s  ", $1; $1 = ""; print substr($0, 2) }'
 }
 slowest >&2 || true
