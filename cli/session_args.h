@@ -1,0 +1,59 @@
+// What `run` and `attach` share: the options of one diagnosis session (the
+// load, the probe, the outputs), their checks, and how a finished session
+// becomes reports and an exit status. Each command adds only what is its
+// own: `run` the command to spawn, `attach` the pid and --tree.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "agent/collector/session.h"
+#include "cli/load_options.h"
+
+namespace loopdoctor::cli {
+
+enum class SessionKind { kRun, kAttach };
+
+struct SessionArgs {
+  std::vector<std::string> command;  // run: the target command
+  int pid = 0;                       // attach: the process
+  bool tree = false;                 // attach: every Node process of its tree
+  std::string load_target, on_port;
+  LoadFlags load;
+  std::string sample_interval = "10ms", listen_timeout = "30s";
+  std::string output, json, markdown, record;
+  std::vector<std::string> fail_on;
+  bool open = false;
+  bool no_profile = false;
+  bool profile = false;  // from the start of the load, even with the native probe
+  bool no_record = false;  // the recording lives only until the outputs are written
+  bool no_redact = false;  // keep secrets in the outputs (base/redact.h)
+  std::string profile_interval;  // empty: the probe's default (10ms)
+  std::string block_threshold, block_interval;  // empty: block_limits.h's defaults
+};
+
+// Without load, an attach watches the process this long (a run: until the
+// target exits or Ctrl-C): an incident's server is not ours to keep forever.
+inline constexpr double kDefaultAttachWatchMs = 30000;
+
+// The options of a session on `s` (load, probe, outputs, --fail-on).
+void add_session_options(CLI::App* s, SessionArgs* a, SessionKind kind);
+
+// Fills `ro` from the options: "" or a usage message (exit 1).
+std::string session_options(const SessionArgs& a, SessionKind kind, collector::RunOptions* ro);
+
+// The probe's files, the recording's path, the status line and redaction:
+// "" or why the session cannot start (exit 2). `default_record` says the
+// recording is ours to name once the target's pid is known.
+std::string session_setup(const SessionArgs& a, collector::RunOptions* ro, bool* default_record);
+
+// Writes the reports of a finished session and returns the exit status.
+int report_session(const SessionArgs& a, const collector::RunOptions& ro, const collector::RunResult& res,
+                   bool default_record);
+
+// The session could not start: its error on stderr (redacted), exit 2.
+int session_failed(const SessionArgs& a, const collector::RunOptions& ro, const collector::RunResult& res);
+
+}  // namespace loopdoctor::cli
