@@ -127,6 +127,14 @@ json target_json(const Timeline& tl) {
     if (tl.exit.heap_limit_mb > 0) exit["heap_limit_mb"] = tl.exit.heap_limit_mb;
   }
   target["exit"] = exit;
+  if (tl.attach.present) {
+    // The pid the user attached to (the host's); a container's own beside it.
+    target["attached"] = true;
+    if (tl.attach.host_pid > 0) target["pid"] = tl.attach.host_pid;
+    if (tl.attach.ns_pid > 0 && tl.attach.ns_pid != tl.attach.host_pid) target["ns_pid"] = tl.attach.ns_pid;
+    target["container"] = tl.attach.container;
+    if (tl.detach_t >= 0) target["detached_t_ms"] = r3(tl.detach_t);
+  }
   return target;
 }
 

@@ -1,9 +1,16 @@
 #include "analyzer/exit_description.h"
 
+#include <fmt/format.h>
+
 namespace loopdoctor {
 
 ExitDescription describe_exit(const Timeline& tl) {
   ExitDescription d;
+  if (!tl.exit.present && tl.detach_t >= 0) {
+    d.text = fmt::format("loopdoctor detached at {:.1f} s{}; the process runs on", tl.detach_t / 1000.0,
+                         tl.detach_reason.empty() ? "" : " (" + tl.detach_reason + ")");
+    return d;
+  }
   if (!tl.exit.present) {
     d.text = tl.truncated ? "unknown: the recording ends abruptly (loopdoctor itself may have been killed)"
                           : "no exit recorded (still running when the recording ended)";

@@ -73,6 +73,12 @@ class Builder {
       case Type::kLoadSummary: on_load_summary(recording::decode_load_summary(r)); break;
       case Type::kExit: on_exit(recording::decode_exit(r)); break;
       case Type::kInterrupt: tl_.interrupted = recording::decode_interrupt(r).signal; break;
+      case Type::kDetach: {
+        recording::Detach d = recording::decode_detach(r);
+        tl_.detach_t = d.t;
+        tl_.detach_reason = std::move(d.reason);
+        break;
+      }
       case Type::kWarning: tl_.recorded_warnings.push_back(recording::decode_warning(r).text); break;
       case Type::kBye: case Type::kThreadsUnsampled: case Type::kOther: break;
     }
@@ -156,6 +162,7 @@ class Builder {
     tl_.start_time = std::move(m.start_time);
     tl_.host = std::move(m.host);
     tl_.command.insert(tl_.command.end(), m.command.begin(), m.command.end());
+    tl_.attach = m.attach;
   }
   void on_hello(recording::Hello h) {
     tl_.probe_connected = true;

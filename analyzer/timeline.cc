@@ -157,6 +157,9 @@ class RunBuilder {
     lt->load_command = run.load_command;
     lt->load_config = run.load_config;
     lt->interrupted = run.interrupted;
+    lt->attach = run.attach;
+    lt->detach_t = run.detach_t;
+    lt->detach_reason = run.detach_reason;
     lt->end_t = std::max(lt->end_t, run.end_t);
     if (lt->loop.pid == 0) {
       lt->pid = run.pid;

@@ -113,6 +113,11 @@ struct Timeline {
   std::vector<std::string> recorded_warnings;
   bool truncated = false;
   std::string interrupted;  // "SIGINT" when the user ended the run
+  // `loopdoctor attach`: how (meta.attach), and when the probe left the
+  // process, which ran on (-1: no detach recorded).
+  recording::AttachInfo attach;
+  double detach_t = -1;
+  std::string detach_reason;
   nlohmann::json profile;   // V8 cpuprofile when the probe sent one
   double profile_t = -1;    // run time the profile started (its samples count from here)
 

@@ -30,7 +30,7 @@ std::string interval_text(double ms) {
 }  // namespace
 
 bool Session::run() {
-  if (opts_.command.empty() || opts_.command[0].empty()) {
+  if (!attached() && (opts_.command.empty() || opts_.command[0].empty())) {
     result_->error = "no command to run";
     return false;
   }
@@ -44,41 +44,10 @@ bool Session::run() {
                              : opts_.record_path;
   if (!writer_.open(result_->record_path, &result_->error)) return false;
   init_handles();
-
-  int fds[2];
-  // CLOEXEC on both ends: libuv dup2()s the child's end to fd 3 (which clears
-  // the flag there), and no other child may inherit either end.
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
-    result_->error = std::string("cannot create the probe socket: ") + std::strerror(errno);
-    writer_.close();
-    ::unlink(result_->record_path.c_str());
-    return false;
-  }
-  open_tree_endpoint();
-  clock_ = base::RunClock();  // t = 0 at the spawn
-  bool spawned = spawn_target(fds[1]);
-  ::close(fds[1]);  // only the child keeps it; we see EOF when the child is gone
-  if (!spawned) {
-    ::close(fds[0]);
-    endpoint_.close();
-    writer_.close();
-    ::unlink(result_->record_path.c_str());  // no run happened; leave no empty recording
-    return false;
-  }
-  writer_.write(meta_record(opts_.command, opts_.loopdoctor_version, interval_ms(),
-                            iso8601_utc_now(), host_name(), target_.pid()));
-  writer_.flush();
-  start_tree(target_.pid());
-
-  int rc = probe_.open(&loop_, fds[0],
-                       {[this](const nlohmann::json& m, std::string_view raw) {
-                          on_probe_message(m, raw);
-                        },
-                        [this](const std::string& reason) { on_probe_closed(reason); }});
-  if (rc < 0) spdlog::warn("cannot read the probe socket: {}", uv_strerror(rc));
+  if (!(attached() ? start_attached() : start_spawned())) return false;
 
   sampler_.start(
-      target_.pid(), interval_ms(),
+      result_->pid, interval_ms(),
       [this](const ProcSample& s) { on_proc_sample(s); },
       [this] { writer_.flush_if_due(clock_.now_ms()); });
   status_.start([this] { return model_.line(clock_.now_ms()); });
@@ -92,8 +61,76 @@ bool Session::run() {
   return true;
 }
 
+// No run happened: leave no empty recording.
+void Session::abandon_start() {
+  endpoint_.close();
+  writer_.close();
+  ::unlink(result_->record_path.c_str());
+}
+
+bool Session::start_spawned() {
+  int fds[2];
+  // CLOEXEC on both ends: libuv dup2()s the child's end to fd 3 (which clears
+  // the flag there), and no other child may inherit either end.
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+    result_->error = std::string("cannot create the probe socket: ") + std::strerror(errno);
+    abandon_start();
+    return false;
+  }
+  open_tree_endpoint();
+  clock_ = base::RunClock();  // t = 0 at the spawn
+  bool spawned = spawn_target(fds[1]);
+  ::close(fds[1]);  // only the child keeps it; we see EOF when the child is gone
+  if (!spawned) {
+    ::close(fds[0]);
+    abandon_start();
+    return false;
+  }
+  writer_.write(meta_record(opts_.command, opts_.loopdoctor_version, interval_ms(),
+                            iso8601_utc_now(), host_name(), target_.pid()));
+  writer_.flush();
+  start_tree(target_.pid());
+
+  int rc = probe_.open(&loop_, fds[0],
+                       {[this](const nlohmann::json& m, std::string_view raw) {
+                          on_probe_message(m, raw);
+                        },
+                        [this](const std::string& reason) { on_probe_closed(reason); }});
+  if (rc < 0) spdlog::warn("cannot read the probe socket: {}", uv_strerror(rc));
+  return true;
+}
+
+// Every loop of an attached process connects to the endpoint, its main
+// thread too (there is no inherited fd): the main thread is the tree's root.
+bool Session::start_attached() {
+  const AttachTarget& at = *opts_.attach;
+  std::string why = endpoint_.adopt(&loop_, at.endpoint_fd, at.endpoint_name,
+                                    [this](uv_stream_t* server) { tree_.accept(server); });
+  if (!why.empty()) {
+    result_->error = why;
+    abandon_start();
+    return false;
+  }
+  clock_ = base::RunClock();  // t = 0 at the attach
+  result_->pid = at.pid;
+  nlohmann::json meta = meta_record(opts_.command, opts_.loopdoctor_version, interval_ms(), iso8601_utc_now(),
+                                    host_name(), at.pid);
+  meta["attach"] = at.meta;
+  writer_.write(meta);
+  writer_.flush();
+  start_tree(at.pid);
+  if (std::string err = at.load_probe(); !err.empty()) {
+    result_->error = err;
+    abandon_start();
+    return false;
+  }
+  watch_.start(at.pid, [this] { on_target_exit(ChildExit{}); });
+  return true;
+}
+
 void Session::init_handles() {
   sampler_.init(&loop_);
+  watch_.init(&loop_);
   status_.init(&loop_, opts_.live_status);
   duration_timer_.init(&loop_);
   port_timer_.init(&loop_);
@@ -101,11 +138,14 @@ void Session::init_handles() {
   finish_timer_.init(&loop_);
   // "end" goes to every loop (each sends its profile and bye); the stop
   // sequence waits for all their byes (bye_settled).
+  // An attached process is never signalled: its stop is the probe's detach.
   stop_.init(&loop_, {[this] {
                         tree_.request_end();
+                        if (attached()) return hello_ && tree_.root_open();
                         return hello_ && probe_.send(R"({"type":"end"})");
                       },
-                      [this](int signum) { target_.signal_group(signum); }});
+                      [this](int signum) { target_.signal_group(signum); },
+                      attached() ? std::function<void()>([this] { on_detach(); }) : nullptr});
   // Handlers go in before the target exists, so a Ctrl-C at any moment of the
   // run is ours to handle.
   for (auto [h, signum] : {std::pair{&sigint_, SIGINT}, std::pair{&sigterm_, SIGTERM}}) {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "agent/load/load.h"
 #include "agent/protocol/block_limits.h"
 
@@ -18,8 +20,30 @@ namespace loopdoctor::collector {
 // changes it for slower starts.
 inline constexpr double kDefaultListenTimeoutMs = 30000;
 
+// `loopdoctor attach`: a process that is already running. Nothing is spawned
+// or signalled; the probe is loaded into it through `load_probe` (the
+// DevTools protocol, agent/attach) and connects to a socket made where it
+// can reach it; at the end the probe detaches itself and `release` ends
+// the DevTools session.
+struct AttachTarget {
+  int pid = 0;
+  // A bound Unix socket (made in the target's network namespace) and the
+  // name the probe connects to; the session takes the fd.
+  int endpoint_fd = -1;
+  std::string endpoint_name;
+  // Loads the probe into every loop of the target, pointed at the endpoint.
+  // "" or why not (the run then fails: exit 2). Called once the endpoint
+  // listens, before the session's loop runs.
+  std::function<std::string()> load_probe;
+  // The probe said bye (or did not in time): closes the DevTools session.
+  std::function<void()> release;
+  // What the recording's meta says of the attach (recording::AttachInfo).
+  nlohmann::json meta;
+};
+
 struct RunOptions {
-  std::vector<std::string> command;     // target argv, argv[0] searched in PATH
+  std::vector<std::string> command;     // target argv, argv[0] searched in PATH (attach: its argv, as read)
+  std::optional<AttachTarget> attach;   // set: attach to attach->pid instead of spawning `command`
   std::string on_port;                  // external load command ({port}, $PORT)
   std::optional<load::Config> load;     // built-in load (port filled in on listen)
   double duration_ms = 0;               // without load: stop after this long (0: until Ctrl-C/exit)
@@ -63,6 +87,7 @@ struct RunResult {
   // Node was still starting), so the message does not ask "is it Node?".
   bool node_without_probe = false;
   int listen_port = 0;           // first port the target listened on; 0: none
+  bool detached = false;         // attach: the run ended with the target still running
   bool load_ran = false;         // load started (the target listened in time)
   double load_ms = 0;            // how long the load ran
 };

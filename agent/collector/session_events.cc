@@ -49,7 +49,7 @@ void Session::on_listen(int port, const std::string& address) {
   port_ = port;
   result_->listen_port = port;
   port_timer_.stop();
-  if (stop_.begun() || target_exited_) return;  // Ctrl-C came first
+  if (stop_.begun() || target_done()) return;  // Ctrl-C came first
   for (auto& l : loads_) {
     say(l->announcement(port, address));
     l->start(port, address);
@@ -71,14 +71,17 @@ void Session::on_load_end() {
 }
 
 void Session::on_target_exit(const ChildExit& e) {
+  if (detached_) return;  // it ended after the attach did: not this run's business
   target_exited_ = true;
-  bool by_us = stop_.begun();
+  bool by_us = stop_.begun() && !attached();  // an attached process is never stopped by us
   stop_.on_target_exit();
   recording::Exit r;
   r.code = e.code;
+  // Not our child: its bye says how it exited, when it could say it.
+  if (attached()) r.code = tree_.root_exit_code();
   if (e.signal) r.signal = signal_name(*e.signal);
   r.stopped_by_loopdoctor = by_us;
-  if (!by_us) name_oom(&r);
+  if (!by_us && !attached()) name_oom(&r);
   result_->exited_at_ms = emit(recording::encode(r));
   result_->exit_code = e.code;
   if (e.signal) result_->exit_signal = signal_name(*e.signal);
@@ -89,14 +92,34 @@ void Session::on_target_exit(const ChildExit& e) {
   if (!by_us && (load_requested() || opts_.duration_ms > 0)) result_->target_exited_early = true;
   result_->target_exited_by_itself = !by_us;
 
+  stop_watching();
+  target_.end_leftovers(SIGTERM);
+  maybe_finish();
+}
+
+// The end of the target's part of the run, by exit or detach: nothing more
+// to sample or load; what the probes still send drains for a while.
+void Session::stop_watching() {
+  watch_.stop();
   sampler_.stop();
   tree_.stop_sampling();
   duration_timer_.stop();
   port_timer_.stop();
-  target_.end_leftovers(SIGTERM);
   for (auto& l : loads_) l->stop();
   if (any_probe_open())
     drain_timer_.start(kProbeDrainMs, [this] { close_probes(); });
+}
+
+// Attach: the probe said bye (it has detached itself, and closes the
+// inspector it was loaded through) or did not in time; the DevTools session
+// ends and the process runs on.
+void Session::on_detach() {
+  if (target_done()) return;
+  detached_ = true;
+  result_->detached = true;
+  emit(recording::encode(recording::Detach{0, tree_.root_open() ? "no bye from the probe in time" : ""}));
+  if (opts_.attach->release) opts_.attach->release();
+  stop_watching();
   maybe_finish();
 }
 
@@ -128,7 +151,7 @@ void Session::on_signal(int signum) {
   // A second Ctrl-C means "now": no grace periods, no waiting for the probe.
   for (auto& l : loads_) l->hurry();
   stop_.hurry();
-  if (target_exited_) close_probes();
+  if (target_done()) close_probes();
 }
 
 // The reason goes to the user once, with the other limits of the run, after
@@ -145,14 +168,14 @@ void Session::on_port_timeout() {
 }
 
 void Session::begin_stop() {
-  if (target_exited_) return;
+  if (target_done()) return;
   duration_timer_.stop();
   port_timer_.stop();
   stop_.begin();
 }
 
 void Session::maybe_finish() {
-  if (finishing_ || !target_exited_ || any_probe_open()) return;
+  if (finishing_ || !target_done() || any_probe_open()) return;
   for (const auto& l : loads_)
     if (l->running()) return;
   finishing_ = true;

@@ -19,6 +19,7 @@
 #include "agent/collector/load_driver.h"
 #include "agent/collector/probe_connection.h"
 #include "agent/collector/proc_sampler.h"
+#include "agent/collector/process_watch.h"
 #include "agent/collector/recording_writer.h"
 #include "base/ignore_sigpipe.h"
 #include "base/run_clock.h"
@@ -55,11 +56,18 @@ class Session {
 
  private:
   bool load_requested() const { return !opts_.on_port.empty() || opts_.load.has_value(); }
+  bool attached() const { return opts_.attach.has_value(); }
+  // The target's part of the run is over: it exited, or (attach) the probe
+  // detached and the process runs on.
+  bool target_done() const { return target_exited_ || detached_; }
   double interval_ms() const {
     return opts_.sample_interval_ms > 0 ? opts_.sample_interval_ms : kDefaultSampleIntervalMs;
   }
 
   void init_handles();
+  bool start_spawned();
+  bool start_attached();
+  void abandon_start();
   bool spawn_target(int child_fd);
   void create_loads();
   double emit(nlohmann::json r);
@@ -81,6 +89,9 @@ class Session {
   void on_listen(int port, const std::string& address);
   void on_load_end();
   void on_target_exit(const ChildExit& e);
+  void on_root_message(const nlohmann::json& msg);
+  void on_detach();
+  void stop_watching();
   void name_oom(recording::Exit* r);
   void on_signal(int signum);
   void on_port_timeout();
@@ -101,6 +112,7 @@ class Session {
   base::RunClock clock_;
   RecordingWriter writer_;
   ChildProcess target_;
+  ProcessWatch watch_;  // attach: the target's exit
   StderrWatch stderr_watch_;
   double heap_limit_bytes_ = 0;               // from the hello
   std::optional<std::string> oom_events_;     // our cgroup's OOM kill counter file
@@ -118,7 +130,7 @@ class Session {
   int port_ = 0;
   double load_started_ms_ = -1;
   int interrupts_ = 0;
-  bool hello_ = false, target_exited_ = false, finishing_ = false;
+  bool hello_ = false, target_exited_ = false, detached_ = false, finishing_ = false;
   bool root_bye_ = false;  // the first process said bye or its connection ended
 };
 

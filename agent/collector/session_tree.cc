@@ -46,7 +46,23 @@ bool Session::profile_due() const {
   return opts_.profile && !stop_.begun() && (!load_requested() || result_->load_ran);
 }
 
+// Attach: the main thread's connection comes through the tree's socket too;
+// what session_events.cc's on_probe_message does for the inherited fd.
+void Session::on_root_message(const nlohmann::json& msg) {
+  const std::string& type = msg["type"].get_ref<const std::string&>();
+  if (type == "hello") {
+    hello_ = true;
+    result_->probe_connected = true;
+    heap_limit_bytes_ = msg.value("heap_limit", 0.0);
+  } else if (type == "sample") {
+    model_.on_probe_sample(clock_.now_ms(), recording::decode_sample(msg, interval_ms()));
+  } else if (type == "bye") {
+    root_bye_ = true;
+  }
+}
+
 void Session::on_loop_message(const nlohmann::json& msg, ProbeConnection* from) {
+  if (attached() && tree_.is_root(from)) on_root_message(msg);
   const std::string& type = msg["type"].get_ref<const std::string&>();
   if (type == "hello") {
     if (profile_due()) from->send(R"({"type":"profile-start"})");
@@ -64,7 +80,8 @@ void Session::on_loop_message(const nlohmann::json& msg, ProbeConnection* from) 
 // The first process's bye (or its connection's end) and every other loop's
 // that was asked for one: the stop sequence may go on to the signals.
 void Session::bye_settled() {
-  if (root_bye_ && !tree_.waiting_for_bye()) stop_.on_bye();
+  const bool root_settled = root_bye_ || (attached() && hello_ && !tree_.root_open());
+  if (root_settled && !tree_.waiting_for_bye()) stop_.on_bye();
 }
 
 void Session::close_probes() {

@@ -25,6 +25,7 @@ void StopSequence::on_bye() {
 }
 
 void StopSequence::send_sigint() {
+  if (hooks_.detach) return detach();
   phase_ = Phase::kSentSigint;
   hooks_.signal_target(SIGINT);
   timer_.start(kSigintGraceMs, [this] { escalate(); });
@@ -41,8 +42,15 @@ void StopSequence::escalate() {
   }
 }
 
+void StopSequence::detach() {
+  timer_.stop();
+  phase_ = Phase::kDone;
+  hooks_.detach();
+}
+
 void StopSequence::hurry() {
   if (phase_ == Phase::kDone) return;
+  if (hooks_.detach) return detach();
   timer_.stop();
   phase_ = Phase::kSentSigkill;
   hooks_.signal_target(SIGKILL);

@@ -27,6 +27,10 @@ class StopSequence {
     // Sends {"type":"end"} to the probe; false when there is no probe to ask.
     std::function<bool()> request_bye;
     std::function<void(int signum)> signal_target;
+    // Set for a process loopdoctor did not start (attach): instead of any
+    // signal, once the bye came (or its wait ran out, or a second Ctrl-C),
+    // the attach ends -- the target is never signalled.
+    std::function<void()> detach = nullptr;
   };
 
   void init(uv_loop_t* loop, Hooks hooks);
@@ -43,6 +47,7 @@ class StopSequence {
 
   void send_sigint();
   void escalate();
+  void detach();
 
   base::Timer timer_;
   Hooks hooks_;

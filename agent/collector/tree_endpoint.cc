@@ -51,6 +51,23 @@ std::string TreeEndpoint::open(uv_loop_t* loop, const std::string& tmp_dir, Acce
   return "";
 }
 
+std::string TreeEndpoint::adopt(uv_loop_t* loop, int fd, const std::string& name, AcceptFn on_connection) {
+  on_connection_ = std::move(on_connection);
+  uv_pipe_init(loop, &server_, 0);
+  server_.data = this;
+  listening_ = true;
+  path_ = name;  // no file of ours to remove: dir_ stays empty
+  int rc = uv_pipe_open(&server_, fd);
+  if (rc == 0)
+    rc = uv_listen(reinterpret_cast<uv_stream_t*>(&server_), kListenBacklog, &TreeEndpoint::on_connection_cb);
+  if (rc < 0) {
+    std::string why = "cannot listen on the attach socket: " + std::string(uv_strerror(rc));
+    close();
+    return why;
+  }
+  return "";
+}
+
 void TreeEndpoint::close() {
   if (listening_) {
     auto* h = reinterpret_cast<uv_handle_t*>(&server_);
@@ -61,8 +78,10 @@ void TreeEndpoint::close() {
 }
 
 void TreeEndpoint::remove_files() {
-  if (!path_.empty()) ::unlink(path_.c_str());
-  if (!dir_.empty()) ::rmdir(dir_.c_str());
+  if (!dir_.empty()) {  // an adopted socket's name is no file of ours
+    ::unlink(path_.c_str());
+    ::rmdir(dir_.c_str());
+  }
   path_.clear();
   dir_.clear();
 }

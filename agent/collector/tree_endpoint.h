@@ -31,8 +31,13 @@ class TreeEndpoint {
   // why the socket could not be made (the run then goes on with the first
   // process alone).
   std::string open(uv_loop_t* loop, const std::string& tmp_dir, AcceptFn on_connection);
+  // Listens on `fd`, a bound Unix socket made elsewhere (attach: an abstract
+  // one inside the target's network namespace, which a container's process
+  // reaches and ours need not), that the probe knows as `name`; takes the fd.
+  // Returns "" or why not.
+  std::string adopt(uv_loop_t* loop, int fd, const std::string& name, AcceptFn on_connection);
 
-  // The socket's path (LOOPDOCTOR_ENDPOINT); empty when not open.
+  // The socket's path (LOOPDOCTOR_ENDPOINT) or adopted name; empty when not open.
   const std::string& path() const { return path_; }
 
   // Stops listening and removes the socket and its directory.

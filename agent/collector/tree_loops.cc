@@ -125,6 +125,24 @@ bool TreeLoops::any_open() const {
   return false;
 }
 
+bool TreeLoops::is_root(const ProbeConnection* c) const {
+  for (const auto& l : loops_)
+    if (&l->conn == c) return l->root();
+  return false;
+}
+
+bool TreeLoops::root_open() const {
+  for (const auto& l : loops_)
+    if (l->root() && l->conn.is_open()) return true;
+  return false;
+}
+
+std::optional<int> TreeLoops::root_exit_code() const {
+  for (const auto& l : loops_)
+    if (l->root() && l->exit_code) return l->exit_code;
+  return std::nullopt;
+}
+
 void TreeLoops::close_all() {
   for (auto& l : loops_) l->conn.close("");
 }

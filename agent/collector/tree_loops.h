@@ -56,6 +56,11 @@ class TreeLoops {
   void request_end();
   bool waiting_for_bye() const;
   bool any_open() const;
+  // The first process's main thread on a connection of this socket (attach:
+  // it has no inherited fd), once its hello said so.
+  bool is_root(const ProbeConnection* c) const;
+  bool root_open() const;
+  std::optional<int> root_exit_code() const;  // from its bye
   void close_all();
   // The target exited: no more /proc samples of the others.
   void stop_sampling();
@@ -66,6 +71,7 @@ class TreeLoops {
 
  private:
   struct Loop {
+    bool root() const { return hello && tag.pid == 0 && tag.thread == 0; }
     ProbeConnection conn;
     LoopTag tag;            // what its lines get (pid only when not the root)
     int pid = 0, tid = 0;   // from its hello

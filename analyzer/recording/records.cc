@@ -24,7 +24,7 @@ constexpr std::pair<std::string_view, Type> kTypeNames[] = {
     {"warning", Type::kWarning},   {"block", Type::kBlock},
     {"threads-unsampled", Type::kThreadsUnsampled},
     {"outbound", Type::kOutbound}, {"threadpool", Type::kThreadpool},
-    {"process-warnings", Type::kProcessWarnings}};
+    {"process-warnings", Type::kProcessWarnings}, {"detach", Type::kDetach}};
 
 }  // namespace
 
@@ -48,7 +48,7 @@ json with_type(Type type, json fields) {
 bool is_collector_record(Type type) {
   switch (type) {
     case Type::kProc: case Type::kLoad: case Type::kLoadStart: case Type::kLoadEnd:
-    case Type::kExit: case Type::kLoadSummary: case Type::kInterrupt:
+    case Type::kExit: case Type::kLoadSummary: case Type::kInterrupt: case Type::kDetach:
       return true;
     default:
       return false;
@@ -61,11 +61,13 @@ std::string to_line(const json& record) {
 
 // ---- meta and the collector records (the probe's: probe_messages.cc) -----
 json encode(const Meta& r) {
-  return {{"type", type_name(Type::kMeta)}, {"format", r.format},
-          {"loopdoctor_version", r.loopdoctor_version},
-          {"command", r.command},    {"start_time", r.start_time},
-          {"host", r.host},          {"interval_ms", r.interval_ms},
-          {"pid", r.pid}};
+  json j = {{"type", type_name(Type::kMeta)}, {"format", r.format},
+            {"loopdoctor_version", r.loopdoctor_version},
+            {"command", r.command},    {"start_time", r.start_time},
+            {"host", r.host},          {"interval_ms", r.interval_ms},
+            {"pid", r.pid}};
+  if (r.attach.present) j["attach"] = encode(r.attach);
+  return j;
 }
 
 Meta decode_meta(const json& r) {
@@ -80,6 +82,14 @@ Meta decode_meta(const json& r) {
   m.host = str(r, "host");
   m.interval_ms = num(r, "interval_ms");
   m.pid = opt_int(r, "pid").value_or(0);
+  if (auto a = r.find("attach"); a != r.end() && a->is_object()) {
+    m.attach.present = true;
+    m.attach.host_pid = opt_int(*a, "host_pid").value_or(0);
+    m.attach.ns_pid = opt_int(*a, "ns_pid").value_or(0);
+    m.attach.container = flag(*a, "container");
+    m.attach.inspector_port = opt_int(*a, "inspector_port").value_or(0);
+    m.attach.inspector_was_open = flag(*a, "inspector_was_open");
+  }
   return m;
 }
 
@@ -371,6 +381,19 @@ json encode(const Interrupt& r) {
 }
 
 Interrupt decode_interrupt(const json& r) { return {num(r, "t"), str(r, "signal")}; }
+
+json encode(const Detach& r) {
+  json j = record(Type::kDetach, r.t);
+  if (!r.reason.empty()) j["reason"] = r.reason;
+  return j;
+}
+
+Detach decode_detach(const json& r) { return {num(r, "t"), str(r, "reason")}; }
+
+json encode(const AttachInfo& r) {
+  return {{"host_pid", r.host_pid}, {"ns_pid", r.ns_pid}, {"container", r.container}, {"inspector_port", r.inspector_port},
+          {"inspector_was_open", r.inspector_was_open}};
+}
 
 json encode(const Warning& r) {
   json j = record(Type::kWarning, r.t);

@@ -36,7 +36,7 @@ inline constexpr int kFormatVersion = 1;
 enum class Type {
   kMeta, kHello, kListen, kSample, kGc, kProfile, kBye, kBlock,  // meta + probe messages
   kThreadsUnsampled,
-  kProc, kLoadStart, kLoad, kLoadSummary, kLoadEnd, kExit, kInterrupt, kWarning,
+  kProc, kLoadStart, kLoad, kLoadSummary, kLoadEnd, kExit, kInterrupt, kWarning, kDetach,
   kOutbound, kThreadpool,  // probe messages: what is behind an io-bound verdict
   kProcessWarnings,        // probe message: the target's process warnings
   kOther,
@@ -65,6 +65,17 @@ inline constexpr double kMaxExactId = 9007199254740992.0;  // 2^53
 inline bool exact_id(double v) { return v > -kMaxExactId && v < kMaxExactId; }
 
 // ---- meta: the first line, written by the collector ----------------------
+// `loopdoctor attach`: the process ran before the run and runs on after it.
+struct AttachInfo {
+  bool present = false;
+  int host_pid = 0;        // its pid as loopdoctor (the host) sees it
+  int ns_pid = 0;          // its pid in its own pid namespace (a container's); 0: as host_pid
+  bool container = false;  // in other namespaces than loopdoctor's (pid, network or mount)
+  int inspector_port = 0;  // the inspector it was loaded through
+  bool inspector_was_open = false;  // open before the attach (then left open)
+  bool operator==(const AttachInfo&) const = default;
+};
+
 struct Meta {
   int format = kFormatVersion;
   std::string loopdoctor_version;
@@ -73,6 +84,7 @@ struct Meta {
   std::string host;
   double interval_ms = 0;  // the probe sampling period asked for
   int pid = 0;             // the target's
+  AttachInfo attach = {};
   bool operator==(const Meta&) const = default;
 };
 
@@ -314,6 +326,14 @@ struct Interrupt {  // the user ended the run
   bool operator==(const Interrupt&) const = default;
 };
 
+// Attach: the probe left the process (it said bye, or loopdoctor gave up on
+// it: `reason`), which runs on.
+struct Detach {
+  double t = 0;
+  std::string reason;  // "" when the probe said bye
+  bool operator==(const Detach&) const = default;
+};
+
 struct Warning {
   double t = 0;
   std::string text;
@@ -338,6 +358,8 @@ nlohmann::json encode(const LoadSummary& r);
 nlohmann::json encode(const LoadEnd& r);
 nlohmann::json encode(const Exit& r);
 nlohmann::json encode(const Interrupt& r);
+nlohmann::json encode(const Detach& r);
+nlohmann::json encode(const AttachInfo& r);
 nlohmann::json encode(const Warning& r);
 // The fields of a load record without "type" and "t": what the load generator
 // hands its callers (load.h) and `loopdoctor load --json` prints.
@@ -374,6 +396,7 @@ LoadSummary decode_load_summary(const nlohmann::json& r);
 LoadEnd decode_load_end(const nlohmann::json& r);
 Exit decode_exit(const nlohmann::json& r);
 Interrupt decode_interrupt(const nlohmann::json& r);
+Detach decode_detach(const nlohmann::json& r);
 Warning decode_warning(const nlohmann::json& r);
 
 // A recording line as written: JSON without extra spaces, invalid UTF-8
