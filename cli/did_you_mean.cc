@@ -51,4 +51,24 @@ std::string unknown_command_message(const std::string& word, const std::vector<s
   return msg;
 }
 
+std::string first_unknown_option(const std::vector<std::string>& args, const std::vector<std::string>& known) {
+  for (const std::string& a : args) {
+    if (a == "--") break;
+    if (a.size() < 2 || a[0] != '-' || (a[1] >= '0' && a[1] <= '9')) continue;  // a value, or -1
+    std::string name = a.substr(0, a.find('='));
+    // Short flags may be grouped or carry their value ("-c50"): the first letter names it.
+    if (name[1] != '-') name = name.substr(0, 2);
+    if (std::find(known.begin(), known.end(), name) == known.end()) return name;
+  }
+  return "";
+}
+
+std::string unknown_option_message(const std::string& command, const std::string& option,
+                                   const std::vector<std::string>& known) {
+  std::string msg = "loopdoctor " + command + ": unknown option '" + option + "'.";
+  const std::string guess = closest_command(option, known);
+  if (!guess.empty()) msg += " Did you mean '" + guess + "'?";
+  return msg + " (loopdoctor " + command + " --help lists them.)";
+}
+
 }  // namespace loopdoctor::cli

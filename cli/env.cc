@@ -1,6 +1,13 @@
 // `loopdoctor env`: the environment that starts any Node process with the
-// probe attached to an agent, as shell lines for `eval "$(loopdoctor env)"`.
+// probe attached to an agent: `loopdoctor env -- node server.js` runs one
+// command with it; without a command, shell lines for `eval "$(loopdoctor
+// env)"` (which leave it set in the shell: every later node is probed).
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <map>
 #include <iostream>
 #include <memory>
 
@@ -13,6 +20,7 @@ namespace {
 
 struct EnvArgs {
   std::string socket, job;
+  std::vector<std::string> command;
 };
 
 // One shell word in single quotes; a ' inside becomes '\''.
@@ -34,13 +42,8 @@ std::string node_option_path(const std::string& p) {
   return out + "\"";
 }
 
-int env_command(const EnvArgs& a) {
-  DataPaths paths;
-  std::string err;
-  if (!find_data_paths(&paths, &err)) {
-    std::cerr << "loopdoctor env: " << err << "\n";
-    return kExitFailed;
-  }
+// The variables, in the order they are printed.
+std::vector<std::pair<std::string, std::string>> probe_environment(const EnvArgs& a, const DataPaths& paths) {
   const std::string require = "--require " + node_option_path(paths.probe_js);
   // Keep what NODE_OPTIONS already holds, and do not add the probe twice
   // when the lines are evaluated again in the same shell.
@@ -48,13 +51,38 @@ int env_command(const EnvArgs& a) {
   if (node_options.find(require) == std::string::npos)
     node_options = node_options.empty() ? require : node_options + " " + require;
   const std::string socket = a.socket.empty() ? exporter::default_socket_path() : a.socket;
-  std::cout << "export NODE_OPTIONS=" << shell_quote(node_options) << "\n";
-  std::cout << "export LOOPDOCTOR_ENDPOINT=" << shell_quote(socket) << "\n";
-  if (!a.job.empty()) std::cout << "export LOOPDOCTOR_JOB=" << shell_quote(a.job) << "\n";
+  std::vector<std::pair<std::string, std::string>> vars = {{"NODE_OPTIONS", node_options},
+                                                           {"LOOPDOCTOR_ENDPOINT", socket}};
+  if (!a.job.empty()) vars.emplace_back("LOOPDOCTOR_JOB", a.job);
   // A binary run from build/: its addon is in the build tree, not beside
   // the source tree's probe.js (an installed one finds it there itself).
-  if (!paths.native_dir.empty())
-    std::cout << "export LOOPDOCTOR_NATIVE_DIR=" << shell_quote(paths.native_dir) << "\n";
+  if (!paths.native_dir.empty()) vars.emplace_back("LOOPDOCTOR_NATIVE_DIR", paths.native_dir);
+  return vars;
+}
+
+// Runs the command in our place with the variables set; returns only when
+// it could not be run (127: not found, 126: not runnable, as a shell says).
+int exec_with(const std::vector<std::pair<std::string, std::string>>& vars, const std::vector<std::string>& command) {
+  for (const auto& [name, value] : vars) ::setenv(name.c_str(), value.c_str(), 1);
+  std::vector<char*> argv;
+  for (const std::string& w : command) argv.push_back(const_cast<char*>(w.c_str()));
+  argv.push_back(nullptr);
+  ::execvp(argv[0], argv.data());
+  const int err = errno;
+  std::cerr << "loopdoctor env: cannot run '" << command[0] << "': " << std::strerror(err) << "\n";
+  return err == ENOENT ? 127 : 126;
+}
+
+int env_command(const EnvArgs& a) {
+  DataPaths paths;
+  std::string err;
+  if (!find_data_paths(&paths, &err)) {
+    std::cerr << "loopdoctor env: " << err << "\n";
+    return kExitFailed;
+  }
+  const auto vars = probe_environment(a, paths);
+  if (!a.command.empty()) return exec_with(vars, a.command);
+  for (const auto& [name, value] : vars) std::cout << "export " << name << "=" << shell_quote(value) << "\n";
   return kExitOk;
 }
 
@@ -63,11 +91,14 @@ int env_command(const EnvArgs& a) {
 Command add_env(CLI::App& root) {
   auto a = std::make_shared<EnvArgs>();
   CLI::App* s = root.add_subcommand(
-      "env", "Print the environment that attaches the probe of any Node process to an agent: "
-             "eval \"$(loopdoctor env)\"");
+      "env", "Run a command with the probe attached to an agent (loopdoctor env -- node server.js), "
+             "or print that environment for a shell: eval \"$(loopdoctor env)\"");
   s->add_option("--socket", a->socket,
                 "The agent's socket (default " + exporter::default_socket_path() + ")");
   s->add_option("--job", a->job, "The job label of the processes started with this environment");
+  s->add_option("command", a->command,
+                "The command to run with the probe, after -- (only it and its children are probed); "
+                "without one, the shell lines are printed");
   return {s, [a] { return env_command(*a); }};
 }
 

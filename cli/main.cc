@@ -9,6 +9,32 @@
 #include "cli/did_you_mean.h"
 #include "cli/paths.h"
 
+namespace {
+
+// Every spelling of a subcommand's options: "--load", "-c", "--help".
+std::vector<std::string> option_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : app.get_options()) {
+    for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+    for (const std::string& s : o->get_snames()) names.push_back("-" + s);
+  }
+  return names;
+}
+
+std::string overview(const std::vector<loopdoctor::cli::Command>& commands) {
+  std::string text = "loopdoctor: diagnose the event loop of a Node.js server.\n\nCommands:\n";
+  for (const auto& c : commands) {
+    std::string name = c.app->get_name();
+    name.resize(std::max<std::size_t>(name.size(), 9), ' ');
+    text += "  " + name + c.app->get_description() + "\n";
+  }
+  return text +
+         "\nStart with:\n  loopdoctor run --load / -d 10s -- node server.js\n"
+         "Then `loopdoctor <command> --help` for its options.";
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace loopdoctor::cli;
   // loopdoctor writes only to stderr (stdout may carry --json -), and
@@ -38,14 +64,31 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::vector<Command> commands = {add_run(app),  add_analyze(app), add_compare(app),
                                    add_load(app), add_agent(app),   add_env(app)};
+  // Bare `loopdoctor`: what it can do, not CLI11's "A subcommand is required".
+  if (argc == 1) {
+    std::cerr << overview(commands) << "\n";
+    return kExitUsage;
+  }
   // CLI11 reads an unknown first word as a stray argument and says only "A
   // subcommand is required"; name the word and the likely command instead.
-  if (argc > 1 && argv[1][0] != '-') {
+  if (argv[1][0] != '-') {
     std::vector<std::string> names;
     for (const auto& c : commands) names.push_back(c.app->get_name());
     if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
       std::cerr << unknown_command_message(argv[1], names) << "\n";
       return kExitUsage;
+    }
+    // An unknown option (`--laod /`) makes CLI11 complain of the words after
+    // it ("The following arguments were not expected: server.js node"):
+    // name the option and the one meant.
+    for (const auto& c : commands) {
+      if (c.app->get_name() != argv[1]) continue;
+      const std::vector<std::string> known = option_names(*c.app);
+      const std::string unknown = first_unknown_option({argv + 2, argv + argc}, known);
+      if (!unknown.empty()) {
+        std::cerr << unknown_option_message(argv[1], unknown, known) << "\n";
+        return kExitUsage;
+      }
     }
   }
   try {
