@@ -6,9 +6,10 @@
 // webSocketDebuggerUrl all the same (checked on 20 and 22: a second
 // session's Runtime.evaluate answered while a first was open).
 // established_on_port() in listening_sockets.h counts the sessions open.
-// Node 8 and 9 left webSocketDebuggerUrl out while a session was open and
-// refused a second one: parse_target_list() keeps such a target with an
-// empty websocket_url, and attach_error() names it.
+// Node before 10 (one session at a time) listed webSocketDebuggerUrl only
+// while no session was open -- its inspector_socket_server.cc sets it
+// `if (!connected)`: parse_target_list() keeps such a target with an empty
+// websocket_url, and attach_error() names it.
 #pragma once
 
 #include <optional>

@@ -53,7 +53,7 @@ struct StatusIds {
   uid_t effective_uid = 0;
   pid_t ppid = 0;
   // NSpid: its pid in each pid namespace from ours (first) down to its own
-  // (last); one entry when it shares ours, or on kernels before 4.1.
+  // (last); one entry when it shares ours; empty before Linux 4.1 (no NSpid).
   std::vector<pid_t> ns_pids;
 };
 std::optional<StatusIds> parse_status_ids(std::string_view status_text);
