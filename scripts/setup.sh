@@ -14,7 +14,10 @@ testing=0
 pkgs=(build-essential cmake ninja-build pkg-config
       libuv1-dev prometheus-cpp-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
       catch2 libcli11-dev libkainjow-mustache-dev zlib1g-dev libhttp-parser-dev libsimdjson-dev
-      wrk)
+      wrk
+      # Boost.Beast and Asio for the DevTools WebSocket client (agent/attach/):
+      # header-only, so the binary gains no runtime library.
+      libboost-dev)
 # The native probe is built against the running Node's headers (node_api.h,
 # node_version.h, v8.h). NodeSource's nodejs ships them in /usr/include/node;
 # Debian's own nodejs keeps them in libnode-dev. A node that no package owns
