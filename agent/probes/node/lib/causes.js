@@ -13,10 +13,11 @@ const { createThreadpool } = require('./threadpool.js');
 // Aggregates per second: enough calls per line for percentiles, few lines.
 const CAUSES_INTERVAL_MS = 1000;
 
+// Returns the removal of both (a detaching probe).
 function installCauses(state, transport, env) {
   const outbound = createOutbound(state);
   const threadpool = createThreadpool(state, env);
-  outbound.install();
+  const uninstallOutbound = outbound.install();
   let lastT = -1;
 
   function tick() {
@@ -36,6 +37,11 @@ function installCauses(state, transport, env) {
   }
 
   const remove = state.slowTick.add(tick);
+  return () => {
+    remove();
+    state.slowTick.fast('causes', false);
+    uninstallOutbound();
+  };
 }
 
 module.exports = { installCauses, CAUSES_INTERVAL_MS };
