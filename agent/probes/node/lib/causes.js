@@ -16,7 +16,9 @@ const CAUSES_INTERVAL_MS = 1000;
 // Returns the removal of both (a detaching probe).
 function installCauses(state, transport, env) {
   const outbound = createOutbound(state);
-  const threadpool = createThreadpool(state, env);
+  // Attached, the pool is looked at only once the application is seen
+  // using it (threadpool.js poolInUse).
+  const threadpool = createThreadpool(state, env, { onlyInUse: state.settings.attached === true });
   const uninstallOutbound = outbound.install();
   let lastT = -1;
 

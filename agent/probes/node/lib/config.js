@@ -1,6 +1,7 @@
 'use strict';
 // The probe's settings: its named limits, the LOOPDOCTOR_* environment it
-// reads, and the scrubbing that hides it from the target's children.
+// reads (or the settings `loopdoctor attach` passes), and the scrubbing that
+// hides it from the target's children.
 const path = require('path');
 const fs = require('fs');
 
@@ -162,8 +163,42 @@ function readSettings(env, selfPath) {
   return settingsFrom(raw);
 }
 
+// `loopdoctor attach`: the settings object its Runtime.evaluate passes to
+// attach.js (every field given), onto the same shape as readSettings'.
+// Returns { settings } or { error } naming the bad field and what it takes.
+const ATTACH_PROFILES = { 'on-block': 'on-block', on: '1', off: '0' };
+function attachSettings(s) {
+  if (s === null || typeof s !== 'object') return { error: 'attach() takes a settings object, not ' + typeof s };
+  if (typeof s.endpoint !== 'string' || s.endpoint === '' || s.endpoint === '\u0000') {
+    return { error: 'settings.endpoint must name the collector\'s Unix socket (a path, or "\\u0000name" for an abstract one)' };
+  }
+  if (s.profile !== undefined && !Object.prototype.hasOwnProperty.call(ATTACH_PROFILES, s.profile)) {
+    return { error: 'settings.profile is ' + JSON.stringify(s.profile) + ': it takes on-block, on or off' };
+  }
+  if (s.probe !== undefined && s.probe !== 'js') {
+    return { error: 'settings.probe is ' + JSON.stringify(s.probe) + ': it takes "js" (the JS probe) or nothing (native when it loads)' };
+  }
+  const settings = settingsFrom({
+    endpoint: s.endpoint,
+    tree: false,
+    oneShot: true,  // a diagnosis as under `run`: 10 ms samples unless told
+    interval: s.intervalMs,
+    job: typeof s.job === 'string' ? s.job : undefined,
+    profile: s.profile === undefined ? undefined : ATTACH_PROFILES[s.profile],
+    profileInterval: s.profileIntervalUs,
+    probeChoice: s.probe,
+    nativeDir: typeof s.nativeDir === 'string' && s.nativeDir !== '' ? s.nativeDir : undefined,
+    blockThreshold: s.blockThresholdMs,
+    blockInterval: s.blockIntervalMs,
+  });
+  settings.attached = true;
+  settings.attachToken = typeof s.token === 'string' ? s.token : '';
+  settings.closeInspector = s.closeInspector === true;
+  return { settings };
+}
+
 // The one place that defaults and clamps the settings, from the
-// environment's texts (readSettings).
+// environment's texts (readSettings) or attach's values (attachSettings).
 function settingsFrom(raw) {
   const defaultIntervalMs = raw.oneShot ? DEFAULT_INTERVAL_FD_MS : DEFAULT_INTERVAL_ENDPOINT_MS;
   let intervalMs = Number(raw.interval);
@@ -179,6 +214,10 @@ function settingsFrom(raw) {
     // Under run: worker threads and child processes are probed too.
     tree: raw.tree,
     treeChild: raw.tree && !raw.fdText,
+    // attachSettings sets these three: loaded by `loopdoctor attach`.
+    attached: false,
+    attachToken: '',
+    closeInspector: false,
     intervalMs,
     resolutionMs: Math.max(1, Math.min(Math.round(intervalMs), MAX_DELAY_RESOLUTION_MS)),
     job: raw.job || (process.argv[1] ? path.basename(process.argv[1]) : 'node'),
@@ -192,7 +231,8 @@ function settingsFrom(raw) {
   };
 }
 
-// A block setting from the environment, in [MIN_BLOCK_MS, MAX_BLOCK_MS].
+// A block setting (a text from the environment or attach's number), in
+// [MIN_BLOCK_MS, MAX_BLOCK_MS].
 function blockMs(text, fallback) {
   const ms = Number(text);
   if (text === undefined || text === '' || !Number.isFinite(ms) || ms <= 0) return fallback;
@@ -268,6 +308,7 @@ function removeSelfFromNodeOptions(opts, selfPath) {
 
 module.exports = {
   readSettings,
+  attachSettings,
   PROBE_ENV_VARS,
   MAX_SAMPLED_THREADS,
   WORKER_DATA_KEY,
