@@ -22,13 +22,15 @@ struct Target {
   profile::CallSite caller;
 };
 
-// The probe's scripts in every layout (cli/paths.cc): probes/node/probe.js
-// and probes/node/lib/*.js, in the source tree or installed.
+// The probe's scripts in every layout (cli/paths.cc): probes/node/probe.js,
+// attach.js (`loopdoctor attach` loads it through the inspector, whose
+// evaluate can run while the target's JS blocks) and probes/node/lib/*.js,
+// in the source tree or installed.
 bool is_probe_script(std::string_view url) {
   const std::size_t at = url.rfind("/probes/node/");
   if (at == std::string_view::npos) return false;
   const std::string_view rest = url.substr(at + std::string_view("/probes/node/").size());
-  return rest == "probe.js" || rest.starts_with("lib/");
+  return rest == "probe.js" || rest == "attach.js" || rest.starts_with("lib/");
 }
 
 Target target_of(const std::vector<recording::BlockFrame>& stack, bool in_native,

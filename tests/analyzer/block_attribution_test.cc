@@ -164,6 +164,13 @@ TEST_CASE("block stacks: the probe's own code is named as the probe's, not as th
   CHECK(b.hotspots[0].function == "(loopdoctor's probe)");
   CHECK(b.hotspots[0].caller.empty());
   CHECK(b.summary.longest_in == "(loopdoctor's probe)");
+  // `loopdoctor attach` loading the probe (Node's loader under attach.js),
+  // evaluated at an interrupt while the target's own JS blocked.
+  const BlockFrame load{"Module._load", "node:internal/modules/cjs/loader", 1006, 5};
+  const BlockFrame attach{"attachOrRefuse", "/usr/share/loopdoctor/probes/node/attach.js", 80, 30};
+  b = run({capture(0, 170, {load, attach, kSpin, kHandler}, true)});
+  REQUIRE(b.hotspots.size() == 1);
+  CHECK(b.hotspots[0].function == "(loopdoctor's probe)");
   // A probe frame under the target's code (a wrapper that calls it) is not the probe's.
   b = run({capture(0, 170, {kSpin, kHandler, start})});
   REQUIRE(b.hotspots.size() == 1);

@@ -7,6 +7,10 @@ cmake --install "$build_dir" --prefix "$WORK/prefix" > /dev/null
 bin=$WORK/prefix/bin/loopdoctor
 [[ -x $bin ]] || fail "no installed binary"
 [[ -f $WORK/prefix/share/loopdoctor/probes/node/probe.js ]] || fail "probe not installed"
+# attach.js beside probe.js (`loopdoctor attach`), and the lifecycle both share.
+for f in attach.js lib/lifecycle.js; do
+  [[ -f $WORK/prefix/share/loopdoctor/probes/node/$f ]] || fail "probe's $f not installed"
+done
 [[ -f $WORK/prefix/share/loopdoctor/report_templates/report.html.mustache ]] || fail "templates not installed"
 "$bin" --version > v.txt
 grep -q "^loopdoctor [0-9]" v.txt || fail "no version line: $(cat v.txt)"

@@ -24,6 +24,7 @@ dpkg-deb -I "$deb" postinst | grep -q "systemd-sysusers loopdoctor.conf" || fail
 dpkg-deb -x "$deb" root
 r=$WORK/root
 for f in usr/bin/loopdoctor usr/share/loopdoctor/probes/node/probe.js usr/share/loopdoctor/probes/node/lib/native.js \
+         usr/share/loopdoctor/probes/node/attach.js usr/share/loopdoctor/probes/node/lib/lifecycle.js \
          usr/share/loopdoctor/report_templates/report.html.mustache usr/lib/systemd/system/loopdoctor-agent.service \
          usr/lib/sysusers.d/loopdoctor.conf usr/share/doc/loopdoctor/README.md; do
   [[ -e $r/$f ]] || fail "the package lacks /$f"

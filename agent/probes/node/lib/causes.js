@@ -13,10 +13,13 @@ const { createThreadpool } = require('./threadpool.js');
 // Aggregates per second: enough calls per line for percentiles, few lines.
 const CAUSES_INTERVAL_MS = 1000;
 
+// Returns the removal of both (a detaching probe).
 function installCauses(state, transport, env) {
   const outbound = createOutbound(state);
-  const threadpool = createThreadpool(state, env);
-  outbound.install();
+  // Attached, the pool is looked at only once the application is seen
+  // using it (threadpool.js poolInUse).
+  const threadpool = createThreadpool(state, env, { onlyInUse: state.settings.attached === true });
+  const uninstallOutbound = outbound.install();
   let lastT = -1;
 
   function tick() {
@@ -36,6 +39,11 @@ function installCauses(state, transport, env) {
   }
 
   const remove = state.slowTick.add(tick);
+  return () => {
+    remove();
+    state.slowTick.fast('causes', false);
+    uninstallOutbound();
+  };
 }
 
 module.exports = { installCauses, CAUSES_INTERVAL_MS };

@@ -1,6 +1,7 @@
 'use strict';
 // The probe's settings: its named limits, the LOOPDOCTOR_* environment it
-// reads, and the scrubbing that hides it from the target's children.
+// reads (or the settings `loopdoctor attach` passes), and the scrubbing that
+// hides it from the target's children.
 const path = require('path');
 const fs = require('fs');
 
@@ -38,6 +39,10 @@ const HANDOVER_MS = 1000;
 // read the addon does not need) at most this often: sampler.js refreshMem.
 const MEM_REFRESH_MS = 1000;
 const FLUSH_MS = 100;                   // see transport.js enqueue()
+// A detaching probe's last lines (the profile, bye) wait at most this long
+// for a collector that stopped reading, as the native writer's
+// kStalledWriteMs (native/line_writer.cc) does, before the socket goes.
+const CLOSE_WAIT_MS = 2000;
 // Request timing: two clock reads cost ~0.1 us a request, ~0.5 % of a
 // hello-world request (~20 us). Every request is timed while an
 // interval sees at most this many; above it, 1 request in N (N a power of
@@ -134,50 +139,100 @@ const TREE_ENV_VAR = 'LOOPDOCTOR_TREE';
 function readSettings(env, selfPath) {
   const fdText = env.LOOPDOCTOR_FD;
   const endpoint = env.LOOPDOCTOR_ENDPOINT;
-  const intervalText = env.LOOPDOCTOR_INTERVAL_MS;
-  const jobText = env.LOOPDOCTOR_JOB;
-  const profileText = env.LOOPDOCTOR_PROFILE;
-  const profileIntervalText = env.LOOPDOCTOR_PROFILE_INTERVAL_US;
-  const probeChoice = env.LOOPDOCTOR_PROBE;    // "js" forces the JS probe
-  const nativeDir = env.LOOPDOCTOR_NATIVE_DIR;  // where the addon was built
-  const blockThresholdText = env.LOOPDOCTOR_BLOCK_THRESHOLD_MS;
-  const blockIntervalText = env.LOOPDOCTOR_BLOCK_INTERVAL_MS;
   // A run's tree: the first process has both the fd and the endpoint, a
   // child the endpoint and LOOPDOCTOR_TREE.
-  const treeText = env[TREE_ENV_VAR];
-  const tree = Boolean(endpoint) && (Boolean(fdText) || Boolean(treeText));
+  const tree = Boolean(endpoint) && (Boolean(fdText) || Boolean(env[TREE_ENV_VAR]));
+  const raw = {
+    fdText,
+    endpoint,
+    tree,
+    oneShot: Boolean(fdText) || tree,
+    interval: env.LOOPDOCTOR_INTERVAL_MS,
+    job: env.LOOPDOCTOR_JOB,
+    profile: env.LOOPDOCTOR_PROFILE,
+    profileInterval: env.LOOPDOCTOR_PROFILE_INTERVAL_US,
+    probeChoice: env.LOOPDOCTOR_PROBE,    // "js" forces the JS probe
+    nativeDir: env.LOOPDOCTOR_NATIVE_DIR,  // where the addon was built
+    blockThreshold: env.LOOPDOCTOR_BLOCK_THRESHOLD_MS,
+    blockInterval: env.LOOPDOCTOR_BLOCK_INTERVAL_MS,
+  };
   try {
     if (tree) passToChildren(env); else scrubEnvironment(env, selfPath);
   } catch (_) { /* never break the target */ }
   if (!fdText && !endpoint) return null;
+  return settingsFrom(raw);
+}
 
-  const defaultIntervalMs = fdText || tree ? DEFAULT_INTERVAL_FD_MS : DEFAULT_INTERVAL_ENDPOINT_MS;
-  let intervalMs = Number(intervalText);
+// `loopdoctor attach`: the settings object its Runtime.evaluate passes to
+// attach.js (every field given), onto the same shape as readSettings'.
+// Returns { settings } or { error } naming the bad field and what it takes.
+const ATTACH_PROFILES = { 'on-block': 'on-block', on: '1', off: '0' };
+function attachSettings(s) {
+  if (s === null || typeof s !== 'object') return { error: 'attach() takes a settings object, not ' + typeof s };
+  if (typeof s.endpoint !== 'string' || s.endpoint === '' || s.endpoint === '\u0000') {
+    return { error: 'settings.endpoint must name the collector\'s Unix socket (a path, or "\\u0000name" for an abstract one)' };
+  }
+  if (s.profile !== undefined && !Object.prototype.hasOwnProperty.call(ATTACH_PROFILES, s.profile)) {
+    return { error: 'settings.profile is ' + JSON.stringify(s.profile) + ': it takes on-block, on or off' };
+  }
+  if (s.probe !== undefined && s.probe !== 'js') {
+    return { error: 'settings.probe is ' + JSON.stringify(s.probe) + ': it takes "js" (the JS probe) or nothing (native when it loads)' };
+  }
+  const settings = settingsFrom({
+    endpoint: s.endpoint,
+    tree: false,
+    oneShot: true,  // a diagnosis as under `run`: 10 ms samples unless told
+    interval: s.intervalMs,
+    job: typeof s.job === 'string' ? s.job : undefined,
+    profile: s.profile === undefined ? undefined : ATTACH_PROFILES[s.profile],
+    profileInterval: s.profileIntervalUs,
+    probeChoice: s.probe,
+    nativeDir: typeof s.nativeDir === 'string' && s.nativeDir !== '' ? s.nativeDir : undefined,
+    blockThreshold: s.blockThresholdMs,
+    blockInterval: s.blockIntervalMs,
+  });
+  settings.attached = true;
+  settings.attachToken = typeof s.token === 'string' ? s.token : '';
+  settings.closeInspector = s.closeInspector === true;
+  return { settings };
+}
+
+// The one place that defaults and clamps the settings, from the
+// environment's texts (readSettings) or attach's values (attachSettings).
+function settingsFrom(raw) {
+  const defaultIntervalMs = raw.oneShot ? DEFAULT_INTERVAL_FD_MS : DEFAULT_INTERVAL_ENDPOINT_MS;
+  let intervalMs = Number(raw.interval);
   if (!Number.isFinite(intervalMs) || intervalMs <= 0) intervalMs = defaultIntervalMs;
   intervalMs = Math.min(Math.max(intervalMs, MIN_INTERVAL_MS), MAX_INTERVAL_MS);
-  let profileIntervalUs = Number(profileIntervalText);
+  let profileIntervalUs = Number(raw.profileInterval);
   if (!Number.isFinite(profileIntervalUs) || profileIntervalUs <= 0) profileIntervalUs = DEFAULT_PROFILE_INTERVAL_US;
   profileIntervalUs = Math.round(Math.min(Math.max(profileIntervalUs, MIN_PROFILE_INTERVAL_US), MAX_PROFILE_INTERVAL_US));
+  const profileText = raw.profile;
   return {
-    fdText,
-    endpoint,
+    fdText: raw.fdText,
+    endpoint: raw.endpoint,
     // Under run: worker threads and child processes are probed too.
-    tree,
-    treeChild: tree && !fdText,
+    tree: raw.tree,
+    treeChild: raw.tree && !raw.fdText,
+    // attachSettings sets these three: loaded by `loopdoctor attach`.
+    attached: false,
+    attachToken: '',
+    closeInspector: false,
     intervalMs,
     resolutionMs: Math.max(1, Math.min(Math.round(intervalMs), MAX_DELAY_RESOLUTION_MS)),
-    job: jobText || (process.argv[1] ? path.basename(process.argv[1]) : 'node'),
+    job: raw.job || (process.argv[1] ? path.basename(process.argv[1]) : 'node'),
     profileEnabled: profileText !== '0' && profileText !== 'false',
     profileOnBlock: profileText === 'on-block',
     profileIntervalUs,
-    probeChoice,
-    nativeDir,
-    blockThresholdMs: blockMs(blockThresholdText, DEFAULT_BLOCK_THRESHOLD_MS),
-    blockIntervalMs: blockMs(blockIntervalText, DEFAULT_BLOCK_INTERVAL_MS),
+    probeChoice: raw.probeChoice,
+    nativeDir: raw.nativeDir,
+    blockThresholdMs: blockMs(raw.blockThreshold, DEFAULT_BLOCK_THRESHOLD_MS),
+    blockIntervalMs: blockMs(raw.blockInterval, DEFAULT_BLOCK_INTERVAL_MS),
   };
 }
 
-// A block setting from the environment, in [MIN_BLOCK_MS, MAX_BLOCK_MS].
+// A block setting (a text from the environment or attach's number), in
+// [MIN_BLOCK_MS, MAX_BLOCK_MS].
 function blockMs(text, fallback) {
   const ms = Number(text);
   if (text === undefined || text === '' || !Number.isFinite(ms) || ms <= 0) return fallback;
@@ -253,6 +308,7 @@ function removeSelfFromNodeOptions(opts, selfPath) {
 
 module.exports = {
   readSettings,
+  attachSettings,
   PROBE_ENV_VARS,
   MAX_SAMPLED_THREADS,
   WORKER_DATA_KEY,
@@ -266,6 +322,7 @@ module.exports = {
   HANDOVER_MS,
   MEM_REFRESH_MS,
   FLUSH_MS,
+  CLOSE_WAIT_MS,
   TIMED_REQUESTS_PER_INTERVAL,
   GC_PROFILER_MAX_PENDING,
   HEAP_AFTER_MAX_LAG_MS,

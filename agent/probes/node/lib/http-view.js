@@ -46,6 +46,9 @@ const { TIMED_REQUESTS_PER_INTERVAL } = require('./config.js');
 let dc;
 try { dc = require('diagnostics_channel'); } catch (_) { dc = null; }
 
+const REQUEST_START = 'http.server.request.start';
+const LISTEN_END = 'tracing:net.server.listen:asyncEnd';
+
 // The smallest power of two that keeps about TIMED_REQUESTS_PER_INTERVAL of
 // `n` requests timed.
 function strideFor(n) {
@@ -222,15 +225,15 @@ function createHttpView(state, send) {
   }
 
   // Older Node: wrap listen(). Its frame then shows in listen errors; nothing
-  // else would tell us the port.
+  // else would tell us the port. Returns the hook's removal.
   function hookListen() {
     if (listenChannelPublished()) {
-      dc.subscribe('tracing:net.server.listen:asyncEnd', onListenEnd);
-      return;
+      dc.subscribe(LISTEN_END, onListenEnd);
+      return () => dc.unsubscribe(LISTEN_END, onListenEnd);
     }
     const proto = net.Server.prototype;
     const original = proto.listen;
-    if (typeof original !== 'function' || original.__loopdoctor) return;
+    if (typeof original !== 'function' || original.__loopdoctor) return () => {};
     const wrapped = function listen(...args) {
       try { if (!state.finished) this.once('listening', onListening); } catch (_) { /* ignore */ }
       return original.apply(this, args);
@@ -238,19 +241,49 @@ function createHttpView(state, send) {
     Object.defineProperty(wrapped, '__loopdoctor', { value: true });
     Object.defineProperty(wrapped, 'length', { value: original.length });
     proto.listen = wrapped;
+    // A later wrapper on top of ours stays, and so does ours under it.
+    return () => { if (proto.listen === wrapped) proto.listen = original; };
   }
 
   function subscribe() {
-    if (dc && typeof dc.subscribe === 'function') dc.subscribe('http.server.request.start', onRequestStart);
-    else if (dc && typeof dc.channel === 'function') dc.channel('http.server.request.start').subscribe(onRequestStart);
+    if (dc && typeof dc.subscribe === 'function') {
+      dc.subscribe(REQUEST_START, onRequestStart);
+      return () => dc.unsubscribe(REQUEST_START, onRequestStart);
+    }
+    if (dc && typeof dc.channel === 'function') {
+      const ch = dc.channel(REQUEST_START);
+      ch.subscribe(onRequestStart);
+      return () => ch.unsubscribe(onRequestStart);
+    }
+    return () => {};
   }
 
+  // Returns the view's removal (a detaching probe): hooks off, nothing of
+  // the application's held.
   function install() {
-    hookListen();
-    subscribe();
+    const unhook = hookListen();
+    const unsubscribe = subscribe();
+    return () => {
+      unsubscribe();
+      unhook();
+      clear();
+    };
   }
 
-  return { install, takeJson, reset, clear };
+  // Attach mode: the TCP servers listening already (the ones whose handle
+  // keeps the loop alive, as every server's does unless unref()'d) get
+  // their listen lines, sent right after hello.
+  function addListening() {
+    let handles;
+    try { handles = process._getActiveHandles(); } catch (_) { return; }
+    for (const h of handles) {
+      try {
+        if (h instanceof net.Server && h.listening) onListening.call(h);
+      } catch (_) { /* never throw */ }
+    }
+  }
+
+  return { install, addListening, takeJson, reset, clear };
 }
 
 module.exports = { createHttpView };

@@ -53,7 +53,9 @@ function howToBuild() {
 // JS probe runs. A worker thread loads it too: the addon is context-aware
 // and gives each thread's loop its own watchdog (native/addon.cc).
 function loadNative(settings, probeDir) {
-  if (settings.probeChoice === 'js') return { addon: null, fallback: 'LOOPDOCTOR_PROBE=js' };
+  if (settings.probeChoice === 'js') {
+    return { addon: null, fallback: settings.attached ? 'the JS probe was asked for (probe: "js")' : 'LOOPDOCTOR_PROBE=js' };
+  }
   const abi = process.versions.modules;
   const dirs = addonDirs(settings, probeDir);
   const file = dirs.map((d) => path.join(d, addonFileName(abi))).find((f) => fs.existsSync(f));

@@ -151,9 +151,12 @@ const NET_UNKNOWN = 0, NET_RAW = 1, NET_OTHER = 2;
 // as client `tls`: its writes and reads are the application's, in clear,
 // on the TLSSocket. A Node without _writeGeneric times nothing.
 // onCall(client, dest, ms) records a call; conns[client] counts the
-// connections per destination.
+// connections per destination. Once the probe detaches (stop()), each
+// socket's two functions put back what was there at its next write or
+// read, and call it.
 function createNetCalls(state, isUndici, onCall, conns) {
   const tracked = new WeakMap();  // socket -> its state, for an upgrade to TLS
+  let live = true;
 
   function classify(sock) {
     return sock.parser || sock._httpMessage || isUndici(sock) ? NET_OTHER : NET_RAW;
@@ -170,7 +173,12 @@ function createNetCalls(state, isUndici, onCall, conns) {
   }
 
   function wrap(sock, name, fn) {
+    const own = Object.getOwnPropertyDescriptor(sock, name);
     Object.defineProperty(sock, name, { value: fn, writable: true, configurable: true, enumerable: false });
+    return () => {
+      if (sock[name] !== fn) return;  // replaced since: theirs stays
+      if (own) Object.defineProperty(sock, name, own); else delete sock[name];
+    };
   }
 
   // A plain socket upgraded to TLS (pg's and mysql2's STARTTLS: the
@@ -191,12 +199,16 @@ function createNetCalls(state, isUndici, onCall, conns) {
       const protoWrite = sock._writeGeneric, protoPush = sock.push;
       const st = { kind: NET_UNKNOWN, sent: -1, dest: '', client };
       tracked.set(sock, st);
-      wrap(sock, '_writeGeneric', function _writeGeneric() {
-        if (st.sent < 0 && st.kind !== NET_OTHER && state.sampling) st.sent = performance.now();
+      let unwrapWrite = null, unwrapPush = null;
+      const unwrap = () => { try { unwrapWrite(); unwrapPush(); } catch (_) { /* never throw */ } };
+      unwrapWrite = wrap(sock, '_writeGeneric', function _writeGeneric() {
+        if (!live) unwrap();
+        else if (st.sent < 0 && st.kind !== NET_OTHER && state.sampling) st.sent = performance.now();
         return protoWrite.apply(this, arguments);
       });
-      wrap(sock, 'push', function push(chunk) {
-        if (st.sent >= 0 && chunk !== null) {
+      unwrapPush = wrap(sock, 'push', function push(chunk) {
+        if (!live) unwrap();
+        else if (st.sent >= 0 && chunk !== null) {
           try { onReply(sock, st); } catch (_) { /* never throw */ }
         }
         return protoPush.apply(this, arguments);
@@ -204,7 +216,7 @@ function createNetCalls(state, isUndici, onCall, conns) {
     } catch (_) { /* never throw */ }
   }
 
-  return { onSocket, onUpgrade };
+  return { onSocket, onUpgrade, stop: () => { live = false; } };
 }
 
 // tls.connect() publishes nothing on diagnostics_channel (Node 20-24), so
@@ -225,9 +237,10 @@ function createNetCalls(state, isUndici, onCall, conns) {
 // connections opened before that are not timed. (A hook on Module._load
 // would see every require, but its frame would sit in every stack the
 // application's start-up throws.) Once per process; each createOutbound
-// adds a listener.
+// adds a listener, and the wrapper goes with the last one.
 const tlsListeners = [];
 let tlsWrapped = false;
+let tlsRestore = null;  // puts tls.connect back (the last listener went)
 const REQUIRE_END = 'tracing:module.require:end';
 
 function tlsLoaded() {
@@ -258,14 +271,38 @@ function wrapTls() {
   };
   Object.defineProperty(connect, 'length', { value: orig.length });
   tls.connect = connect;
+  syncEsm();
+  tlsRestore = () => {
+    if (tls.connect !== connect) return;  // wrapped again since: left as it is
+    tls.connect = orig;
+    syncEsm();
+  };
+}
+
+function syncEsm() {
   try { require('module').syncBuiltinESMExports(); } catch (_) { /* CJS callers still see it */ }
 }
 
+// Adds a listener for every TLS socket tls.connect() returns; returns its
+// removal, which puts tls.connect back when it was the last.
 function watchTls(onTls) {
   tlsListeners.push(onTls);
-  if (tlsListeners.length > 1 || tlsWrapped) return;
-  if (tlsLoaded()) { wrapTls(); return; }
-  try { if (dc) dc.subscribe(REQUIRE_END, onRequireEnd); } catch (_) { /* checkTls still wraps it */ }
+  if (tlsListeners.length === 1 && !tlsWrapped) {
+    if (tlsLoaded()) wrapTls();
+    else try { if (dc) dc.subscribe(REQUIRE_END, onRequireEnd); } catch (_) { /* checkTls still wraps it */ }
+  }
+  return () => {
+    const i = tlsListeners.indexOf(onTls);
+    if (i >= 0) tlsListeners.splice(i, 1);
+    if (tlsListeners.length > 0) return;
+    if (tlsWrapped) {
+      if (tlsRestore !== null) tlsRestore();
+      tlsRestore = null;
+      tlsWrapped = false;
+    } else {
+      try { if (dc) dc.unsubscribe(REQUIRE_END, onRequireEnd); } catch (_) { /* not subscribed */ }
+    }
+  };
 }
 
 function checkTls() {
@@ -440,21 +477,36 @@ function createOutbound(state) {
     return line;
   }
 
+  // Returns the removal of every hook (a detaching probe).
   function install() {
-    if (!dc || typeof dc.subscribe !== 'function') return;
-    dc.subscribe('http.client.request.start', onHttpStart);
-    dc.subscribe('http.client.response.finish', onEnd);
-    dc.subscribe('undici:client:sendHeaders', onUndiciSend);
-    dc.subscribe('undici:request:trailers', onEnd);
-    dc.subscribe('undici:client:connected', onUndiciConnected);
-    dc.subscribe('net.client.socket', (msg) => { checkTls(); net.onSocket(msg); });
-    watchTls((sock, options) => {
+    if (!dc || typeof dc.subscribe !== 'function') return () => {};
+    const channels = {
+      'http.client.request.start': onHttpStart,
+      'http.client.response.finish': onEnd,
+      'undici:client:sendHeaders': onUndiciSend,
+      'undici:request:trailers': onEnd,
+      'undici:client:connected': onUndiciConnected,
+      'net.client.socket': (msg) => { checkTls(); net.onSocket(msg); },
+    };
+    for (const name of Object.keys(channels)) dc.subscribe(name, channels[name]);
+    const unwatchTls = watchTls((sock, options) => {
       if (options && typeof options === 'object' && options.socket) net.onUpgrade(options.socket);
       net.onSocket({ socket: sock }, 'tls');
     });
+    let observer = null;
     try {
-      new PerformanceObserver(onResource).observe({ entryTypes: ['resource'] });
-    } catch (_) { /* no resource timing in this Node: no undici waits */ }
+      observer = new PerformanceObserver(onResource);
+      observer.observe({ entryTypes: ['resource'] });
+    } catch (_) { observer = null; /* no resource timing in this Node: no undici waits */ }
+    return () => {
+      for (const name of Object.keys(channels)) {
+        try { dc.unsubscribe(name, channels[name]); } catch (_) { /* never throw */ }
+      }
+      try { unwatchTls(); } catch (_) { /* never throw */ }
+      if (observer !== null) { try { observer.disconnect(); } catch (_) { /* gone */ } }
+      net.stop();
+      dests.clear();
+    };
   }
 
   return { install, poll, take, busy };

@@ -59,9 +59,17 @@ function createSlowTick() {
     if (timer !== null) arm();
   }
 
+  // The probe detaches: every part and the timer go.
+  function stop() {
+    parts.length = 0;
+    wantFast.clear();
+    if (timer !== null) { clearInterval(timer); timer = null; }
+  }
+
   return {
     add,
     fast,
+    stop,
     get periodMs() { return periodMs; },
     // In a part: how much later than its period the tick came, in ms (a
     // loop blocked across the tick's due time makes it late).

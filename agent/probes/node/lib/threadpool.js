@@ -13,6 +13,7 @@
 // application instead, and enabling an init hook makes every promise pay
 // for a hook too.
 const crypto = require('crypto');
+const fs = require('fs');
 const { performance } = require('perf_hooks');
 const { r3 } = require('./state.js');
 
@@ -31,14 +32,45 @@ const CANARY_QUIET_RUN = 3;
 const DEFAULT_POOL_SIZE = 4;
 const MAX_POOL_SIZE = 1024;
 
+// Attach mode: the first canary would start libuv's pool in an
+// application that never used it, and its threads stay until the process
+// exits (libuv never stops them): the probe would leave them behind. So an
+// attached probe sends canaries only once the pool is known to run: a
+// thread of libuv's named (libuv >= 1.50, Node 22, names its workers), or
+// a pending request that runs on the pool among the process's resources
+// (Node lists fs and dns.lookup requests; crypto and zlib jobs it does not:
+// an attached Node 20 whose pool does only those gets no threadpool line).
+const POOL_THREAD_NAME = 'libuv-worker';
+const POOL_REQUESTS = new Set(['FSReqCallback', 'FSReqPromise', 'GetAddrInfoReqWrap', 'GetNameInfoReqWrap']);
+
+const NAMES_POOL_THREADS = (() => {
+  const [major, minor] = String(process.versions.uv).split('.').map(Number);
+  return major > 1 || (major === 1 && minor >= 50);
+})();
+
+function poolInUse() {
+  try {
+    if (process.getActiveResourcesInfo().some((r) => POOL_REQUESTS.has(r))) return true;
+  } catch (_) { /* older Node: the threads may tell */ }
+  if (!NAMES_POOL_THREADS) return false;
+  try {
+    for (const tid of fs.readdirSync('/proc/self/task')) {
+      if (fs.readFileSync('/proc/self/task/' + tid + '/comm', 'latin1').trim() === POOL_THREAD_NAME) return true;
+    }
+  } catch (_) { /* no /proc */ }
+  return false;
+}
+
 function poolSize(env) {
   const n = Math.floor(Number(env.UV_THREADPOOL_SIZE));
   if (!Number.isFinite(n) || n <= 0) return DEFAULT_POOL_SIZE;
   return Math.min(n, MAX_POOL_SIZE);
 }
 
-function createThreadpool(state, env) {
+// opts.onlyInUse: no canary until poolInUse() (attach mode, see above).
+function createThreadpool(state, env, opts = {}) {
   const size = poolSize(env);
+  let poolSeen = !opts.onlyInUse;
   const buf = Buffer.alloc(1);
   let pendingT = -1;  // performance.now() of the canary in flight, -1: none
   let lastT = -Infinity;
@@ -63,7 +95,7 @@ function createThreadpool(state, env) {
 
   // Whether the pool is being watched closely: a canary in flight or one
   // not yet quiet (causes.js then ticks every SLOW_REFRESH_MS).
-  function busy() { return pendingT >= 0 || quiet < CANARY_QUIET_RUN; }
+  function busy() { return poolSeen && (pendingT >= 0 || quiet < CANARY_QUIET_RUN); }
 
   // Called at each slow tick (every periodMs); sends a canary when the last
   // came back and the next is due (within half a tick).
@@ -71,6 +103,7 @@ function createThreadpool(state, env) {
     const now = performance.now();
     const every = quiet >= CANARY_QUIET_RUN ? CANARY_QUIET_EVERY_MS : CANARY_EVERY_MS;
     if (pendingT >= 0 || now - lastT < every - periodMs / 2) return;
+    if (!poolSeen && !(poolSeen = poolInUse())) { lastT = now; return; }
     lastT = pendingT = now;
     try { crypto.randomFill(buf, onDone); } catch (_) { pendingT = -1; }
   }

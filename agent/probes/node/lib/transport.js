@@ -1,16 +1,19 @@
 'use strict';
-// The connection to the collector: an inherited socket (LOOPDOCTOR_FD) or a
-// Unix socket path (LOOPDOCTOR_ENDPOINT) with reconnects; the outgoing line
-// queue; the control lines (hello, listen, bye) and the collector's commands.
+// The connection to the collector: an inherited socket (LOOPDOCTOR_FD), a
+// Unix socket path (LOOPDOCTOR_ENDPOINT) with reconnects, or attach's
+// endpoint (one connection, no reconnect; a name starting with "\0" is an
+// abstract socket); the outgoing line queue; the control lines (hello,
+// listen, bye) and the collector's commands.
 const net = require('net');
 const v8 = require('v8');
 const { r3 } = require('./state.js');
 const {
-  MAX_BUFFERED_BYTES, RECONNECT_MIN_MS, RECONNECT_MAX_MS, MAX_CONTROL_LINE_BYTES, FLUSH_MS,
+  MAX_BUFFERED_BYTES, RECONNECT_MIN_MS, RECONNECT_MAX_MS, MAX_CONTROL_LINE_BYTES, FLUSH_MS, CLOSE_WAIT_MS,
 } = require('./config.js');
 
 // hooks.connected(): hello and listens are out, start sampling.
 // hooks.lost(): the socket is gone (connected is already false).
+// hooks.closed(): attach mode, after lost: the one connection is over.
 // hooks.end(), hooks.profileStart(): the collector's commands.
 function createTransport(state, hooks) {
   const { settings, now } = state;
@@ -33,6 +36,7 @@ function createTransport(state, hooks) {
   // what the addon cannot send while the agent is away it drops and counts.
   let native = state.native;
   let nativeLink = false;  // agent mode with the addon's own connection
+  let nativeStarted = false;  // this probe's start() of the addon succeeded: close() releases it
 
   function enqueue(lines) {
     if (native !== null) {
@@ -109,6 +113,9 @@ function createTransport(state, hooks) {
       argv: process.argv, interval_ms: settings.intervalMs, heap_limit: heapLimit, job: settings.job,
       probe: native !== null ? 'native' : 'js',
       probe_fallback: state.probeFallback || undefined,
+      // `loopdoctor attach`: the token tells the collector its own attach.
+      attached: settings.attached || undefined,
+      attach_token: settings.attached ? settings.attachToken : undefined,
     })) + '\n';
   }
 
@@ -137,9 +144,14 @@ function createTransport(state, hooks) {
     shutdown();  // the thread must be done with the fd before it closes
     if (state.socket) { try { state.socket.destroy(); } catch (_) { /* already gone */ } }
     state.socket = null;
-    // A run's tree does not reconnect: the collector never comes back.
-    if (settings.endpoint && !settings.fdText && !settings.tree && !state.finished && !state.disabled) scheduleReconnect();
-    else state.disabled = true;
+    // A run's tree does not reconnect: the collector never comes back;
+    // nor does an attached probe, which detaches instead.
+    if (settings.endpoint && !settings.fdText && !settings.tree && !settings.attached && !state.finished && !state.disabled) {
+      scheduleReconnect();
+      return;
+    }
+    state.disabled = true;
+    if (settings.attached) hooks.closed();
   }
 
   function attach(s) {
@@ -167,6 +179,7 @@ function createTransport(state, hooks) {
       native = state.native = null;
       state.probeFallback = 'the native probe did not start on fd ' + fd;
     }
+    nativeStarted = native !== null;
     // Block stacks (`block` lines) come from the native probe only.
     if (native !== null && typeof native.blocks === 'function') {
       native.blocks(settings.blockThresholdMs, settings.blockIntervalMs, settings.worker ? settings.threadId : 0);
@@ -186,6 +199,7 @@ function createTransport(state, hooks) {
       return;
     }
     nativeLink = true;
+    nativeStarted = true;
     // Block stacks, where the addon has them (as openFd does).
     if (typeof native.blocks === 'function') native.blocks(settings.blockThresholdMs, settings.blockIntervalMs);
     native.preamble(preamble());
@@ -201,7 +215,7 @@ function createTransport(state, hooks) {
     s.once('connect', () => {
       try {
         if (state.socket !== s) return;
-        if (settings.tree) startNativeOn(s._handle.fd);
+        if (settings.tree || settings.attached) startNativeOn(s._handle.fd);
         onConnected();
       } catch (_) { /* silent */ }
     });
@@ -240,18 +254,43 @@ function createTransport(state, hooks) {
   // The process exits or the socket is lost: the native writer writes out
   // what is queued (bye included) and its thread ends.
   function shutdown() {
-    if (native !== null) { try { native.stop(); } catch (_) { /* never throw */ } }
+    if (native !== null && nativeStarted) { try { native.stop(); } catch (_) { /* never throw */ } }
+  }
+
+  // Attach mode, the probe detaches: what is queued is written (the
+  // addon's writer writes its queue out as its thread ends), the addon lets
+  // go of its thread and loop handles, and the socket closes once written;
+  // a collector that reads nothing for CLOSE_WAIT_MS has it destroyed.
+  function close() {
+    if (reconnectTimer) { clearTimeout(reconnectTimer); reconnectTimer = null; }
+    try { flush(); } catch (_) { /* the collector is gone */ }
+    // Only what this probe started: an addon it never started may be
+    // another probe's by now (an attach that took over in this thread).
+    if (native !== null && nativeStarted) {
+      try { if (typeof native.release === 'function') native.release(); else native.stop(); } catch (_) { /* never throw */ }
+    }
+    const s = state.socket;
+    state.socket = null;
+    state.connected = false;
+    state.disabled = true;
+    if (s === null) return;
+    if (native !== null || s.destroyed || !s.writable || s.writableLength === 0) { s.destroy(); return; }
+    const timer = setTimeout(() => s.destroy(), CLOSE_WAIT_MS);
+    timer.unref();
+    s.once('close', () => clearTimeout(timer));
+    s.end(() => s.destroy());
   }
 
   // Connects (fd: at once, with hello; endpoint: when the socket connects;
-// a run's child process: JS connects, then the addon writes on that socket).
+  // a run's child process and an attached probe: JS connects, then the
+  // addon writes on that socket).
   function start() {
     if (settings.fdText) openFd();
-    else if (native !== null && !settings.tree) startNativeEndpoint();
+    else if (native !== null && !settings.tree && !settings.attached) startNativeEndpoint();
     else connectEndpoint();
   }
 
-  return { start, enqueue, flush, flushIfDue, send, writeNow, sendBye, shutdown };
+  return { start, enqueue, flush, flushIfDue, send, writeNow, sendBye, shutdown, close };
 }
 
 module.exports = { createTransport };

@@ -89,7 +89,8 @@ function createWarnings(state, probeDir) {
 
 // Listens from the start (warnings at start-up count too) and sends what
 // came once a second while sampling (on the probe's slow tick); warnings
-// before the collector is connected wait in their counts.
+// before the collector is connected wait in their counts. Returns the
+// listener's removal (a detaching probe).
 function installWarnings(state, transport, probeDir) {
   const warnings = createWarnings(state, probeDir);
   process.on('warning', warnings.onWarning);
@@ -108,6 +109,10 @@ function installWarnings(state, transport, probeDir) {
     dueT = t + WARNINGS_INTERVAL_MS;
     if (line !== '') transport.enqueue(line);
   });
+  return () => {
+    remove();
+    process.removeListener('warning', warnings.onWarning);
+  };
 }
 
 module.exports = { installWarnings, createWarnings, userFrame, MAX_KINDS, MAX_MESSAGE_CHARS };

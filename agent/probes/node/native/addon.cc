@@ -10,6 +10,9 @@
 // under a thread still running at exit(); a worker's is stopped, its thread
 // joined, its handle closed and freed when the worker ends, however it ends
 // (its end, process.exit() in it, an uncaught throw, worker.terminate()).
+// release() (`loopdoctor attach`'s detach) retires what start() made on any
+// thread: the watchdog's thread joined, its loop handles closed, all of it
+// freed, and the instance ready to start() again.
 #include <fcntl.h>
 #include <node_api.h>
 #include <unistd.h>
@@ -33,17 +36,24 @@ namespace {
 constexpr int kMaxWatchedLoops = 1 + 64;
 std::atomic<int> g_watched{0};
 
-// One environment's probe (Node-API instance data).
+// One environment's probe (Node-API instance data). The parts start()
+// makes are null before it and again once retire() took them.
 struct Instance {
   bool main_thread = false;  // on uv_default_loop(): never freed
+  napi_env env = nullptr;
   LineWriter* writer = nullptr;
   Watchdog* watchdog = nullptr;
   GcHooks* gc = nullptr;
   SocketLink* link = nullptr;  // agent mode only
+  // The env's cleanup hook, added at the first start() and kept for the
+  // instance's life (Node refuses the same hook twice).
+  bool hook_added = false;
   napi_async_cleanup_hook_handle cleanup = nullptr;  // a worker's
-  bool finalized = false;  // Node let go of the instance data
+  bool cleaning = false;    // a worker's cleanup hook ran; Node waits for closes == 0
+  int closes = 0;           // retired parts whose loop handles are closing
+  bool cleaned = false;     // the worker's cleanup is over (Node was told)
+  bool finalized = false;   // Node let go of the instance data
   // onBlock(fn): JS called after a block starts (the watchdog's async handle).
-  napi_env env = nullptr;
   napi_ref on_block = nullptr;
   napi_async_context block_ctx = nullptr;
 };
@@ -126,34 +136,70 @@ void call_on_block(void* arg) {
 // stay (see the top of the file).
 void on_main_cleanup(void* arg) {
   auto* in = static_cast<Instance*>(arg);
+  if (in->watchdog == nullptr) return;  // released, or never started
   in->watchdog->stop();
   in->watchdog->close_handle();
 }
 
-// A worker ends: the thread is joined (it writes what is queued, on the
-// writer's own fd), the GC callbacks leave the isolate, and once the loop
-// has closed the prepare handle everything is freed and Node told.
-void on_worker_cleanup(napi_async_cleanup_hook_handle handle, void* arg) {
-  auto* in = static_cast<Instance*>(arg);
-  in->cleanup = handle;
+// A worker's cleanup is over once its hook ran and no retired part's
+// handles are still closing: Node is told (its loop may close now), and the
+// instance goes if Node already let go of it.
+void finish_worker_cleanup(Instance* in) {
+  if (!in->cleaning || in->closes > 0 || in->cleaned) return;
+  in->cleaned = true;
+  napi_remove_async_cleanup_hook(in->cleanup);
+  if (in->finalized) delete in;
+}
+
+// What start() made, on their way out (retire()).
+struct Retired {
+  Instance* owner;
+  LineWriter* writer;
+  Watchdog* watchdog;
+  GcHooks* gc;
+  SocketLink* link;
+};
+
+// The thread is joined (it writes what is queued, on the writer's own fd),
+// onBlock and the GC callbacks leave, the fd closes; once the loop has
+// closed the watchdog's handles the parts are freed. JS thread. The
+// instance can start() again at once; the main thread's old parts may
+// still be closing then (`closes` counts them for a worker's cleanup).
+void retire(Instance* in) {
   in->watchdog->stop();
   drop_on_block(in->env, in);
   if (in->block_ctx != nullptr) napi_async_destroy(in->env, in->block_ctx);
   in->block_ctx = nullptr;
   in->gc->disable();
   in->writer->close_fd();
-  in->watchdog->close_handle([](void* a) {
-    auto* done = static_cast<Instance*>(a);
-    delete done->watchdog;
+  auto* r = new Retired{in, in->writer, in->watchdog, in->gc, in->link};
+  in->writer = nullptr;
+  in->watchdog = nullptr;
+  in->gc = nullptr;
+  in->link = nullptr;
+  g_watched.fetch_sub(1);
+  in->closes++;
+  r->watchdog->close_handle([](void* a) {
+    auto* done = static_cast<Retired*>(a);
+    delete done->watchdog;  // frees its block sampler (block_sampler.h)
     delete done->gc;
     delete done->writer;
-    done->watchdog = nullptr;
-    done->gc = nullptr;
-    done->writer = nullptr;
-    g_watched.fetch_sub(1);
-    napi_remove_async_cleanup_hook(done->cleanup);
-    if (done->finalized) delete done;
-  }, in);
+    delete done->link;      // after the writer that wrote on it
+    Instance* in = done->owner;
+    delete done;
+    in->closes--;
+    finish_worker_cleanup(in);
+  }, r);
+}
+
+// A worker ends, however it ends: what runs is retired and Node waits for
+// its handles to close (finish_worker_cleanup).
+void on_worker_cleanup(napi_async_cleanup_hook_handle handle, void* arg) {
+  auto* in = static_cast<Instance*>(arg);
+  in->cleanup = handle;
+  in->cleaning = true;
+  if (in->watchdog != nullptr) retire(in);
+  finish_worker_cleanup(in);
 }
 
 // The watchdog on this thread's loop, writing through `writer` (taken); the
@@ -177,12 +223,16 @@ bool start_watchdog(napi_env env, const Args& a, LineWriter* writer) {
   cfg.resolution_ns = static_cast<uint64_t>(get_number(env, a.argv[2], 10) * 1e6);
   cfg.t0_ns = uv_hrtime() - static_cast<uint64_t>(get_number(env, a.argv[3], 0) * 1e6);
   in->main_thread = loop == uv_default_loop();
+  in->env = env;
   in->writer = writer;
   in->watchdog = new Watchdog(loop, writer, cfg);
   in->watchdog->start_thread();
   in->gc = new GcHooks(writer, cfg.t0_ns);
-  if (in->main_thread) napi_add_env_cleanup_hook(env, on_main_cleanup, in);
-  else napi_add_async_cleanup_hook(env, on_worker_cleanup, in, nullptr);
+  if (!in->hook_added) {
+    in->hook_added = true;
+    if (in->main_thread) napi_add_env_cleanup_hook(env, on_main_cleanup, in);
+    else napi_add_async_cleanup_hook(env, on_worker_cleanup, in, nullptr);
+  }
   return true;
 }
 
@@ -215,8 +265,11 @@ napi_value StartEndpoint(napi_env env, napi_callback_info info) {
   if (path.empty()) return js_bool(env, false);
   auto* link = new SocketLink(path, static_cast<uint64_t>(get_number(env, a.argv[5], 100) * 1e6),
                               static_cast<uint64_t>(get_number(env, a.argv[6], 5000) * 1e6));
-  if (!start_watchdog(env, a, new LineWriter(link, max_buffered_arg(env, a)))) return js_bool(env, false);
-  in->link = link;  // never freed: the main thread's
+  if (!start_watchdog(env, a, new LineWriter(link, max_buffered_arg(env, a)))) {
+    delete link;
+    return js_bool(env, false);
+  }
+  in->link = link;  // freed by retire() only: the main thread's stays to exit
   return js_bool(env, true);
 }
 
@@ -325,7 +378,6 @@ napi_value OnBlock(napi_env env, napi_callback_info info) {
     if (napi_async_init(env, nullptr, name, &in->block_ctx) != napi_ok) return js_bool(env, false);
   }
   if (napi_create_reference(env, a.argv[0], 1, &in->on_block) != napi_ok) return js_bool(env, false);
-  in->env = env;
   in->watchdog->notify_blocks(call_on_block, in);
   return js_bool(env, true);
 }
@@ -356,6 +408,14 @@ napi_value Stop(napi_env env, napi_callback_info) {
   return js_undefined(env);
 }
 
+// release(): stop(), then everything start() made goes (retire()); start()
+// may be called again. `loopdoctor attach`'s detach.
+napi_value Release(napi_env env, napi_callback_info) {
+  Instance* in = instance(env);
+  if (in != nullptr && in->watchdog != nullptr) retire(in);
+  return js_undefined(env);
+}
+
 napi_value Dropped(napi_env env, napi_callback_info) {
   Instance* in = instance(env);
   napi_value r;
@@ -381,15 +441,17 @@ napi_value Init(napi_env env, napi_value exports) {
       {"stopSampling", nullptr, StopSampling, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"sampleNow", nullptr, SampleNow, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"stop", nullptr, Stop, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"release", nullptr, Release, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"dropped", nullptr, Dropped, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
   // Freed with its environment, by whichever comes last of this finalizer
-  // and a worker's cleanup (on_worker_cleanup); the main thread's stays.
+  // and a worker's cleanup (finish_worker_cleanup); the main thread's stays.
   napi_set_instance_data(env, new Instance, [](napi_env, void* data, void*) {
     auto* in = static_cast<Instance*>(data);
     in->finalized = true;
-    if (in->watchdog == nullptr && !in->main_thread) delete in;
+    // A worker whose hook was added is freed when its cleanup is over.
+    if (!in->main_thread && (!in->hook_added || in->cleaned)) delete in;
   }, nullptr);
   return exports;
 }

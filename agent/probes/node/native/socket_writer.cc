@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 
 namespace loopdoctor::probe {
@@ -28,15 +29,21 @@ void SocketLink::set_preamble(std::string lines) {
 
 int SocketLink::open_socket() {
   sockaddr_un addr{};
-  if (path_.size() >= sizeof addr.sun_path) return -1;
+  if (path_.empty() || path_.size() >= sizeof addr.sun_path) return -1;
   addr.sun_family = AF_UNIX;
   std::memcpy(addr.sun_path, path_.data(), path_.size());
+  // A name that starts with NUL is in Linux's abstract namespace (the
+  // collector's socket made inside a container's network namespace): its
+  // length, not a NUL, ends it, every byte counts.
+  const socklen_t len = path_[0] == '\0'
+      ? static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + path_.size())
+      : static_cast<socklen_t>(sizeof addr);
   // CLOEXEC: a child the target spawns must not hold the agent's connection.
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return -1;
   // A Unix socket connects at once or fails at once (no EINPROGRESS); a full
   // backlog is EAGAIN, tried again on the backoff like a missing agent.
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0) {
     ::close(fd);
     return -1;
   }

@@ -1,5 +1,6 @@
 // The native probe's own connection to the agent (agent mode:
-// LOOPDOCTOR_ENDPOINT, a Unix socket path). The LineWriter hands it what it
+// LOOPDOCTOR_ENDPOINT, a Unix socket path, or an abstract socket's name
+// after a NUL byte). The LineWriter hands it what it
 // queued; it connects (non-blocking, from the watchdog thread), writes the
 // preamble (hello, then the listen lines) first on every connection, since
 // the agent wants hello before anything else, and reconnects on the JS

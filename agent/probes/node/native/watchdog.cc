@@ -10,8 +10,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <optional>
 #include <cstdlib>
+#include <mutex>
+#include <optional>
 
 namespace loopdoctor::probe {
 
@@ -31,18 +32,31 @@ constexpr uint64_t kFlushEarlyNs = kFlushNs - kTakeoverNs;
 // the loop thread at a served tick: a read there took ~14 us, cold.
 constexpr uint64_t kRssRefreshNs = 100'000'000;
 
-// /proc/self/statm, opened once for the process and read with pread at 0
-// (the kernel makes the text anew at each read from offset 0): an open and
-// its path walk were a third of an idle watchdog's CPU on this VM (~40 us
-// each, ten a second). O_CLOEXEC: a child Node starts execs, and its own
-// probe opens its own.
-int statm_fd() {
-  static const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-  return fd;
+// /proc/self/statm, opened once for all the process's watchdogs and read
+// with pread at 0 (the kernel makes the text anew at each read from offset
+// 0): an open and its path walk were a third of an idle watchdog's CPU on
+// this VM (~40 us each, ten a second). Closed when the last watchdog goes,
+// so a detached probe leaves no fd behind (a main thread's watchdog that
+// runs to exit never goes). O_CLOEXEC: a child Node starts execs, and its
+// own probe opens its own.
+std::mutex g_statm_mu;
+int g_statm_fd = -1;
+int g_statm_users = 0;
+
+int statm_acquire() {
+  std::lock_guard<std::mutex> lock(g_statm_mu);
+  if (g_statm_users++ == 0) g_statm_fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  return g_statm_fd;
 }
 
-uint64_t rss_bytes() {
-  const int fd = statm_fd();
+void statm_release() {
+  std::lock_guard<std::mutex> lock(g_statm_mu);
+  if (--g_statm_users > 0) return;
+  if (g_statm_fd >= 0) ::close(g_statm_fd);
+  g_statm_fd = -1;
+}
+
+uint64_t rss_bytes(int fd) {
   if (fd < 0) return 0;
   char buf[128];
   ssize_t n = ::pread(fd, buf, sizeof buf - 1, 0);
@@ -67,7 +81,7 @@ uint64_t thread_cpu_ns() {
 }  // namespace
 
 Watchdog::Watchdog(uv_loop_t* loop, LineWriter* writer, WatchdogConfig cfg)
-    : loop_(loop), writer_(writer), cfg_(cfg) {}
+    : loop_(loop), writer_(writer), cfg_(cfg), statm_fd_(statm_acquire()) {}
 
 // Every turn: two clock reads and the stamp (~50 ns); at a turn where a
 // tick is due (one per resolution at most), the tick and the sample.
@@ -124,9 +138,10 @@ bool Watchdog::enable_blocks_locked(BlockConfig cfg, uint32_t thread) {
   return true;
 }
 
-// A worker's watchdog, freed when its worker ends: stopped, its thread
-// joined and its handle closed first (addon.cc).
+// A worker's watchdog, freed when its worker ends, or a detached one:
+// stopped, its thread joined and its handle closed first (addon.cc).
 Watchdog::~Watchdog() {
+  statm_release();
   if (blocks_ == nullptr) return;
   blocks_->stop();
   blocks_->unregister_self();
@@ -158,7 +173,7 @@ bool Watchdog::loop_waiting() {
 
 uint64_t Watchdog::rss_cached(uint64_t now, bool refresh) {
   if (rss_ns_ == 0 || (refresh && now - rss_ns_ >= kRssRefreshNs)) {
-    rss_ = rss_bytes();
+    rss_ = rss_bytes(statm_fd_);
     rss_ns_ = now;
   }
   return rss_;

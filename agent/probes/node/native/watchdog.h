@@ -116,6 +116,7 @@ class Watchdog {
   uint64_t turn_cpu_ns_ = 0, turn_cpu_at_ns_ = 0;
   uint64_t rss_ = 0, rss_ns_ = 0;
   uint64_t takeover_ns_ = kTakeoverNs;  // or the block threshold, when shorter
+  const int statm_fd_;                  // /proc/self/statm, shared (watchdog.cc)
   BlockSampler* blocks_ = nullptr;  // mu_; freed with a worker's watchdog (block_sampler.h)
   std::thread thread_;
 };

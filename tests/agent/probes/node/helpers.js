@@ -74,10 +74,11 @@ function probeEnv(extra) {
   return env;
 }
 
-// Spawns a target (a fixture name or an absolute path); `exited` resolves with {code, signal, ms, stdout, stderr}.
+// Spawns a target (a fixture name or an absolute path; opts.nodeArgs go
+// before it); `exited` resolves with {code, signal, ms, stdout, stderr}.
 function startTarget(script, env, opts = {}) {
   const started = Date.now();
-  const child = spawn(process.execPath, [path.resolve(FIX, script)], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs || []), path.resolve(FIX, script)], {
     env, stdio: opts.stdio || ['ignore', 'pipe', 'pipe'], cwd: opts.cwd,
   });
   let stdout = '', stderr = '';

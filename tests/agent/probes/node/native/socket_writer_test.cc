@@ -5,6 +5,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cstddef>
 #include <cstring>
 #include <string>
 
@@ -45,4 +46,34 @@ TEST_CASE("socket link: no connection before the preamble, which then comes firs
   ::close(conn);
   ::close(listener);
   ::unlink(path.c_str());
+}
+
+// An abstract socket (a name after a NUL byte, no file): what `loopdoctor
+// attach` listens on inside a container's network namespace. Its length is
+// the name's: a listener bound to "\0name" is not "\0name\0\0...".
+TEST_CASE("socket link: connects to an abstract socket by its exact name") {
+  const std::string name = std::string(1, '\0') + "loopdoctor-link-test-" + std::to_string(::getpid());
+  const int listener = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  REQUIRE(listener >= 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, name.data(), name.size());
+  const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + name.size());
+  REQUIRE(::bind(listener, reinterpret_cast<sockaddr*>(&addr), len) == 0);
+  REQUIRE(::listen(listener, 4) == 0);
+
+  SocketLink link(name, 1'000'000, 100'000'000);
+  link.set_preamble("{\"type\":\"hello\"}\n");
+  REQUIRE(link.ensure_connected(1'000'000'000));
+  const int conn = ::accept(listener, nullptr, nullptr);
+  REQUIRE(conn >= 0);
+  char got[32] = {};
+  CHECK(::read(conn, got, sizeof got - 1) > 0);
+  CHECK(std::string(got).rfind("{\"type\":\"hello\"}", 0) == 0);
+  ::close(conn);
+
+  SocketLink other(name + "x", 1'000'000, 100'000'000);  // no such name: no connection
+  other.set_preamble("{\"type\":\"hello\"}\n");
+  CHECK_FALSE(other.ensure_connected(1'000'000'000));
+  ::close(listener);
 }
