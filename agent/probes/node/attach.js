@@ -92,6 +92,7 @@ function attachOrRefuse(input) {
   // A newer attach that took over from this one (its connection was dead)
   // keeps the global, and the inspector it came through.
   const onStopped = () => {
+    if (!worker && settings.removeDir) removeFolder(settings.removeDir);
     if (globalThis[ATTACH_KEY] !== entry) return;
     delete globalThis[ATTACH_KEY];
     if (settings.closeInspector) closeInspectorSoon();
@@ -108,6 +109,12 @@ function attachOrRefuse(input) {
   if (state.native === null) out.probe_fallback = state.probeFallback || 'the JS probe was asked for';
   out.listens = state.listens.map((l) => ({ address: l.address, port: l.port }));
   return out;
+}
+
+// Everything of this attach is loaded by now (modules are cached, the addon
+// mapped): its files may go.
+function removeFolder(dir) {
+  try { require('fs').rmSync(dir, { recursive: true, force: true }); } catch (_) { /* never throw */ }
 }
 
 function isMainThread() {

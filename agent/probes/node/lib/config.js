@@ -194,6 +194,16 @@ function attachSettings(s) {
   settings.attached = true;
   settings.attachToken = typeof s.token === 'string' ? s.token : '';
   settings.closeInspector = s.closeInspector === true;
+  // `attach --tree`: a process below the one attached to, named in its hello
+  // as a run's child processes are (parent_pid, process_name).
+  if (s.treeChild === true) settings.treeChild = true;
+  // The private folder loopdoctor made for this attach (its socket, and the
+  // probe's copy in a container): removed by the main thread's probe when
+  // it stops, so a loopdoctor killed mid-attach leaves nothing behind. Only
+  // a folder of that name is ever removed.
+  if (typeof s.removeDir === 'string' && /(^|\/)loopdoctor-attach-[^/]+$/.test(s.removeDir)) {
+    settings.removeDir = s.removeDir;
+  }
   return { settings };
 }
 
