@@ -7,7 +7,7 @@ namespace loopdoctor {
 ExitDescription describe_exit(const Timeline& tl) {
   ExitDescription d;
   if (!tl.exit.present && tl.detach_t >= 0) {
-    d.text = fmt::format("loopdoctor detached at {:.1f} s{}; the process runs on", tl.detach_t / 1000.0,
+    d.text = fmt::format("ran on after loopdoctor detached at {:.1f} s{}", tl.detach_t / 1000.0,
                          tl.detach_reason.empty() ? "" : " (" + tl.detach_reason + ")");
     return d;
   }
@@ -28,6 +28,15 @@ ExitDescription describe_exit(const Timeline& tl) {
                      : d.crash    ? " — the target crashed or failed by itself"
                                   : ", the target exited by itself");
   return d;
+}
+
+std::string attach_text(const Timeline& tl) {
+  const recording::AttachInfo& a = tl.attach;
+  if (!a.present) return "";
+  std::string s = fmt::format("attached to process {}", a.host_pid);
+  if (a.ns_pid > 0 && a.ns_pid != a.host_pid) s += fmt::format(" (pid {} in its own namespaces)", a.ns_pid);
+  else if (a.container) s += " (in a container)";
+  return s + ", already running: not restarted";
 }
 
 }  // namespace loopdoctor

@@ -24,4 +24,8 @@ using recording::exit_stopped;
 
 ExitDescription describe_exit(const Timeline& tl);
 
+// `loopdoctor attach`: "attached to process 1234, already running (not
+// restarted)", with its own pid when a container's; "" for a run.
+std::string attach_text(const Timeline& tl);
+
 }  // namespace loopdoctor

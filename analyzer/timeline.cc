@@ -39,6 +39,7 @@ class RunBuilder {
   void add(const json& r) {
     const Type type = recording::type_of(type_name(r));
     if (type == Type::kProc) return add_proc(recording::decode_proc(r));
+    if (type == Type::kMeta) note_attached_pid(r);
     if (Builder* b = builder_of(type, r)) b->add(r);
   }
 
@@ -75,6 +76,15 @@ class RunBuilder {
   }
 
  private:
+  // An attached process's loops all connect through one socket, its --tree
+  // children's first as often as not: the meta names the first process
+  // (its pid as its probe says it, a container's own) before any speaks.
+  void note_attached_pid(const json& r) {
+    const recording::AttachInfo a = recording::decode_meta(r).attach;
+    if (!a.present || main_pid_ != 0) return;
+    main_pid_ = a.ns_pid > 0 ? a.ns_pid : a.host_pid;
+  }
+
   // The first process's pid is 0 in loop keys, whether a record names it or not.
   LoopRef normal(LoopRef loop) const {
     if (main_pid_ != 0 && loop.pid == main_pid_) loop.pid = 0;

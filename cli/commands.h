@@ -15,6 +15,7 @@ struct Command {
 };
 
 Command add_run(CLI::App& root);
+Command add_attach(CLI::App& root);
 Command add_analyze(CLI::App& root);
 Command add_load(CLI::App& root);
 Command add_agent(CLI::App& root);

@@ -62,8 +62,8 @@ int main(int argc, char** argv) {
     return text;
   }));
   app.require_subcommand(1);
-  std::vector<Command> commands = {add_run(app),  add_analyze(app), add_compare(app),
-                                   add_load(app), add_agent(app),   add_env(app)};
+  std::vector<Command> commands = {add_run(app),  add_attach(app), add_analyze(app), add_compare(app),
+                                   add_load(app), add_agent(app),  add_env(app)};
   // Bare `loopdoctor`: what it can do, not CLI11's "A subcommand is required".
   if (argc == 1) {
     std::cerr << overview(commands) << "\n";

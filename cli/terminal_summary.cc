@@ -254,6 +254,7 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
   md += "- target: `" + cmd + "`";
   if (auto it = tl.versions.find("node"); it != tl.versions.end()) md += " (Node " + it->second + ")";
   md += "\n";
+  if (const std::string at = attach_text(tl); !at.empty()) md += "- " + at + "; it " + dx.exit.text + "\n";
   if (tl.load_config)
     md += "- load: `" + recording::load_config_text(*tl.load_config, /*every_field=*/true) + "`\n";
   else if (!tl.load_command.empty())

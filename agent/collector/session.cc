@@ -113,17 +113,19 @@ bool Session::start_attached() {
   }
   clock_ = base::RunClock();  // t = 0 at the attach
   result_->pid = at.pid;
-  nlohmann::json meta = meta_record(opts_.command, opts_.loopdoctor_version, interval_ms(), iso8601_utc_now(),
-                                    host_name(), at.pid);
-  meta["attach"] = at.meta;
-  writer_.write(meta);
-  writer_.flush();
   start_tree(at.pid);
+  // The probe's connections wait in the socket's backlog until the loop
+  // runs: the meta, which says how the attach went, is still the first line.
   if (std::string err = at.load_probe(); !err.empty()) {
     result_->error = err;
     abandon_start();
     return false;
   }
+  nlohmann::json meta = meta_record(opts_.command, opts_.loopdoctor_version, interval_ms(), iso8601_utc_now(),
+                                    host_name(), at.pid);
+  meta["attach"] = at.meta ? at.meta() : nlohmann::json::object();
+  writer_.write(meta);
+  writer_.flush();
   watch_.start(at.pid, [this] { on_target_exit(ChildExit{}); });
   return true;
 }
@@ -136,6 +138,7 @@ void Session::init_handles() {
   port_timer_.init(&loop_);
   drain_timer_.init(&loop_);
   finish_timer_.init(&loop_);
+  hint_timer_.init(&loop_);
   // "end" goes to every loop (each sends its profile and bye); the stop
   // sequence waits for all their byes (bye_settled).
   // An attached process is never signalled: its stop is the probe's detach.

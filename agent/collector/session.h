@@ -19,6 +19,9 @@ namespace loopdoctor::collector {
 // database connection included) is usually not going to; --listen-timeout
 // changes it for slower starts.
 inline constexpr double kDefaultListenTimeoutMs = 30000;
+// An attached probe reports the servers already listening right after its
+// hello; a second is ample for its listen lines to arrive.
+inline constexpr double kAttachListenWaitMs = 1000;
 
 // `loopdoctor attach`: a process that is already running. Nothing is spawned
 // or signalled; the probe is loaded into it through `load_probe` (the
@@ -37,8 +40,13 @@ struct AttachTarget {
   std::function<std::string()> load_probe;
   // The probe said bye (or did not in time): closes the DevTools session.
   std::function<void()> release;
-  // What the recording's meta says of the attach (recording::AttachInfo).
-  nlohmann::json meta;
+  // A port it listens on, read from outside, for the load when no loop of it
+  // reports one within kAttachListenWaitMs of its hello (a cluster's primary
+  // holds its workers' listener); 0: none. Sets the address to load.
+  std::function<int(std::string* address)> app_port;
+  // What the recording's meta says of the attach (recording::AttachInfo),
+  // asked once the probe is loaded (the inspector's port is known then).
+  std::function<nlohmann::json()> meta;
 };
 
 struct RunOptions {

@@ -117,7 +117,7 @@ void Session::on_detach() {
   if (target_done()) return;
   detached_ = true;
   result_->detached = true;
-  emit(recording::encode(recording::Detach{0, tree_.root_open() ? "no bye from the probe in time" : ""}));
+  emit(recording::encode(recording::Detach{0, root_bye_ ? "" : "no bye from the probe in time"}));
   if (opts_.attach->release) opts_.attach->release();
   stop_watching();
   maybe_finish();

@@ -125,6 +125,7 @@ class Session {
   StatusModel model_;
   LiveStatus status_;
   base::Timer duration_timer_, port_timer_, drain_timer_, finish_timer_;
+  base::Timer hint_timer_;  // attach: the listen from /proc when no probe said one
   uv_signal_t sigint_{}, sigterm_{};
   std::vector<std::unique_ptr<LoadDriver>> loads_;
   int port_ = 0;

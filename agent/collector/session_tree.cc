@@ -54,6 +54,12 @@ void Session::on_root_message(const nlohmann::json& msg) {
     hello_ = true;
     result_->probe_connected = true;
     heap_limit_bytes_ = msg.value("heap_limit", 0.0);
+    if (opts_.attach->app_port && load_requested())
+      hint_timer_.start(kAttachListenWaitMs, [this] {
+        std::string address;
+        if (port_ != 0) return;
+        if (const int port = opts_.attach->app_port(&address); port > 0) on_listen(port, address);
+      });
   } else if (type == "sample") {
     model_.on_probe_sample(clock_.now_ms(), recording::decode_sample(msg, interval_ms()));
   } else if (type == "bye") {

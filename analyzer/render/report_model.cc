@@ -106,6 +106,7 @@ data detail(const std::string& label, const std::string& value, bool mono = fals
 data run_details(const Timeline& tl, const Diagnosis& dx, const ReportOptions& opt) {
   data rows = list();
   rows.push_back(detail("Command", tl.command.empty() ? "(unknown)" : shell_join(tl.command), true));
+  if (const std::string at = attach_text(tl); !at.empty()) rows.push_back(detail("Attach", at));
   if (tl.pid > 0) rows.push_back(detail("PID", fmt_num(tl.pid, 0), true));
   // The runtime's own version first, then the engine and libuv, then the rest.
   std::string runtime;

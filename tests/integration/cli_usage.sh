@@ -14,7 +14,7 @@ expect_usage() {
   elif grep -q "Did you mean" err.txt; then
     fail "loopdoctor $1: suggested something for an unrelated word: $(cat err.txt)"
   fi
-  grep -q "Commands: run, analyze, compare, load, agent, env" err.txt || fail "the commands are not listed"
+  grep -q "Commands: run, attach, analyze, compare, load, agent, env" err.txt || fail "the commands are not listed"
   [ ! -s out.txt ] || fail "loopdoctor $1 wrote to stdout"
 }
 
@@ -36,7 +36,7 @@ grep -q "is not a directory" err.txt || fail "a missing NEW folder is not said: 
 # A bare `loopdoctor` lists the commands with one example (issue 35 item 5).
 rc=0; "$LD" 2>err.txt >out.txt || rc=$?
 [ "$rc" = 1 ] || fail "bare loopdoctor: exit $rc, expected 1"
-for c in run analyze compare load agent env; do grep -q "^  $c " err.txt || fail "bare loopdoctor does not list $c: $(cat err.txt)"; done
+for c in run attach analyze compare load agent env; do grep -q "^  $c " err.txt || fail "bare loopdoctor does not list $c: $(cat err.txt)"; done
 grep -q "loopdoctor run --load / -d 10s -- node server.js" err.txt || fail "bare loopdoctor gives no example"
 # A mistyped option is named with the one meant, not "arguments were not
 # expected: server.js node"; nothing runs.
