@@ -12,6 +12,7 @@
 #include "agent/attach/devtools_targets.h"
 #include "agent/attach/listening_sockets.h"
 #include "agent/attach/netns.h"
+#include "base/file.h"
 
 namespace loopdoctor::attach {
 namespace {
@@ -23,10 +24,9 @@ constexpr int kStepTimeoutMs = 2000;
 constexpr int kOpenPollMs = 50;
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  std::string text;
+  base::read_file(path, &text);
+  return text;
 }
 
 // The Node version an inspector at address:port answers with, or "" when
