@@ -34,7 +34,7 @@ int kind_rank(Verdict v) {
 
 // The main thread's requests waited while its own loop was free to run them.
 bool requests_waited(const Diagnosis& main) {
-  return analysers::abnormal(main.findings, Signal::kHttp) && !analysers::abnormal(main.findings, Signal::kDelay);
+  return analysers::http_slow(main.stats) && !analysers::abnormal(main.findings, Signal::kDelay);
 }
 
 const Timeline* timeline_of(const Timeline& tl, LoopRef loop) {

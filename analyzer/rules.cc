@@ -325,7 +325,7 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
     // its queue explain a small part of them (RequestTime); no cut on CPU or
     // utilisation, which moved the verdict of one server from run to run.
     const RequestTime rt = request_time(st);
-    const bool waiting = abnormal(fs, Signal::kHttp) && !delay_bad && rt.known &&
+    const bool waiting = analysers::http_slow(st) && !delay_bad && rt.known &&
                          rt.loop_busy < kEluBusy && rt.wait_factor() >= kIoWaitFactor;
 
     // Time until the heap's growth meets V8's limit or the container's.

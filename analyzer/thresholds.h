@@ -92,6 +92,20 @@ inline constexpr double kIoWaitFactor = 4;
 // Under this utilisation with no slow responses, the load was too light to judge.
 inline constexpr double kLightLoadElu = 0.05;
 
+// --- what the load measured (analysers/http.cc) ---------------------------
+// The clients' latency p99 (the load generator's) from which the server's
+// own, much shorter response time is no longer "normal" beside it: 1 s is
+// where a person's flow of thought breaks (Nielsen's response-time limits),
+// "seconds of latency"...
+inline constexpr double kClientLatencyMs = 1000;
+// ... when it is at least this many times the server-side mean response:
+// three quarters or more of what a client waited passed before the server's
+// handler saw its request (in the socket's queue, behind a busy loop). A
+// server 35 ms per response beside clients' p99 of 8274 ms is 236x; a
+// server waiting 2 s on an upstream, its clients 2.1 s, is 1.05x (that is
+// io-bound's slow response, said by its own rule).
+inline constexpr double kClientQueueFactor = 4;
+
 // --- causes of an io-bound verdict (analyzer/causes.cc) -------------------
 // Outbound time to one destination per request, as a share of the server's
 // response time, that makes it the cause: "most of each request's time".
