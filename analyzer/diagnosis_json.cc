@@ -109,7 +109,7 @@ long long pid_json(double pid) {
   return pid >= 1 && pid <= kMaxPid ? static_cast<long long>(pid) : 0;
 }
 
-json target_json(const Timeline& tl) {
+json target_json(const Timeline& tl, const ExitDescription& ed) {
   json target;
   target["command"] = tl.command;
   target["pid"] = pid_json(tl.pid);
@@ -125,6 +125,8 @@ json target_json(const Timeline& tl) {
     exit["stopped_by_loopdoctor"] = tl.exit.stopped_by_loopdoctor;
     if (!tl.exit.oom.empty()) exit["oom"] = tl.exit.oom;
     if (tl.exit.heap_limit_mb > 0) exit["heap_limit_mb"] = tl.exit.heap_limit_mb;
+    // Only when it did (exit_description.h): a crash, or a server's own end.
+    if (ed.died) exit["died"] = true;
   }
   target["exit"] = exit;
   return target;
@@ -200,7 +202,7 @@ json diagnosis_json(const Timeline& tl, const Diagnosis& dx) {
   }
   j["notes"] = dx.notes;
   j["findings"] = findings_json(dx.findings);
-  j["target"] = target_json(tl);
+  j["target"] = target_json(tl, dx.exit);
   j["load"] = load_json(tl, dx.stats);
   j["window"] = {{"start_ms", r3(dx.window.start)},
                  {"end_ms", r3(dx.window.end)},

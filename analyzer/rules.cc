@@ -20,7 +20,11 @@
 //     (cause: a full connection pool, a queued threadpool or a slow
 //     upstream, when the probe measured one: analyzer/causes.h)
 //  6. Otherwise                                           -> healthy
-//     (with a note when the load was too light to judge)
+//     (with a note when the load was too light to judge), unless the
+//     target died (exit_description.h: a crash, or a server's end before
+//     loopdoctor stopped it)                              -> insufficient-data
+//     A problem found before a death stays the verdict: what the loop did
+//     is true of it either way.
 // There is no "unknown": when signals mix, every cause found is an issue.
 // The verdict is the most severe issue (DESIGN.md): issues are ranked by
 // severity, then confidence, and the order above breaks the remaining ties
@@ -278,6 +282,22 @@ Issue healthy_issue(const WindowStats& st, const std::vector<Finding>& fs, bool 
   return i;
 }
 
+// A target that died is never healthy: with no problem found in the time
+// watched, the run has no verdict on it, and its end is the reason.
+Issue died_issue(const Timeline& tl, const ExitDescription& exit, const WindowStats& st) {
+  Issue i = make_issue(Verdict::kInsufficientData, Severity::kLow, 0.9);
+  // Another process of the tree is "this process": its loop is named before.
+  i.summary = fmt::format(
+      "{} {}, before loopdoctor stopped it, with {:.1f} s observed: {}",
+      tl.loop.pid == 0 ? "The target" : "This process", exit.what, st.window_ms / 1000.0,
+      exit.crash ? "a server that dies under load is not healthy, whatever those seconds showed. Its own "
+                   "messages, passed through above, say why; fix that, then run it again."
+                 : "a server must keep running under load, so this run cannot call it healthy (did something "
+                   "call process.exit()?). Find what ended it, then run it again.");
+  i.advice = Advice::kTargetExited;
+  return i;
+}
+
 }  // namespace
 
 void rank_issues(std::vector<Issue>* issues) {
@@ -306,6 +326,7 @@ std::optional<std::string> heap_limit_note(const Timeline& tl) {
 Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding> findings) {
   Diagnosis dx;
   const auto& fs = findings;
+  dx.exit = describe_exit(tl);
 
   if (!analysers::enough_probe_data(st)) {
     dx.issues.push_back(insufficient(tl, st));
@@ -346,6 +367,8 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
     if (delay_bad && !(gc_bad && gc_explains) && !starved) dx.issues.push_back(blocked_issue(tl, st, fs));
     if (gc_bad && !gc_first) dx.issues.push_back(gc_issue(st, fs, lim, leak_urgent));
     if (dx.issues.empty() && waiting) dx.issues.push_back(io_issue(tl, st, rt, fs));
+    // Nothing found, yet the run cannot vouch for the server: it died.
+    if (dx.issues.empty() && dx.exit.died) dx.issues.push_back(died_issue(tl, dx.exit, st));
     if (dx.issues.empty()) {
       const bool light = st.elu_mean < kLightLoadElu && st.http_rps < kMinLoadRps;
       dx.issues.push_back(healthy_issue(st, fs, light));
@@ -373,7 +396,6 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
   if (auto note = heap_limit_note(tl)) dx.notes.push_back(*note);
   if (!tl.load_window)
     dx.notes.push_back("No load ran during this recording: the analysis covers the whole run.");
-  dx.exit = describe_exit(tl);
   if (dx.exit.by_itself)
     dx.notes.push_back("The target " + dx.exit.what +
                        ", before loopdoctor stopped it; the analysis covers the run up to then.");

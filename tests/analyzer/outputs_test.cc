@@ -269,3 +269,21 @@ TEST_CASE("every cause has its JSON word and none is empty but none") {
   REQUIRE(parse_verdict("cpu-starved", &v));
   CHECK(v == Verdict::kCpuStarved);
 }
+
+TEST_CASE("A target that died is never healthy in the terminal, the Markdown or the JSON") {
+  loopdoctor::testing::Scenario s;
+  s.elu = 0.4, s.cpu_cores = 0.4, s.seconds = 2;
+  Timeline tl = build_timeline(
+      loopdoctor::testing::ended_by_itself(loopdoctor::testing::make_recording(s), 1.5, 1, std::nullopt));
+  Diagnosis dx = analyze(tl);
+  std::ostringstream term;
+  cli::print_terminal_summary(term, tl, dx, "", "", false);
+  CHECK(term.str().starts_with("\n  insufficient-data\n  The target exited with code 1 at 1.7 s"));
+  CHECK(count(term.str(), "No problem found") == 0);
+  const std::string md = cli::markdown_summary(tl, dx, "");
+  CHECK(md.starts_with("### loopdoctor: `insufficient-data`\n\n> The target exited with code 1 at 1.7 s"));
+  CHECK(count(md, "No problem found") == 0);
+  const auto j = diagnosis_json(tl, dx);
+  CHECK(j["verdict"] == "insufficient-data");
+  CHECK(j["target"]["exit"]["died"] == true);
+}

@@ -14,6 +14,7 @@ namespace {
 Verdict verdict_of(const Scenario& sc) {
   return analyze(build_timeline(loopdoctor::testing::make_recording(sc))).verdict;
 }
+Verdict verdict_of_recording(const std::vector<nlohmann::json>& recs) { return analyze(build_timeline(recs)).verdict; }
 Scenario blocked() {
   Scenario s;
   s.stall_ms = 300, s.stall_every = 1, s.elu = 0.99, s.cpu_cores = 1.0;
@@ -402,4 +403,55 @@ TEST_CASE("gc-pressure on a crowded CPU needs twice the GC share of busy time") 
   // The same 20 % on a quiet machine (no schedstat wait): GC explains them.
   s.gc_minor_ms_per_s = 200, s.sched_wait_share = -1;
   CHECK(verdict_of(s) == Verdict::kGcPressure);
+}
+
+// Issue 35: never a wrong green. A run that cannot vouch for the server --
+// its target died -- is not called healthy.
+namespace {
+Scenario quiet_server() {
+  Scenario s;
+  s.elu = 0.4, s.cpu_cores = 0.4, s.rps = 2000;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("a target that crashed under load is never healthy") {
+  Scenario s = quiet_server();
+  s.seconds = 2;
+  const auto recs = loopdoctor::testing::ended_by_itself(loopdoctor::testing::make_recording(s), 1.5, 1, std::nullopt);
+  Diagnosis dx = analyze(build_timeline(recs));
+  REQUIRE(dx.exit.died);
+  REQUIRE(dx.verdict == Verdict::kInsufficientData);
+  const Issue& i = dx.issues.front();
+  CHECK(i.summary.starts_with("The target exited with code 1 at 1.7 s, before loopdoctor stopped it, with "));
+  CHECK_THAT(i.summary, Catch::Contains("a server that dies under load is not healthy"));
+  CHECK(i.advice == Advice::kTargetExited);
+  // Killed by a signal, the same.
+  const auto killed =
+      loopdoctor::testing::ended_by_itself(loopdoctor::testing::make_recording(s), 1.5, std::nullopt, "SIGSEGV");
+  CHECK(verdict_of_recording(killed) == Verdict::kInsufficientData);
+  // A server that ends by itself with code 0 under load died too.
+  const auto clean = loopdoctor::testing::ended_by_itself(loopdoctor::testing::make_recording(s), 1.5, 0, std::nullopt);
+  Diagnosis dc = analyze(build_timeline(clean));
+  CHECK(dc.verdict == Verdict::kInsufficientData);
+  CHECK_THAT(dc.issues.front().summary, Catch::Contains("a server must keep running under load"));
+}
+
+TEST_CASE("a problem found before the target died stays the verdict") {
+  Scenario s = blocked();
+  s.seconds = 3;
+  const auto recs = loopdoctor::testing::ended_by_itself(loopdoctor::testing::make_recording(s), 2.5, std::nullopt, "SIGABRT");
+  CHECK(verdict_of_recording(recs) == Verdict::kBlockedLoop);
+}
+
+TEST_CASE("a script with no load that ends with code 0 has finished, not died") {
+  Scenario s;
+  s.load = false, s.probe = true, s.rps = 0, s.inflight = 0, s.seconds = 3;
+  auto recs = loopdoctor::testing::make_recording(s);
+  std::erase_if(recs, [](const nlohmann::json& r) { return r["type"] == "listen"; });
+  for (auto& r : recs)
+    if (r["type"] == "exit") r["code"] = 0, r["signal"] = nullptr, r["stopped_by_loopdoctor"] = false;
+  Diagnosis dx = analyze(build_timeline(recs));
+  CHECK_FALSE(dx.exit.died);
+  CHECK(dx.verdict == Verdict::kHealthy);
 }

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cmath>
+#include <optional>
+#include <string>
 #include <random>
 #include <vector>
 
@@ -130,6 +132,23 @@ inline std::vector<nlohmann::json> make_recording(const Scenario& sc) {
   out.push_back({{"type", "exit"}, {"t", load_end + 300}, {"code", nullptr}, {"signal", "SIGINT"},
                  {"stopped_by_loopdoctor", true}});
   return out;
+}
+
+// The recording's target exit made its own: it ended by itself `after_s`
+// into the load, with `code` or `signal`.
+inline std::vector<nlohmann::json> ended_by_itself(std::vector<nlohmann::json> recs, double after_s,
+                                                   std::optional<int> code, std::optional<std::string> signal) {
+  double load_start = 0;
+  for (const auto& r : recs)
+    if (r["type"] == "load-start") load_start = r["t"].get<double>();
+  for (auto& r : recs)
+    if (r["type"] == "exit") {
+      r["t"] = load_start + after_s * 1000;
+      r["code"] = code ? nlohmann::json(*code) : nlohmann::json(nullptr);
+      r["signal"] = signal ? nlohmann::json(*signal) : nlohmann::json(nullptr);
+      r["stopped_by_loopdoctor"] = false;
+    }
+  return recs;
 }
 
 }  // namespace loopdoctor::testing

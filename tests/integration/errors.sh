@@ -201,6 +201,33 @@ no-record)
   rc=0; "$LD" run --no-record --record x.ndjson -- true 2> err.txt || rc=$?
   [[ $rc -eq 1 ]] && grep -q -- "--record 'x.ndjson' and --no-record both given" err.txt || fail "both: exit $rc, $(cat err.txt)"
   ;;
+crash-mid-run)
+  # Issue 35 item 3: a server that throws 1.5 s after it listens, under load:
+  # exit 2, and no output calls it healthy.
+  cat > app.js <<'JS'
+const s = require('http').createServer((q, r) => r.end('ok'));
+s.listen(0, '127.0.0.1', () => setTimeout(() => { throw new Error('boom, 1.5 s after listening'); }, 1500));
+JS
+  rc=0; timeout 60 "$LD" run --load / -c 10 -d 6s --json out.json --markdown out.md -o r.html -- node app.js 2> err.txt || rc=$?
+  [[ $rc -eq 2 ]] || fail "exit $rc, want 2: $(cat err.txt)"
+  verdict=$(json_get out.json 'j.verdict')
+  [[ $verdict != healthy ]] || fail "verdict healthy: $(json_get out.json 'j.summary')"
+  [[ $(json_get out.json 'j.target.exit.code') == 1 && $(json_get out.json 'j.target.exit.died') == true ]] ||
+    fail "exit: $(json_get out.json 'j.target.exit')"
+  # With nothing else wrong in its 1.5 s, the crash is the reason in every output.
+  if [[ $verdict == insufficient-data ]]; then
+    summary=$(json_get out.json 'j.summary')
+    [[ $summary == "The target exited with code 1 at "*", before loopdoctor stopped it, with "*" s observed: a server that dies under load is not healthy"* ]] ||
+      fail "JSON summary: $summary"
+    grep -qxF "  $summary" err.txt || fail "terminal: $(cat err.txt)"
+    grep -qxF "> $summary" out.md || fail "Markdown: $(cat out.md)"
+  fi
+  ! grep -qx "  healthy" err.txt || fail "terminal verdict healthy"
+  ! grep -q "^### loopdoctor: \`healthy\`" out.md || fail "Markdown verdict healthy"
+  ! grep -qi "No problem found\|keep this report as a baseline" err.txt out.md r.html || fail "a healthy sentence: $(grep -i 'No problem found\|baseline' err.txt out.md)"
+  ! grep -q "<h1>Healthy</h1>" r.html || fail "report headline healthy"
+  grep -q "The target crashed:" r.html || fail "report does not show the crash"
+  ;;
 *) fail "unknown case $1" ;;
 esac
 echo "ok: $1"

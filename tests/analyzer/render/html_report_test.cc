@@ -10,6 +10,7 @@
 #include "analyzer/render/text.h"
 #include "analyzer/window_stats.h"
 #include "tests/analyzer/render/synthetic.h"
+#include "tests/analyzer/synthetic.h"
 
 using namespace loopdoctor;
 using namespace loopdoctor::render;
@@ -191,6 +192,17 @@ TEST_CASE("a crash is shown prominently", "[render][html]") {
   CHECK(contains(html, "The target crashed:"));
   CHECK(contains(html, "crashed:</strong> killed by SIGSEGV at 8.0 s"));
   CHECK(std::regex_search(html, std::regex("class=\"mkl[a-z ]* alarm\"[^>]*>exit SIGSEGV<")));  // red exit marker
+}
+
+TEST_CASE("a target that crashed mid-run is not headlined healthy", "[render][html]") {
+  namespace t = loopdoctor::testing;
+  t::Scenario quiet;
+  quiet.elu = 0.4, quiet.cpu_cores = 0.4, quiet.rps = 2000, quiet.seconds = 2;
+  Timeline crashed = build_timeline(t::ended_by_itself(t::make_recording(quiet), 1.5, 1, std::nullopt));
+  const std::string html = render_report(crashed, analyze(crashed));
+  CHECK(contains(html, "The target crashed:"));
+  CHECK_FALSE(contains(html, "<h1>Healthy</h1>"));
+  CHECK_FALSE(contains(html, "No problem found"));
 }
 
 TEST_CASE("reports stay small", "[render][html][size]") {
