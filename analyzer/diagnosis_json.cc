@@ -143,7 +143,23 @@ void set_probe_load(json& load, const WindowStats& st) {
   load["source"] = "probe";
 }
 
-json load_json(const Timeline& tl, const WindowStats& st) {
+// What the load measured (load_outcome.h), only when it holds: a recording
+// without keeps the fields it had.
+void set_load_outcome(json& load, const Diagnosis& dx) {
+  const LoadFailure& f = dx.load_failure;
+  if (f.failed) {
+    load["failure"] = {{"share", r3(f.share)},
+                       {"failed", r3(f.failures)},
+                       {"attempts", r3(f.attempts)},
+                       {"top", f.top.empty() ? json(nullptr) : json(f.top)},
+                       {"top_is_status", f.top_is_status},
+                       {"top_count", r3(f.top_count)},
+                       {"text", f.text}};
+  }
+}
+
+json load_json(const Timeline& tl, const Diagnosis& dx) {
+  const WindowStats& st = dx.stats;
   const LoadSummary& ls = tl.load_summary;
   json load = {{"requests", r3(ls.requests)},
                {"rps", r3(ls.rps)},
@@ -156,6 +172,7 @@ json load_json(const Timeline& tl, const WindowStats& st) {
   if (!tl.load_command.empty()) load["command"] = tl.load_command;
   // The built-in load as configured (README "Contracts"): which load ran.
   if (tl.load_config) load["config"] = recording::encode(*tl.load_config);
+  set_load_outcome(load, dx);
   return load;
 }
 
@@ -203,14 +220,17 @@ json diagnosis_json(const Timeline& tl, const Diagnosis& dx) {
   j["notes"] = dx.notes;
   j["findings"] = findings_json(dx.findings);
   j["target"] = target_json(tl, dx.exit);
-  j["load"] = load_json(tl, dx.stats);
+  j["load"] = load_json(tl, dx);
   j["window"] = {{"start_ms", r3(dx.window.start)},
                  {"end_ms", r3(dx.window.end)},
                  {"samples", dx.window_samples}};
   j["figures"] = figures_json(figures_of(tl, dx));
   if (dx.blocks.blocks > 0) j["block_stacks"] = block_stacks_json(dx.blocks);
-  // The reader's warnings, then the collector's: all the recording says went wrong.
-  json warnings = tl.warnings;
+  // A load that mostly failed first, then the reader's warnings and the
+  // collector's: all that went wrong in the run and its recording.
+  json warnings = json::array();
+  if (dx.load_failure.failed) warnings.push_back(dx.load_failure.text);
+  for (const auto& w : tl.warnings) warnings.push_back(w);
   for (const auto& w : tl.recorded_warnings) warnings.push_back(w);
   j["warnings"] = warnings;
   // Only when the target warned: recordings without keep the fields they had.

@@ -20,9 +20,9 @@ bool is_problem(Verdict v) {
 }
 
 // blocked-loop first (the order of rules.cc's precedence). An
-// insufficient-data that is the run's (the target died: judges_the_run)
-// comes before healthy, so another loop's health does not hide it; one
-// loop's own short data comes last.
+// insufficient-data that is the run's (the target died, the load failed:
+// judges_the_run) comes before healthy, so another loop's health does not
+// hide it; one loop's own short data comes last.
 int kind_rank(const Diagnosis& dx) {
   switch (dx.verdict) {
     case Verdict::kBlockedLoop: return 0;

@@ -20,11 +20,14 @@
 //     (cause: a full connection pool, a queued threadpool or a slow
 //     upstream, when the probe measured one: analyzer/causes.h)
 //  6. Otherwise                                           -> healthy
-//     (with a note when the load was too light to judge), unless the
-//     target died (exit_description.h: a crash, or a server's end before
-//     loopdoctor stopped it)                              -> insufficient-data
-//     A problem found before a death stays the verdict: what the loop did
-//     is true of it either way.
+//     (with a note when the load was too light to judge), unless the run
+//     cannot vouch for it:
+//     - the target died (exit_description.h: a crash, or a server's end
+//       before loopdoctor stopped it)                     -> insufficient-data
+//     - most of the load's requests failed (load_outcome.h) -> insufficient-data
+//     A problem found before a death or a failed load stays the verdict:
+//     what the loop did is true of it either way. The failed load is said
+//     first in every output whatever the verdict.
 // There is no "unknown": when signals mix, every cause found is an issue.
 // The verdict is the most severe issue (DESIGN.md): issues are ranked by
 // severity, then confidence, and the order above breaks the remaining ties
@@ -298,6 +301,22 @@ Issue died_issue(const Timeline& tl, const ExitDescription& exit, const WindowSt
   return i;
 }
 
+// A load that mostly failed measured the failures: with no problem found,
+// the run has no verdict on the server. The failure itself is said first by
+// every output (LoadFailure::text); this sentence says what follows from it.
+Issue load_failed_issue(const LoadFailure& lf) {
+  Issue i = make_issue(Verdict::kInsufficientData, Severity::kLow, 0.9);
+  i.summary = fmt::format(
+      "No verdict on the server's health: {} of the load's requests failed, so the run measured {}, not the "
+      "work the load was meant for. Fix the load, then run it again.",
+      pct(lf.share), lf.measured);
+  i.evidence.push_back(analysers::evidence(
+      "load_failed_share", lf.share, kLoadFailedShare,
+      fmt::format("{:.0f} of {:.0f} requests failed (a non-2xx status or an error)", lf.failures, lf.attempts)));
+  i.advice = Advice::kLoadFailed;
+  return i;
+}
+
 }  // namespace
 
 void rank_issues(std::vector<Issue>* issues) {
@@ -327,6 +346,7 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
   Diagnosis dx;
   const auto& fs = findings;
   dx.exit = describe_exit(tl);
+  dx.load_failure = load_failure(tl);
 
   if (!analysers::enough_probe_data(st)) {
     dx.issues.push_back(insufficient(tl, st));
@@ -367,8 +387,10 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
     if (delay_bad && !(gc_bad && gc_explains) && !starved) dx.issues.push_back(blocked_issue(tl, st, fs));
     if (gc_bad && !gc_first) dx.issues.push_back(gc_issue(st, fs, lim, leak_urgent));
     if (dx.issues.empty() && waiting) dx.issues.push_back(io_issue(tl, st, rt, fs));
-    // Nothing found, yet the run cannot vouch for the server: it died.
+    // Nothing found, yet the run cannot vouch for the server: its death is
+    // the reason before a failed load (the failures may be its dying).
     if (dx.issues.empty() && dx.exit.died) dx.issues.push_back(died_issue(tl, dx.exit, st));
+    if (dx.issues.empty() && dx.load_failure.failed) dx.issues.push_back(load_failed_issue(dx.load_failure));
     if (dx.issues.empty()) {
       const bool light = st.elu_mean < kLightLoadElu && st.http_rps < kMinLoadRps;
       dx.issues.push_back(healthy_issue(st, fs, light));

@@ -92,7 +92,16 @@ inline constexpr double kIoWaitFactor = 4;
 // Under this utilisation with no slow responses, the load was too light to judge.
 inline constexpr double kLightLoadElu = 0.05;
 
-// --- what the load measured (analysers/http.cc) ---------------------------
+// --- what the load measured (analyzer/load_outcome.h, analysers/http.cc) --
+// Share of the load's requests that failed (a non-2xx status, or one of the
+// load generator's errors: connect, read, write, timeout, parse) from which
+// the run measured the failures, not the server's work: "most of them".
+// Past half, every figure (req/s, latency, the loop's busy time) is mostly
+// the server answering a 404 or a refusal -- 21307 of 21307 requests to an
+// Express app with no `/` route answered 404 at 10228 req/s, "healthy" --
+// so the run cannot vouch for the server's health. A failure share under
+// it still shows in the key figures ("N failed").
+inline constexpr double kLoadFailedShare = 0.5;
 // The clients' latency p99 (the load generator's) from which the server's
 // own, much shorter response time is no longer "normal" beside it: 1 s is
 // where a person's flow of thought breaks (Nielsen's response-time limits),

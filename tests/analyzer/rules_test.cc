@@ -406,14 +406,48 @@ TEST_CASE("gc-pressure on a crowded CPU needs twice the GC share of busy time") 
 }
 
 // Issue 35: never a wrong green. A run that cannot vouch for the server --
-// its target died -- is not called healthy.
+// its load mostly failed, its target died -- is not called healthy.
 namespace {
+using loopdoctor::testing::ClientView;
+std::vector<nlohmann::json> recording_with(const Scenario& s, const ClientView& c) {
+  return loopdoctor::testing::with_client_view(loopdoctor::testing::make_recording(s), c);
+}
 Scenario quiet_server() {
   Scenario s;
   s.elu = 0.4, s.cpu_cores = 0.4, s.rps = 2000;
   return s;
 }
 }  // namespace
+
+TEST_CASE("every response a 404: insufficient-data, not healthy, and the 404 is the reason") {
+  ClientView c;
+  c.status = {{"404", 21307}};
+  Diagnosis dx = analyze(build_timeline(recording_with(quiet_server(), c)));
+  REQUIRE(dx.verdict == Verdict::kInsufficientData);
+  CHECK(dx.load_failure.failed);
+  const Issue& i = dx.issues.front();
+  CHECK(i.summary == "No verdict on the server's health: 100 % of the load's requests failed, so the run measured "
+                     "the server answering 404, not the work the load was meant for. Fix the load, then run it again.");
+  CHECK(i.advice == Advice::kLoadFailed);
+  // Errors of the load count as failures too: timeouts for most requests.
+  ClientView t;
+  t.status = {{"200", 300}};
+  t.timeouts = 700;
+  CHECK(verdict_of_recording(recording_with(quiet_server(), t)) == Verdict::kInsufficientData);
+  // A few failures leave the verdict alone.
+  ClientView few;
+  few.status = {{"200", 900}, {"404", 100}};
+  CHECK(verdict_of_recording(recording_with(quiet_server(), few)) == Verdict::kHealthy);
+}
+
+TEST_CASE("a load that mostly failed beside a problem keeps the problem: what the loop did is true") {
+  ClientView c;
+  c.status = {{"401", 218}};
+  Diagnosis dx = analyze(build_timeline(recording_with(blocked(), c)));
+  CHECK(dx.verdict == Verdict::kBlockedLoop);
+  CHECK(dx.load_failure.failed);
+  CHECK(dx.load_failure.text.starts_with("Every response to GET / was 401 Unauthorized (218 of 218 requests)"));
+}
 
 TEST_CASE("a target that crashed under load is never healthy") {
   Scenario s = quiet_server();

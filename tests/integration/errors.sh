@@ -201,6 +201,34 @@ no-record)
   rc=0; "$LD" run --no-record --record x.ndjson -- true 2> err.txt || rc=$?
   [[ $rc -eq 1 ]] && grep -q -- "--record 'x.ndjson' and --no-record both given" err.txt || fail "both: exit $rc, $(cat err.txt)"
   ;;
+load-404)
+  # Issue 35 item 2: an app with no `/` route (Express's "Cannot GET /") under
+  # --load /. Every output says first that every response was 404, and none
+  # calls the run healthy.
+  cat > app.js <<'JS'
+const s = require('http').createServer((q, r) => { r.statusCode = 404; r.end(`Cannot GET ${q.url}`); });
+s.listen(0, '127.0.0.1');
+JS
+  rc=0; timeout 60 "$LD" run --load / -c 10 -d 3s --json out.json --markdown out.md -o r.html -- node app.js 2> err.txt || rc=$?
+  [[ $rc -eq 0 ]] || fail "exit $rc: $(cat err.txt)"
+  [[ $(json_get out.json 'j.verdict') == insufficient-data ]] || fail "verdict $(json_get out.json 'j.verdict'): $(json_get out.json 'j.summary')"
+  said=$(json_get out.json 'j.load.failure ? j.load.failure.text : ""')
+  [[ $said == "Every response to GET / was 404 Not Found ("*" of "*" requests) — check the --load path." ]] ||
+    fail "JSON load.failure: $(json_get out.json 'j.load')"
+  [[ $(json_get out.json 'j.load.failure.share') == 1 && $(json_get out.json 'j.load.failure.top') == 404 ]] ||
+    fail "JSON load.failure: $(json_get out.json 'j.load.failure')"
+  [[ $(json_get out.json 'j.warnings[0]') == "$said" ]] || fail "JSON warnings: $(json_get out.json 'j.warnings')"
+  json_get out.json 'j.summary' | grep -q "^No verdict on the server's health: 100 % of the load's requests failed, so the run measured the server answering 404" ||
+    fail "JSON summary: $(json_get out.json 'j.summary')"
+  # The terminal says it before the verdict; the Markdown right under its title.
+  said_at=$(grep -n -m1 -F -- "  $said" err.txt | cut -d: -f1)
+  verdict_at=$(grep -n -m1 -x "  insufficient-data" err.txt | cut -d: -f1)
+  [[ -n $said_at && -n $verdict_at && $said_at -lt $verdict_at ]] || fail "terminal: $(cat err.txt)"
+  [[ $(sed -n 3p out.md) == "**$said**" ]] || fail "Markdown: $(head -5 out.md)"
+  grep -qF "<strong>The load failed:</strong> $said" r.html || fail "report: $(grep -o 'The load failed.\{0,200\}' r.html)"
+  ! grep -q "No problem found" err.txt out.md r.html || fail "called healthy: $(grep 'No problem found' err.txt out.md)"
+  ! grep -qx "  healthy" err.txt || fail "terminal verdict healthy"
+  ;;
 crash-mid-run)
   # Issue 35 item 3: a server that throws 1.5 s after it listens, under load:
   # exit 2, and no output calls it healthy.

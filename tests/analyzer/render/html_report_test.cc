@@ -194,6 +194,23 @@ TEST_CASE("a crash is shown prominently", "[render][html]") {
   CHECK(std::regex_search(html, std::regex("class=\"mkl[a-z ]* alarm\"[^>]*>exit SIGSEGV<")));  // red exit marker
 }
 
+TEST_CASE("a load that mostly failed is said above the verdict", "[render][html]") {
+  namespace t = loopdoctor::testing;
+  t::Scenario s;
+  s.elu = 0.4, s.cpu_cores = 0.4, s.rps = 2000;
+  t::ClientView c;
+  c.status = {{"404", 21307}};
+  Timeline tl = build_timeline(t::with_client_view(t::make_recording(s), c));
+  Diagnosis dx = analyze(tl);
+  std::string html = render_report(tl, dx);
+  const auto alert = html.find("<strong>The load failed:</strong> Every response to GET / was 404 Not Found (21307 "
+                               "of 21307 requests) — check the --load path.");
+  REQUIRE(alert != std::string::npos);
+  CHECK(alert < html.find("aria-label=\"Verdict\""));
+  CHECK(contains(html, "<h1>Not enough data</h1>"));
+  CHECK_FALSE(contains(html, "<h1>Healthy</h1>"));
+}
+
 TEST_CASE("a target that crashed mid-run is not headlined healthy", "[render][html]") {
   namespace t = loopdoctor::testing;
   t::Scenario quiet;
