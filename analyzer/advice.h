@@ -18,11 +18,12 @@ enum class Advice {
   kRunQueue,       // cpu-starved by other processes on its CPUs, not by a quota (cpu_starved.h)
   kTargetExited,   // insufficient-data because the target ended (or died) by itself first (rules.cc)
   kLoadFailed,     // insufficient-data because most of the load's requests failed (load_outcome.h)
+  kSaturated,      // healthy, but the load saturated the server (load_outcome.h)
 };
 
 inline constexpr Advice kAllAdvice[] = {Advice::kVerdict,       Advice::kGcLeak,        Advice::kGcGrowth,
                                         Advice::kBlockedWorker, Advice::kPoolSaturated, Advice::kRunQueue,
-                                        Advice::kTargetExited,  Advice::kLoadFailed};
+                                        Advice::kTargetExited,  Advice::kLoadFailed,    Advice::kSaturated};
 
 // An insufficient-data that is the run's, not one loop's short data: the
 // target ended by itself, or the load failed. It outranks a loop's healthy

@@ -143,8 +143,8 @@ void set_probe_load(json& load, const WindowStats& st) {
   load["source"] = "probe";
 }
 
-// What the load measured (load_outcome.h), only when it holds: a recording
-// without keeps the fields it had.
+// What the load measured (load_outcome.h), each only when it holds: a
+// recording without keeps the fields it had.
 void set_load_outcome(json& load, const Diagnosis& dx) {
   const LoadFailure& f = dx.load_failure;
   if (f.failed) {
@@ -155,6 +155,13 @@ void set_load_outcome(json& load, const Diagnosis& dx) {
                        {"top_is_status", f.top_is_status},
                        {"top_count", r3(f.top_count)},
                        {"text", f.text}};
+  }
+  const Saturation& sat = dx.saturation;
+  if (sat.saturated) {
+    load["saturation"] = {{"elu_mean", r3(sat.elu)},
+                          {"rps", r3(sat.rps)},
+                          {"latency_p99_ms", sat.client_p99_ms ? json(r3(*sat.client_p99_ms)) : json(nullptr)},
+                          {"text", sat.text}};
   }
 }
 

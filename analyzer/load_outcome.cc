@@ -118,4 +118,37 @@ LoadFailure load_failure(const Timeline& tl) {
   return f;
 }
 
+Saturation saturation(const Timeline& tl, const WindowStats& st, const LoadFailure& failure) {
+  Saturation s;
+  if (failure.failed || !tl.load_window || !analysers::enough_probe_data(st)) return s;
+  // Requests reached this loop: the probe counted them, or (a probe without
+  // request counts) the load generator answered them through the main thread.
+  const bool served = st.http_present ? st.http_rps >= kMinLoadRps
+                                      : tl.loop.is_main() && st.client_present && st.client_rps >= kMinLoadRps;
+  if (!served || st.elu_mean < kSaturatedElu) return s;
+  s.saturated = true;
+  s.elu = st.elu_mean;
+  s.rps = st.client_present ? st.client_rps : st.http_rps;
+  if (st.client_present) s.client_p99_ms = st.client_latency_p99_ms;
+  const std::string rps = fmt::format("{:.0f} req/s", s.rps);
+  const std::string latency =
+      s.client_p99_ms ? fmt::format("the clients' latency (p99 {:.0f} ms)", *s.client_p99_ms) : "its clients' latency";
+  const std::optional<recording::LoadConfig>& cfg = tl.load_config;
+  if (cfg && cfg->rate > 0) {
+    s.text = fmt::format(
+        "The load saturated the server at the {:g} req/s asked for{}: its loop was busy {} of the time, so it "
+        "has no headroom at that rate, and {} includes the wait for it. A lower --rate measures the latency "
+        "it gives with room to spare.",
+        cfg->rate, tl.load_summary.rate_not_met ? ", which it did not keep up with" : "", pct(s.elu), latency);
+    return s;
+  }
+  const std::string connections = cfg && cfg->connections > 0 ? fmt::format(" ({} connections)", cfg->connections) : "";
+  s.text = fmt::format(
+      "The load saturated the server: its loop was busy {} of the time, so {} is its capacity at this load{}, "
+      "and {} is mostly the wait for it. To measure latency at a chosen rate, run with `--rate R` (req/s) "
+      "below {:.0f}.",
+      pct(s.elu), rps, connections, latency, s.rps);
+  return s;
+}
+
 }  // namespace loopdoctor

@@ -1,13 +1,16 @@
 // What the load measured, decided once for every output: whether most of
 // its requests failed (the run then measured the failures, not the server's
-// work). The rules read it (rules.cc: such a run is not called healthy);
-// the JSON, the Markdown, the terminal and the report format the sentence
-// made here.
+// work) and whether it saturated the server (its req/s is then its capacity
+// at this load, its clients' latency the queue for the loop). The rules read
+// both (rules.cc: neither run is called healthy plainly); the JSON, the
+// Markdown, the terminal and the report format the sentences made here.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "analyzer/timeline.h"
+#include "analyzer/window_stats.h"
 
 namespace loopdoctor {
 
@@ -33,5 +36,23 @@ struct LoadFailure {
 };
 
 LoadFailure load_failure(const Timeline& tl);
+
+struct Saturation {
+  // A load ran, requests reached the loop, it was busy kSaturatedElu of the
+  // window or more, and the load did not mostly fail (then the figures are
+  // the failures').
+  bool saturated = false;
+  double elu = 0;        // the loop's mean utilisation over the window
+  double rps = 0;        // the clients' (load generator's) req/s, else the server's
+  std::optional<double> client_p99_ms;  // with the built-in load
+  // "The load saturated the server: its loop was busy 100 % of the time, so
+  // 25 req/s is its capacity at this load (50 connections), and the
+  // clients' latency (p99 8274 ms) is mostly the wait for it. To measure
+  // latency at a chosen rate, run with `--rate R` (req/s) below 25."; ""
+  // unless saturated.
+  std::string text;
+};
+
+Saturation saturation(const Timeline& tl, const WindowStats& st, const LoadFailure& failure);
 
 }  // namespace loopdoctor

@@ -20,7 +20,8 @@
 //     (cause: a full connection pool, a queued threadpool or a slow
 //     upstream, when the probe measured one: analyzer/causes.h)
 //  6. Otherwise                                           -> healthy
-//     (with a note when the load was too light to judge), unless the run
+//     (with a note when the load was too light to judge; led by the
+//     saturation sentence when the load saturated the loop), unless the run
 //     cannot vouch for it:
 //     - the target died (exit_description.h: a crash, or a server's end
 //       before loopdoctor stopped it)                     -> insufficient-data
@@ -273,12 +274,20 @@ Issue io_issue(const Timeline& tl, const WindowStats& st, const RequestTime& rt,
   return i;
 }
 
-Issue healthy_issue(const WindowStats& st, const std::vector<Finding>& fs, bool light) {
+// A saturated server is healthy only in that nothing stalled, collected or
+// waited: its sentence starts with the saturation and what it means.
+Issue healthy_issue(const WindowStats& st, const std::vector<Finding>& fs, bool light, const Saturation& sat) {
   Issue i = make_issue(Verdict::kHealthy, Severity::kLow, light ? 0.6 : 0.9);
-  i.summary = fmt::format(
-      "No problem found: loop delay p99 {:.1f} ms, loop busy {}, GC {} of the time{}.",
-      st.delay_p99_ms, pct(st.elu_mean), pct(st.gc_effective_share()),
-      st.http_present && st.http_requests > 0 ? fmt::format(", {:.0f} req/s", st.http_rps) : std::string());
+  if (sat.saturated) {
+    i.summary = fmt::format("{} No stall, GC pressure or I/O wait was found: loop delay p99 {:.1f} ms, GC {} of the time.",
+                            sat.text, st.delay_p99_ms, pct(st.gc_effective_share()));
+    i.advice = Advice::kSaturated;
+  } else {
+    i.summary = fmt::format(
+        "No problem found: loop delay p99 {:.1f} ms, loop busy {}, GC {} of the time{}.", st.delay_p99_ms,
+        pct(st.elu_mean), pct(st.gc_effective_share()),
+        st.http_present && st.http_requests > 0 ? fmt::format(", {:.0f} req/s", st.http_rps) : std::string());
+  }
   append(&i.evidence, find_finding(fs, Signal::kDelay));
   append(&i.evidence, find_finding(fs, Signal::kUtilisation));
   append(&i.evidence, find_finding(fs, Signal::kGc));
@@ -347,6 +356,7 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
   const auto& fs = findings;
   dx.exit = describe_exit(tl);
   dx.load_failure = load_failure(tl);
+  dx.saturation = saturation(tl, st, dx.load_failure);
 
   if (!analysers::enough_probe_data(st)) {
     dx.issues.push_back(insufficient(tl, st));
@@ -393,7 +403,7 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
     if (dx.issues.empty() && dx.load_failure.failed) dx.issues.push_back(load_failed_issue(dx.load_failure));
     if (dx.issues.empty()) {
       const bool light = st.elu_mean < kLightLoadElu && st.http_rps < kMinLoadRps;
-      dx.issues.push_back(healthy_issue(st, fs, light));
+      dx.issues.push_back(healthy_issue(st, fs, light, dx.saturation));
       if (light)
         dx.notes.push_back(
             "The load was too light to judge: the loop was busy under 5 % of the time and few "
@@ -423,6 +433,10 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
                        ", before loopdoctor stopped it; the analysis covers the run up to then.");
   if (tl.truncated)
     dx.notes.push_back("The recording was cut off; everything before the cut was analysed.");
+  // The healthy verdict's sentence says the saturation; a problem's says it
+  // in a note (its req/s is the capacity, its latency the queue).
+  if (dx.saturation.saturated && dx.verdict != Verdict::kHealthy && dx.verdict != Verdict::kInsufficientData)
+    dx.notes.push_back(dx.saturation.text);
   dx.findings = std::move(findings);
   return dx;
 }

@@ -1,9 +1,11 @@
 // What the load measured (analyzer/load_outcome.h): a load that mostly
-// failed, said with its real status and share.
+// failed, said with its real status and share, and a load that saturated
+// the server, said with its capacity and --rate.
 #include <catch2/catch.hpp>
 
 #include "analyzer/analyze.h"
 #include "analyzer/load_outcome.h"
+#include "analyzer/thresholds.h"
 #include "synthetic.h"
 
 using namespace loopdoctor;
@@ -61,4 +63,43 @@ TEST_CASE("load failure: under half failed, or no built-in load, is no failure")
   CHECK_FALSE(failure_of(few).failed);
   CHECK(failure_of(few).text.empty());
   CHECK_FALSE(load_failure(build_timeline(loopdoctor::testing::make_recording(Scenario{}))).failed);
+}
+
+TEST_CASE("saturation: a loop busy past kSaturatedElu under load, with its capacity and --rate") {
+  Scenario s;
+  s.elu = 0.97, s.cpu_cores = 1.0, s.rps = 25, s.latency_ms = 35, s.inflight = 1;
+  ClientView c;
+  c.rps = 25, c.p99_ms = 8274;
+  const Diagnosis dx = analyze(timeline(s, c));
+  const Saturation& sat = dx.saturation;
+  REQUIRE(sat.saturated);
+  CHECK(sat.rps == 25);
+  CHECK(sat.text ==
+        "The load saturated the server: its loop was busy 97 % of the time, so 25 req/s is its capacity at this "
+        "load (50 connections), and the clients' latency (p99 8274 ms) is mostly the wait for it. To measure "
+        "latency at a chosen rate, run with `--rate R` (req/s) below 25.");
+  // Headroom left: not saturated.
+  s.elu = thresholds::kSaturatedElu - 0.05;
+  CHECK_FALSE(analyze(timeline(s, c)).saturation.saturated);
+}
+
+TEST_CASE("saturation at a rate asked for says there is no headroom at that rate") {
+  Scenario s;
+  s.elu = 0.95, s.cpu_cores = 0.95, s.rps = 400;
+  ClientView c;
+  c.rate = 500, c.rate_not_met = true, c.rps = 400, c.p99_ms = 900;
+  CHECK(analyze(timeline(s, c)).saturation.text ==
+        "The load saturated the server at the 500 req/s asked for, which it did not keep up with: its loop was "
+        "busy 95 % of the time, so it has no headroom at that rate, and the clients' latency (p99 900 ms) "
+        "includes the wait for it. A lower --rate measures the latency it gives with room to spare.");
+}
+
+TEST_CASE("saturation: not said for a load that mostly failed, nor without load") {
+  Scenario s;
+  s.elu = 0.97, s.cpu_cores = 1.0;
+  ClientView c;
+  c.status = {{"404", 5000}};
+  CHECK_FALSE(analyze(timeline(s, c)).saturation.saturated);
+  s.load = false;
+  CHECK_FALSE(analyze(build_timeline(loopdoctor::testing::make_recording(s))).saturation.saturated);
 }

@@ -302,6 +302,29 @@ TEST_CASE("A load that mostly failed is said first in the terminal, the Markdown
   CHECK(jo["warnings"].empty());
 }
 
+TEST_CASE("A saturated healthy run says so in the terminal, the Markdown and the JSON") {
+  loopdoctor::testing::Scenario s;
+  s.elu = 0.99, s.cpu_cores = 0.99, s.delay_base_ms = 35, s.rps = 25, s.latency_ms = 35, s.inflight = 1;
+  loopdoctor::testing::ClientView c;
+  c.rps = 25, c.p99_ms = 8274;
+  Timeline tl = build_timeline(loopdoctor::testing::with_client_view(loopdoctor::testing::make_recording(s), c));
+  Diagnosis dx = analyze(tl);
+  REQUIRE(dx.verdict == Verdict::kHealthy);
+  const std::string sat = dx.saturation.text;
+  REQUIRE_FALSE(sat.empty());
+  std::ostringstream term;
+  cli::print_terminal_summary(term, tl, dx, "", "", false);
+  CHECK(term.str().starts_with("\n  healthy\n  " + sat));
+  CHECK(count(term.str(), "No problem found") == 0);
+  CHECK(count(cli::markdown_summary(tl, dx, ""), "> " + sat) == 1);
+  const auto j = diagnosis_json(tl, dx);
+  CHECK(j["summary"].get<std::string>().starts_with(sat));
+  CHECK(j["load"]["saturation"]["text"] == sat);
+  CHECK(j["load"]["saturation"]["latency_p99_ms"] == 8274);
+  for (const auto& f : j["findings"])
+    if (f["signal"] == "http") CHECK(f["outcome"] == "abnormal");
+}
+
 TEST_CASE("A target that died is never healthy in the terminal, the Markdown or the JSON") {
   loopdoctor::testing::Scenario s;
   s.elu = 0.4, s.cpu_cores = 0.4, s.seconds = 2;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "analyzer/advice.h"
+#include "analyzer/analysers/analysers.h"
 #include "analyzer/analyze.h"
 #include "synthetic.h"
 
@@ -406,7 +407,8 @@ TEST_CASE("gc-pressure on a crowded CPU needs twice the GC share of busy time") 
 }
 
 // Issue 35: never a wrong green. A run that cannot vouch for the server --
-// its load mostly failed, its target died -- is not called healthy.
+// its load mostly failed, its target died, its load saturated the loop --
+// is not called healthy plainly.
 namespace {
 using loopdoctor::testing::ClientView;
 std::vector<nlohmann::json> recording_with(const Scenario& s, const ClientView& c) {
@@ -488,4 +490,34 @@ TEST_CASE("a script with no load that ends with code 0 has finished, not died") 
   Diagnosis dx = analyze(build_timeline(recs));
   CHECK_FALSE(dx.exit.died);
   CHECK(dx.verdict == Verdict::kHealthy);
+}
+
+TEST_CASE("a saturated server is not plainly healthy: its sentence says the saturation and --rate") {
+  // The issue's server: 35 ms of CPU per request, one at a time, busy ~100 %.
+  Scenario s;
+  s.elu = 0.99, s.cpu_cores = 0.99, s.delay_base_ms = 35, s.rps = 25, s.latency_ms = 35, s.inflight = 1;
+  ClientView c;
+  c.rps = 25, c.p99_ms = 8274;
+  Diagnosis dx = analyze(build_timeline(recording_with(s, c)));
+  REQUIRE(dx.verdict == Verdict::kHealthy);
+  const Issue& i = dx.issues.front();
+  CHECK(i.summary.starts_with("The load saturated the server: its loop was busy 99 % of the time, so 25 req/s is "
+                              "its capacity at this load (50 connections)"));
+  CHECK_THAT(i.summary, Catch::Contains("`--rate R`"));
+  CHECK(i.summary.find("No problem found") == std::string::npos);
+  CHECK(i.advice == Advice::kSaturated);
+  // The server's 35 ms per response is not normal beside the clients' 8 s.
+  CHECK(analysers::abnormal(dx.findings, Signal::kHttp));
+  // Not said twice: the note is for the other verdicts.
+  for (const std::string& n : dx.notes) CHECK(n.find("saturated") == std::string::npos);
+}
+
+TEST_CASE("a saturated blocked loop says the saturation in a note") {
+  ClientView c;
+  c.rps = 150, c.p99_ms = 3000;
+  Diagnosis dx = analyze(build_timeline(recording_with(blocked(), c)));
+  REQUIRE(dx.verdict == Verdict::kBlockedLoop);
+  bool noted = false;
+  for (const std::string& n : dx.notes) noted |= n.starts_with("The load saturated the server");
+  CHECK(noted);
 }

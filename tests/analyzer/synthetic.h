@@ -145,6 +145,8 @@ struct ClientView {
   double p99_ms = 20, rps = 500;
   std::string path = "/";
   int connections = 50;
+  double rate = 0;  // --rate, req/s; 0: as fast as it goes
+  bool rate_not_met = false;
 };
 
 inline std::vector<nlohmann::json> with_client_view(std::vector<nlohmann::json> recs, const ClientView& c) {
@@ -158,7 +160,7 @@ inline std::vector<nlohmann::json> with_client_view(std::vector<nlohmann::json> 
   }
   const std::string url = "http://127.0.0.1:8080" + c.path;
   const json config = {{"url", url},       {"method", "GET"}, {"connections", c.connections},
-                       {"threads", 1},     {"pipelining", 1}, {"rate", 0},
+                       {"threads", 1},     {"pipelining", 1}, {"rate", c.rate},
                        {"duration_s", 10}, {"timeout_s", 10}};
   std::vector<json> out;
   for (auto& r : recs) {
@@ -172,6 +174,7 @@ inline std::vector<nlohmann::json> with_client_view(std::vector<nlohmann::json> 
                      {"errors", {{"connect", c.connect_errors}, {"read", 0}, {"write", 0},
                                  {"timeout", c.timeouts}, {"parse", 0}}},
                      {"status", status}, {"non_2xx", non_2xx}, {"config", config}});
+      if (c.rate > 0) out.back()["rate"] = c.rate, out.back()["rate_not_met"] = c.rate_not_met;
     }
     out.push_back(std::move(r));
   }

@@ -256,6 +256,37 @@ JS
   ! grep -q "<h1>Healthy</h1>" r.html || fail "report headline healthy"
   grep -q "The target crashed:" r.html || fail "report does not show the crash"
   ;;
+saturated)
+  # Issue 35 item 4: a handler that burns ~5 ms of CPU per request under -c 50
+  # saturates the loop. Blocked-loop or healthy, never a plain "No problem
+  # found": a healthy verdict leads with the saturation; a loop busy ~100 %
+  # is said saturated in every output; the server's request figure is not
+  # "normal" beside a client p99 of seconds.
+  cat > app.js <<'JS'
+const s = require('http').createServer((q, r) => { const end = Date.now() + 5; while (Date.now() < end); r.end('ok'); });
+s.listen(0, '127.0.0.1');
+JS
+  rc=0; timeout 60 "$LD" run --load / -c 50 -d 5s --json out.json --markdown out.md -o r.html -- node app.js 2> err.txt || rc=$?
+  [[ $rc -eq 0 ]] || fail "exit $rc: $(cat err.txt)"
+  verdict=$(json_get out.json 'j.verdict') elu=$(json_get out.json 'j.figures.elu_mean')
+  p99=$(json_get out.json 'j.load.latency_ms.p99') http=$(json_get out.json 'j.findings.find(f => f.signal === "http").outcome')
+  echo "verdict $verdict, loop busy $elu, client p99 $p99 ms, http finding $http"
+  ! grep -q "No problem found" err.txt out.md r.html || fail "a plain healthy: $(grep 'No problem found' err.txt out.md)"
+  sat=$(json_get out.json 'j.load.saturation ? j.load.saturation.text : ""')
+  if [[ $verdict == healthy ]]; then
+    [[ -n $sat && $(json_get out.json 'j.summary') == "$sat"* ]] || fail "healthy without the saturation first: $(json_get out.json 'j.summary')"
+  fi
+  if node -e "process.exit($elu >= 0.9 ? 0 : 1)"; then
+    [[ $sat == "The load saturated the server: its loop was busy "*" req/s is its capacity at this load (50 connections)"*'`--rate R`'* ]] ||
+      fail "JSON load.saturation: $(json_get out.json 'j.load')"
+    grep -qF -- "$sat" err.txt || fail "terminal does not say the saturation: $(cat err.txt)"
+    grep -qF -- "$sat" out.md || fail "Markdown does not say the saturation: $(cat out.md)"
+  fi
+  if node -e "process.exit($p99 >= 1000 ? 0 : 1)"; then
+    [[ $http == abnormal ]] || fail "http $http beside a client p99 of $p99 ms: $(json_get out.json 'j.findings.find(f => f.signal === "http")')"
+    grep -q "Requests queued before the server saw them: clients waited p99 " r.html || fail "report's http finding"
+  fi
+  ;;
 *) fail "unknown case $1" ;;
 esac
 echo "ok: $1"

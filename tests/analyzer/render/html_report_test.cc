@@ -222,6 +222,21 @@ TEST_CASE("a target that crashed mid-run is not headlined healthy", "[render][ht
   CHECK_FALSE(contains(html, "No problem found"));
 }
 
+TEST_CASE("a saturated healthy report says the saturation, and its http finding is not normal", "[render][html]") {
+  namespace t = loopdoctor::testing;
+  t::Scenario s;
+  s.elu = 0.99, s.cpu_cores = 0.99, s.delay_base_ms = 35, s.rps = 25, s.latency_ms = 35, s.inflight = 1;
+  t::ClientView c;
+  c.rps = 25, c.p99_ms = 8274;
+  Timeline tl = build_timeline(t::with_client_view(t::make_recording(s), c));
+  Diagnosis dx = analyze(tl);
+  REQUIRE(dx.verdict == Verdict::kHealthy);
+  std::string html = render_report(tl, dx);
+  CHECK(contains(html, "<p class=\"summary\">The load saturated the server"));
+  CHECK_FALSE(contains(html, "No problem found"));
+  CHECK(std::regex_search(html, std::regex("<td>http</td><td><span class=\"pill bad\">abnormal</span>")));
+}
+
 TEST_CASE("reports stay small", "[render][html][size]") {
   Timeline ten = synthetic_timeline({.duration_s = 10, .interval_ms = 10});
   std::string a = render_report(ten, synthetic_diagnosis(ten));
