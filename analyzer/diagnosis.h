@@ -10,6 +10,7 @@
 #include "analyzer/advice.h"
 #include "analyzer/cause.h"
 #include "analyzer/exit_description.h"
+#include "analyzer/load_outcome.h"
 #include "analyzer/profile.h"
 #include "analyzer/timeline.h"
 #include "analyzer/warning_summary.h"
@@ -130,6 +131,11 @@ struct Diagnosis {
   std::shared_ptr<const profile::Attribution> attribution;  // null without a CPU profile
   BlockSummary blocks;  // the native probe's block stacks in the window
   ExitDescription exit;
+  // What the load measured (load_outcome.h): mostly failures, or the
+  // server's capacity. Run-level facts, the first process's main thread's
+  // in a recording of several loops.
+  LoadFailure load_failure;
+  Saturation saturation;
   // A recording of more than one loop (analyzer/loops.h): each loop's own
   // diagnosis, worst first; the verdict and issues above are the worst
   // loop's, everything else the first process's main thread's. Empty for a

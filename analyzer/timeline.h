@@ -44,10 +44,14 @@ inline constexpr std::size_t kMaxProcesses = 64;
 // errors summed over their classes, non-2xx counted from the status codes.
 struct LoadSummary {
   bool present = false;
-  double requests = 0, duration_s = 0, rps = 0, bytes = 0;
+  double requests = 0, duration_s = 0, rps = 0, bytes = 0;  // requests: complete responses
   double p50 = 0, p90 = 0, p99 = 0, max = 0;  // latency, ms
   double errors = 0, non_2xx = 0;
   bool rate_not_met = false;  // constant-rate mode could not keep up
+  // The same counts by kind, for saying what failed (load_outcome.h):
+  // responses by status code ("404"), and errors by wrk's classes.
+  std::map<std::string, double> status;
+  recording::LoadErrors error_classes;
 };
 
 struct Window {  // [start, end) in run time, ms

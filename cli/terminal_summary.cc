@@ -165,6 +165,9 @@ void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnos
   const char* off = colour ? "\x1b[0m" : "";
   const char* dim = colour ? "\x1b[2m" : "";
   out << "\n";
+  // A load that mostly failed is said before the verdict, which it limits.
+  if (dx.load_failure.failed)
+    out << "  " << (colour ? "\x1b[1m" : "") << dx.load_failure.text << off << "\n\n";
   if (!dx.issues.empty()) {
     const Issue& top = dx.issues.front();
     out << "  " << on << to_string(dx.verdict) << off;
@@ -208,6 +211,7 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
                              const std::string& report_path) {
   const WindowStats& st = dx.stats;
   std::string md = fmt::format("### loopdoctor: `{}`\n\n", to_string(dx.verdict));
+  if (dx.load_failure.failed) md += "**" + dx.load_failure.text + "**\n\n";
   if (!dx.issues.empty() && dx.issues.front().cause.present())
     md += "**cause:** " + dx.issues.front().cause.line() + "\n\n";
   if (!dx.issues.empty()) md += "> " + dx.issues.front().summary + "\n\n";
