@@ -116,8 +116,17 @@ struct Issue {
 
 struct LoopDiagnosis;
 
+// How the user sees the same server again after a change, as the advice
+// says it: a run is run again, an attach attached again, and the agent's
+// report is the next window of the same traffic (it has no command).
+struct RecheckWords {
+  std::string again = "run the same command again";     // "Then {again} and compare ..."
+  std::string confirm = "with the same command and load";  // "Confirm the fix {confirm}: ..."
+};
+
 struct Diagnosis {
   Verdict verdict = Verdict::kInsufficientData;
+  RecheckWords recheck;
   std::vector<Issue> issues;
   std::vector<Finding> findings;   // every analyser's finding, for the report
   std::vector<std::string> notes;  // e.g. "load too light to judge"

@@ -120,6 +120,9 @@ struct Timeline {
   // `loopdoctor attach`: how (meta.attach), and when the probe left the
   // process, which ran on (-1: no detach recorded).
   recording::AttachInfo attach;
+  // The agent's rolling window of a long-running process (no command, no
+  // load of ours), not a recording of one run.
+  bool agent_window = false;
   double detach_t = -1;
   std::string detach_reason;
   nlohmann::json profile;   // V8 cpuprofile when the probe sent one

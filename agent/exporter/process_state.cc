@@ -247,6 +247,7 @@ void ProcessState::trim(double now_ms) {
 
 Timeline ProcessState::timeline(double now_ms) const {
   Timeline tl;
+  tl.agent_window = true;
   tl.probe_connected = has_probe;
   tl.pid = static_cast<double>(id.pid);
   tl.runtime = id.runtime;

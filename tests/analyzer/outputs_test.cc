@@ -220,6 +220,23 @@ TEST_CASE("the JSON says where hotspots come from only when the run had block st
   CHECK(j["block_stacks"] == nlohmann::json{{"blocks", 1}, {"blocked_ms", 90.0}, {"longest_ms", 90.0},
                                             {"longest_in", "spin (server.js:5)"}});
   CHECK(j["issues"][0]["recommendations"].dump().find("Start with `spin` (server.js:5)") != std::string::npos);
+  CHECK(j["issues"][0]["recommendations"].dump().find("then run the same command again") != std::string::npos);
+  // The agent's report has no command to run again (issue 35 item 5), an
+  // attach none of its own either: each is told how it sees the server again.
+  for (const auto& [agent, attached, words] :
+       {std::tuple{true, false, "watch the agent's next windows under the same traffic"},
+        std::tuple{false, true, "attach again with the same options"}}) {
+    Timeline other = tl;
+    other.agent_window = agent;
+    other.attach.present = attached;
+    Diagnosis d2 = analyze(other);
+    REQUIRE(attach_recommendations(&d2, LOOPDOCTOR_SOURCE_DIR "/report_templates", nullptr));
+    const std::string all = diagnosis_json(other, d2)["issues"][0]["recommendations"].dump();
+    CHECK(all.find("same command") == std::string::npos);
+    CHECK(all.find("{again}") == std::string::npos);
+    CHECK(all.find("{confirm}") == std::string::npos);
+    CHECK(all.find(words) != std::string::npos);
+  }
 }
 
 // Seen while writing fuzz/recording_fuzz.cc, which reproduces both (UBSan:
