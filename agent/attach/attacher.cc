@@ -94,7 +94,7 @@ struct Attacher::Impl {
   ProcessLink root;
   std::vector<ProcessLink> children;  // --tree
   UniqueFd endpoint;
-  std::string endpoint_name;  // with its leading NUL
+  std::string endpoint_name;  // the socket's path as the process sees it
   ProbeFiles files;
   std::string token = random_hex();
 
