@@ -11,6 +11,8 @@ std::string_view advice_file(Advice a) {
     case Advice::kPoolSaturated: return "blocked-loop-pool-saturated";
     case Advice::kRunQueue: return "cpu-starved-run-queue";
     case Advice::kTargetExited: return "insufficient-data-exited";
+    case Advice::kLoadFailed: return "insufficient-data-load-failed";
+    case Advice::kSaturated: return "healthy-saturated";
   }
   return "";
 }
@@ -22,6 +24,8 @@ std::string_view hotspot_action(Advice a) {
     case Advice::kVerdict:
     case Advice::kRunQueue:
     case Advice::kTargetExited:
+    case Advice::kLoadFailed:
+    case Advice::kSaturated:
     case Advice::kGcLeak:
     case Advice::kGcGrowth: break;
   }

@@ -16,12 +16,19 @@ enum class Advice {
   kBlockedWorker,  // a worker thread's loop held by one long job (loops.h)
   kPoolSaturated,  // every worker thread of the process busy: more jobs than workers (loops.h)
   kRunQueue,       // cpu-starved by other processes on its CPUs, not by a quota (cpu_starved.h)
-  kTargetExited,   // insufficient-data because the target ended by itself first (rules.cc)
+  kTargetExited,   // insufficient-data because the target ended (or died) by itself first (rules.cc)
+  kLoadFailed,     // insufficient-data because most of the load's requests failed (load_outcome.h)
+  kSaturated,      // healthy, but the load saturated the server (load_outcome.h)
 };
 
-inline constexpr Advice kAllAdvice[] = {Advice::kVerdict, Advice::kGcLeak, Advice::kGcGrowth,
-                                        Advice::kBlockedWorker, Advice::kPoolSaturated,
-                                        Advice::kRunQueue, Advice::kTargetExited};
+inline constexpr Advice kAllAdvice[] = {Advice::kVerdict,       Advice::kGcLeak,        Advice::kGcGrowth,
+                                        Advice::kBlockedWorker, Advice::kPoolSaturated, Advice::kRunQueue,
+                                        Advice::kTargetExited,  Advice::kLoadFailed,    Advice::kSaturated};
+
+// An insufficient-data that is the run's, not one loop's short data: the
+// target ended by itself, or the load failed. It outranks a loop's healthy
+// verdict (loops.cc), so no loop's health hides a dead target.
+inline bool judges_the_run(Advice a) { return a == Advice::kTargetExited || a == Advice::kLoadFailed; }
 
 // The file's name without ".txt"; "" for kVerdict (the verdict names it).
 std::string_view advice_file(Advice a);

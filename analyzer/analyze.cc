@@ -20,6 +20,18 @@ Diagnosis analyze(const Timeline& tl) {
   return dx;
 }
 
+namespace {
+
+RecheckWords recheck_words(const Timeline& tl) {
+  if (tl.agent_window)
+    return {"watch the agent's next windows under the same traffic (its /report/<pid>)",
+            "in the agent's next windows under the same traffic"};
+  if (tl.attach.present) return {"attach again with the same options", "with the same attach and load"};
+  return {};
+}
+
+}  // namespace
+
 Diagnosis analyze_loop(const Timeline& tl) {
   const Window w = analysis_window(tl);
   WindowStats st = compute_window_stats(tl, w);
@@ -39,6 +51,7 @@ Diagnosis analyze_loop(const Timeline& tl) {
       analysers::http(st),
   };
   Diagnosis dx = combine(tl, st, std::move(findings));
+  dx.recheck = recheck_words(tl);
   // Beyond its GC share, the CPU profile does not change the verdict; it
   // names the code behind it.
   profile::attach_profile(*attribution, st, &dx);
@@ -65,14 +78,16 @@ namespace {
 // names the top one takes its place.
 constexpr std::string_view kWithoutHotspotsTag = "[without-hotspots] ";
 
-std::string top_hotspot_advice(const Hotspot& h, bool blocked_time, std::string_view action) {
+std::string top_hotspot_advice(const Hotspot& h, bool blocked_time, std::string_view action,
+                               const RecheckWords& recheck) {
   const std::string pct = std::to_string(static_cast<int>(h.share * 100 + 0.5)) + " %";
   // No function to start with: say what is known, and what names it.
   if (h.function == blocks::kNativeUnknown)
     return "Most of the blocked time (" + pct + ") was spent in native code -- a builtin or binding such as "
            "JSON.parse, readFileSync, a RegExp, zlib or crypto -- and block stacks could not see which call "
            "entered it: V8 runs no interrupt inside one, and the probe samples such calls with V8's profiler "
-           "only once they recur. A run with a CPU profile (without --no-profile), or a longer one, names it.";
+           "only once they recur. To name it, " + recheck.again +
+           " under load long enough for the blocks to recur (a run without --no-profile has a CPU profile too).";
   // Block stacks name a native call by its JavaScript function plus a note;
   // only the function goes in backticks.
   std::string code = h.function, note;
@@ -85,7 +100,16 @@ std::string top_hotspot_advice(const Hotspot& h, bool blocked_time, std::string_
   return "Start with `" + code + "`" + where + caller +
          (blocked_time ? ": it was running during " + pct + " of the time the loop was blocked"
                        : ": it took " + pct + " of the CPU profile") +
-         " (see the hotspots). " + std::string(action) + ", then run the same command again.";
+         " (see the hotspots). " + std::string(action) + ", then " + recheck.again + ".";
+}
+
+// The texts' {again} and {confirm}: how this user sees the server again.
+std::string with_recheck(std::string text, const RecheckWords& r) {
+  for (const auto& [token, words] : {std::pair<std::string_view, const std::string*>{"{again}", &r.again},
+                                     {"{confirm}", &r.confirm}})
+    for (auto at = text.find(token); at != std::string::npos; at = text.find(token, at + words->size()))
+      text.replace(at, token.size(), *words);
+  return text;
 }
 
 }  // namespace
@@ -115,11 +139,11 @@ bool attach_recommendations(Diagnosis* dx, const std::string& templates_dir, std
           issue.recommendations.push_back(para.substr(kWithoutHotspotsTag.size()));
         } else if (!named_hotspot) {
           issue.recommendations.push_back(top_hotspot_advice(issue.hotspots.front(), issue.hotspots_blocked_time,
-                                                            hotspot_action(issue.advice)));
+                                                            hotspot_action(issue.advice), dx->recheck));
           named_hotspot = true;
         }
       } else if (!para.empty()) {
-        issue.recommendations.push_back(para);
+        issue.recommendations.push_back(with_recheck(para, dx->recheck));
       }
       para.clear();
     };

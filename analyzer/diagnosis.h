@@ -10,6 +10,7 @@
 #include "analyzer/advice.h"
 #include "analyzer/cause.h"
 #include "analyzer/exit_description.h"
+#include "analyzer/load_outcome.h"
 #include "analyzer/profile.h"
 #include "analyzer/timeline.h"
 #include "analyzer/warning_summary.h"
@@ -115,8 +116,17 @@ struct Issue {
 
 struct LoopDiagnosis;
 
+// How the user sees the same server again after a change, as the advice
+// says it: a run is run again, an attach attached again, and the agent's
+// report is the next window of the same traffic (it has no command).
+struct RecheckWords {
+  std::string again = "run the same command again";     // "Then {again} and compare ..."
+  std::string confirm = "with the same command and load";  // "Confirm the fix {confirm}: ..."
+};
+
 struct Diagnosis {
   Verdict verdict = Verdict::kInsufficientData;
+  RecheckWords recheck;
   std::vector<Issue> issues;
   std::vector<Finding> findings;   // every analyser's finding, for the report
   std::vector<std::string> notes;  // e.g. "load too light to judge"
@@ -130,6 +140,11 @@ struct Diagnosis {
   std::shared_ptr<const profile::Attribution> attribution;  // null without a CPU profile
   BlockSummary blocks;  // the native probe's block stacks in the window
   ExitDescription exit;
+  // What the load measured (load_outcome.h): mostly failures, or the
+  // server's capacity. Run-level facts, the first process's main thread's
+  // in a recording of several loops.
+  LoadFailure load_failure;
+  Saturation saturation;
   // A recording of more than one loop (analyzer/loops.h): each loop's own
   // diagnosis, worst first; the verdict and issues above are the worst
   // loop's, everything else the first process's main thread's. Empty for a

@@ -109,7 +109,7 @@ long long pid_json(double pid) {
   return pid >= 1 && pid <= kMaxPid ? static_cast<long long>(pid) : 0;
 }
 
-json target_json(const Timeline& tl) {
+json target_json(const Timeline& tl, const ExitDescription& ed) {
   json target;
   target["command"] = tl.command;
   target["pid"] = pid_json(tl.pid);
@@ -125,6 +125,8 @@ json target_json(const Timeline& tl) {
     exit["stopped_by_loopdoctor"] = tl.exit.stopped_by_loopdoctor;
     if (!tl.exit.oom.empty()) exit["oom"] = tl.exit.oom;
     if (tl.exit.heap_limit_mb > 0) exit["heap_limit_mb"] = tl.exit.heap_limit_mb;
+    // Only when it did (exit_description.h): a crash, or a server's own end.
+    if (ed.died) exit["died"] = true;
   }
   target["exit"] = exit;
   if (tl.attach.present) {
@@ -149,7 +151,30 @@ void set_probe_load(json& load, const WindowStats& st) {
   load["source"] = "probe";
 }
 
-json load_json(const Timeline& tl, const WindowStats& st) {
+// What the load measured (load_outcome.h), each only when it holds: a
+// recording without keeps the fields it had.
+void set_load_outcome(json& load, const Diagnosis& dx) {
+  const LoadFailure& f = dx.load_failure;
+  if (f.failed) {
+    load["failure"] = {{"share", r3(f.share)},
+                       {"failed", r3(f.failures)},
+                       {"attempts", r3(f.attempts)},
+                       {"top", f.top.empty() ? json(nullptr) : json(f.top)},
+                       {"top_is_status", f.top_is_status},
+                       {"top_count", r3(f.top_count)},
+                       {"text", f.text}};
+  }
+  const Saturation& sat = dx.saturation;
+  if (sat.saturated) {
+    load["saturation"] = {{"elu_mean", r3(sat.elu)},
+                          {"rps", r3(sat.rps)},
+                          {"latency_p99_ms", sat.client_p99_ms ? json(r3(*sat.client_p99_ms)) : json(nullptr)},
+                          {"text", sat.text}};
+  }
+}
+
+json load_json(const Timeline& tl, const Diagnosis& dx) {
+  const WindowStats& st = dx.stats;
   const LoadSummary& ls = tl.load_summary;
   json load = {{"requests", r3(ls.requests)},
                {"rps", r3(ls.rps)},
@@ -162,6 +187,7 @@ json load_json(const Timeline& tl, const WindowStats& st) {
   if (!tl.load_command.empty()) load["command"] = tl.load_command;
   // The built-in load as configured (README "Contracts"): which load ran.
   if (tl.load_config) load["config"] = recording::encode(*tl.load_config);
+  set_load_outcome(load, dx);
   return load;
 }
 
@@ -208,15 +234,18 @@ json diagnosis_json(const Timeline& tl, const Diagnosis& dx) {
   }
   j["notes"] = dx.notes;
   j["findings"] = findings_json(dx.findings);
-  j["target"] = target_json(tl);
-  j["load"] = load_json(tl, dx.stats);
+  j["target"] = target_json(tl, dx.exit);
+  j["load"] = load_json(tl, dx);
   j["window"] = {{"start_ms", r3(dx.window.start)},
                  {"end_ms", r3(dx.window.end)},
                  {"samples", dx.window_samples}};
   j["figures"] = figures_json(figures_of(tl, dx));
   if (dx.blocks.blocks > 0) j["block_stacks"] = block_stacks_json(dx.blocks);
-  // The reader's warnings, then the collector's: all the recording says went wrong.
-  json warnings = tl.warnings;
+  // A load that mostly failed first, then the reader's warnings and the
+  // collector's: all that went wrong in the run and its recording.
+  json warnings = json::array();
+  if (dx.load_failure.failed) warnings.push_back(dx.load_failure.text);
+  for (const auto& w : tl.warnings) warnings.push_back(w);
   for (const auto& w : tl.recorded_warnings) warnings.push_back(w);
   j["warnings"] = warnings;
   // Only when the target warned: recordings without keep the fields they had.

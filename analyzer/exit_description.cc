@@ -20,6 +20,11 @@ ExitDescription describe_exit(const Timeline& tl) {
   d.what = exit_what(e);
   d.by_itself = !e.stopped_by_loopdoctor;
   d.crash = d.by_itself && (e.signal || e.code.value_or(0) != 0);
+  // A server's clean end counts while it was meant to serve: during the
+  // load when one ran (a cluster's workers leaving after it are no death).
+  const bool server = tl.listen_t >= 0 || tl.port.has_value() || tl.load_window.has_value();
+  const bool while_serving = !tl.load_window || e.t <= tl.load_window->end;
+  d.died = d.crash || (d.by_itself && server && while_serving);
   if (!d.by_itself && e.signal) {  // the signal was ours: not a kill to report
     d.text = exit_stopped(*e.signal, e.t);
     return d;

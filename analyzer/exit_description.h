@@ -15,6 +15,12 @@ struct ExitDescription {
   std::string text;         // the whole phrase: what, and who ended it
   bool crash = false;       // ended by itself with a signal or a non-zero code
   bool by_itself = false;   // ended before loopdoctor stopped it
+  // The target died: it ended by itself where it was meant to keep running
+  // -- a crash, or a server's end (it listened, or load ran against it)
+  // before loopdoctor stopped it and, when a load ran, before the load
+  // ended. Such a run is never called healthy (rules.cc). A script with no
+  // load that ends with code 0 has finished, not died: its end is the run's.
+  bool died = false;
 };
 
 // The words for the exit itself are the recording's (record_words.h), shared

@@ -209,7 +209,7 @@ class Builder {
   void on_load_summary(const recording::LoadSummary& r) {
     tl_.load_summary = {true,  r.requests, r.duration_s, r.rps, r.bytes, r.p50, r.p90,
                         r.p99, r.max,      r.errors.total(), r.non_2xx_by_status(),
-                        r.rate_not_met};
+                        r.rate_not_met, r.status, r.errors};
     if (r.config && !tl_.load_config) tl_.load_config = r.config;
   }
   void on_exit(const recording::Exit& e) {

@@ -19,22 +19,25 @@ bool is_problem(Verdict v) {
          v == Verdict::kIoBound;
 }
 
-// blocked-loop first (the order of rules.cc's precedence).
-int kind_rank(Verdict v) {
-  switch (v) {
+// blocked-loop first (the order of rules.cc's precedence). An
+// insufficient-data that is the run's (the target died, the load failed:
+// judges_the_run) comes before healthy, so another loop's health does not
+// hide it; one loop's own short data comes last.
+int kind_rank(const Diagnosis& dx) {
+  switch (dx.verdict) {
     case Verdict::kBlockedLoop: return 0;
     case Verdict::kGcPressure: return 1;
     case Verdict::kCpuStarved: return 2;
     case Verdict::kIoBound: return 3;
-    case Verdict::kHealthy: return 4;
-    case Verdict::kInsufficientData: return 5;
+    case Verdict::kHealthy: return 5;
+    case Verdict::kInsufficientData: return judges_the_run(dx.issues.front().advice) ? 4 : 6;
   }
-  return 5;
+  return 6;
 }
 
 // The main thread's requests waited while its own loop was free to run them.
 bool requests_waited(const Diagnosis& main) {
-  return analysers::abnormal(main.findings, Signal::kHttp) && !analysers::abnormal(main.findings, Signal::kDelay);
+  return analysers::http_slow(main.stats) && !analysers::abnormal(main.findings, Signal::kDelay);
 }
 
 const Timeline* timeline_of(const Timeline& tl, LoopRef loop) {
@@ -133,7 +136,7 @@ void advise_workers(std::vector<LoopDiagnosis>* loops) {
 auto rank_key(const LoopDiagnosis& l, bool waited_by_main) {
   const Issue& top = l.dx.issues.front();
   const bool own_problem = is_problem(l.dx.verdict) && l.waited_on.empty();
-  return std::make_tuple(!own_problem, -static_cast<int>(top.severity), kind_rank(l.dx.verdict),
+  return std::make_tuple(!own_problem, -static_cast<int>(top.severity), kind_rank(l.dx),
                          !waited_by_main, -top.confidence);
 }
 

@@ -20,7 +20,15 @@
 //     (cause: a full connection pool, a queued threadpool or a slow
 //     upstream, when the probe measured one: analyzer/causes.h)
 //  6. Otherwise                                           -> healthy
-//     (with a note when the load was too light to judge)
+//     (with a note when the load was too light to judge; led by the
+//     saturation sentence when the load saturated the loop), unless the run
+//     cannot vouch for it:
+//     - the target died (exit_description.h: a crash, or a server's end
+//       before loopdoctor stopped it)                     -> insufficient-data
+//     - most of the load's requests failed (load_outcome.h) -> insufficient-data
+//     A problem found before a death or a failed load stays the verdict:
+//     what the loop did is true of it either way. The failed load is said
+//     first in every output whatever the verdict.
 // There is no "unknown": when signals mix, every cause found is an issue.
 // The verdict is the most severe issue (DESIGN.md): issues are ranked by
 // severity, then confidence, and the order above breaks the remaining ties
@@ -266,15 +274,55 @@ Issue io_issue(const Timeline& tl, const WindowStats& st, const RequestTime& rt,
   return i;
 }
 
-Issue healthy_issue(const WindowStats& st, const std::vector<Finding>& fs, bool light) {
+// A saturated server is healthy only in that nothing stalled, collected or
+// waited: its sentence starts with the saturation and what it means.
+Issue healthy_issue(const WindowStats& st, const std::vector<Finding>& fs, bool light, const Saturation& sat) {
   Issue i = make_issue(Verdict::kHealthy, Severity::kLow, light ? 0.6 : 0.9);
-  i.summary = fmt::format(
-      "No problem found: loop delay p99 {:.1f} ms, loop busy {}, GC {} of the time{}.",
-      st.delay_p99_ms, pct(st.elu_mean), pct(st.gc_effective_share()),
-      st.http_present && st.http_requests > 0 ? fmt::format(", {:.0f} req/s", st.http_rps) : std::string());
+  if (sat.saturated) {
+    i.summary = fmt::format("{} No stall, GC pressure or I/O wait was found: loop delay p99 {:.1f} ms, GC {} of the time.",
+                            sat.text, st.delay_p99_ms, pct(st.gc_effective_share()));
+    i.advice = Advice::kSaturated;
+  } else {
+    i.summary = fmt::format(
+        "No problem found: loop delay p99 {:.1f} ms, loop busy {}, GC {} of the time{}.", st.delay_p99_ms,
+        pct(st.elu_mean), pct(st.gc_effective_share()),
+        st.http_present && st.http_requests > 0 ? fmt::format(", {:.0f} req/s", st.http_rps) : std::string());
+  }
   append(&i.evidence, find_finding(fs, Signal::kDelay));
   append(&i.evidence, find_finding(fs, Signal::kUtilisation));
   append(&i.evidence, find_finding(fs, Signal::kGc));
+  return i;
+}
+
+// A target that died is never healthy: with no problem found in the time
+// watched, the run has no verdict on it, and its end is the reason.
+Issue died_issue(const Timeline& tl, const ExitDescription& exit, const WindowStats& st) {
+  Issue i = make_issue(Verdict::kInsufficientData, Severity::kLow, 0.9);
+  // Another process of the tree is "this process": its loop is named before.
+  i.summary = fmt::format(
+      "{} {}, before loopdoctor stopped it, with {:.1f} s observed: {}",
+      tl.loop.pid == 0 ? "The target" : "This process", exit.what, st.window_ms / 1000.0,
+      exit.crash ? "a server that dies under load is not healthy, whatever those seconds showed. Its own "
+                   "messages, passed through above, say why; fix that, then run it again."
+                 : "a server must keep running under load, so this run cannot call it healthy (did something "
+                   "call process.exit()?). Find what ended it, then run it again.");
+  i.advice = Advice::kTargetExited;
+  return i;
+}
+
+// A load that mostly failed measured the failures: with no problem found,
+// the run has no verdict on the server. The failure itself is said first by
+// every output (LoadFailure::text); this sentence says what follows from it.
+Issue load_failed_issue(const LoadFailure& lf) {
+  Issue i = make_issue(Verdict::kInsufficientData, Severity::kLow, 0.9);
+  i.summary = fmt::format(
+      "No verdict on the server's health: {} of the load's requests failed, so the run measured {}, not the "
+      "work the load was meant for. Fix the load, then run it again.",
+      pct(lf.share), lf.measured);
+  i.evidence.push_back(analysers::evidence(
+      "load_failed_share", lf.share, kLoadFailedShare,
+      fmt::format("{:.0f} of {:.0f} requests failed (a non-2xx status or an error)", lf.failures, lf.attempts)));
+  i.advice = Advice::kLoadFailed;
   return i;
 }
 
@@ -306,6 +354,9 @@ std::optional<std::string> heap_limit_note(const Timeline& tl) {
 Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding> findings) {
   Diagnosis dx;
   const auto& fs = findings;
+  dx.exit = describe_exit(tl);
+  dx.load_failure = load_failure(tl);
+  dx.saturation = saturation(tl, st, dx.load_failure);
 
   if (!analysers::enough_probe_data(st)) {
     dx.issues.push_back(insufficient(tl, st));
@@ -325,7 +376,7 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
     // its queue explain a small part of them (RequestTime); no cut on CPU or
     // utilisation, which moved the verdict of one server from run to run.
     const RequestTime rt = request_time(st);
-    const bool waiting = abnormal(fs, Signal::kHttp) && !delay_bad && rt.known &&
+    const bool waiting = analysers::http_slow(st) && !delay_bad && rt.known &&
                          rt.loop_busy < kEluBusy && rt.wait_factor() >= kIoWaitFactor;
 
     // Time until the heap's growth meets V8's limit or the container's.
@@ -346,9 +397,13 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
     if (delay_bad && !(gc_bad && gc_explains) && !starved) dx.issues.push_back(blocked_issue(tl, st, fs));
     if (gc_bad && !gc_first) dx.issues.push_back(gc_issue(st, fs, lim, leak_urgent));
     if (dx.issues.empty() && waiting) dx.issues.push_back(io_issue(tl, st, rt, fs));
+    // Nothing found, yet the run cannot vouch for the server: its death is
+    // the reason before a failed load (the failures may be its dying).
+    if (dx.issues.empty() && dx.exit.died) dx.issues.push_back(died_issue(tl, dx.exit, st));
+    if (dx.issues.empty() && dx.load_failure.failed) dx.issues.push_back(load_failed_issue(dx.load_failure));
     if (dx.issues.empty()) {
       const bool light = st.elu_mean < kLightLoadElu && st.http_rps < kMinLoadRps;
-      dx.issues.push_back(healthy_issue(st, fs, light));
+      dx.issues.push_back(healthy_issue(st, fs, light, dx.saturation));
       if (light)
         dx.notes.push_back(
             "The load was too light to judge: the loop was busy under 5 % of the time and few "
@@ -373,12 +428,15 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
   if (auto note = heap_limit_note(tl)) dx.notes.push_back(*note);
   if (!tl.load_window)
     dx.notes.push_back("No load ran during this recording: the analysis covers the whole run.");
-  dx.exit = describe_exit(tl);
   if (dx.exit.by_itself)
     dx.notes.push_back("The target " + dx.exit.what +
                        ", before loopdoctor stopped it; the analysis covers the run up to then.");
   if (tl.truncated)
     dx.notes.push_back("The recording was cut off; everything before the cut was analysed.");
+  // The healthy verdict's sentence says the saturation; a problem's says it
+  // in a note (its req/s is the capacity, its latency the queue).
+  if (dx.saturation.saturated && dx.verdict != Verdict::kHealthy && dx.verdict != Verdict::kInsufficientData)
+    dx.notes.push_back(dx.saturation.text);
   dx.findings = std::move(findings);
   return dx;
 }

@@ -92,6 +92,36 @@ inline constexpr double kIoWaitFactor = 4;
 // Under this utilisation with no slow responses, the load was too light to judge.
 inline constexpr double kLightLoadElu = 0.05;
 
+// --- what the load measured (analyzer/load_outcome.h, analysers/http.cc) --
+// Share of the load's requests that failed (a non-2xx status, or one of the
+// load generator's errors: connect, read, write, timeout, parse) from which
+// the run measured the failures, not the server's work: "most of them".
+// Past half, every figure (req/s, latency, the loop's busy time) is mostly
+// the server answering a 404 or a refusal -- 21307 of 21307 requests to an
+// Express app with no `/` route answered 404 at 10228 req/s, "healthy" --
+// so the run cannot vouch for the server's health. A failure share under
+// it still shows in the key figures ("N failed").
+inline constexpr double kLoadFailedShare = 0.5;
+// A loop busy this share of the window or more while requests arrived had
+// no idle time left: the load saturated the server, its req/s is its
+// capacity at this load and its clients' latency is mostly the queue for
+// it. The line a queue forms at (kEluBusy). Measured: hello-world and
+// cached-response under -c 50 run at 0.84-0.93 on this 2-core machine,
+// depending on what else runs; every blocked and GC-bound sample at 0.99+.
+inline constexpr double kSaturatedElu = kEluBusy;
+// The clients' latency p99 (the load generator's) from which the server's
+// own, much shorter response time is no longer "normal" beside it: 1 s is
+// where a person's flow of thought breaks (Nielsen's response-time limits),
+// "seconds of latency"...
+inline constexpr double kClientLatencyMs = 1000;
+// ... when it is at least this many times the server-side mean response:
+// three quarters or more of what a client waited passed before the server's
+// handler saw its request (in the socket's queue, behind a busy loop). A
+// server 35 ms per response beside clients' p99 of 8274 ms is 236x; a
+// server waiting 2 s on an upstream, its clients 2.1 s, is 1.05x (that is
+// io-bound's slow response, said by its own rule).
+inline constexpr double kClientQueueFactor = 4;
+
 // --- causes of an io-bound verdict (analyzer/causes.cc) -------------------
 // Outbound time to one destination per request, as a share of the server's
 // response time, that makes it the cause: "most of each request's time".

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/recording/records.h"
+#include "base/redact.h"
 
 namespace loopdoctor {
 
@@ -44,10 +45,14 @@ inline constexpr std::size_t kMaxProcesses = 64;
 // errors summed over their classes, non-2xx counted from the status codes.
 struct LoadSummary {
   bool present = false;
-  double requests = 0, duration_s = 0, rps = 0, bytes = 0;
+  double requests = 0, duration_s = 0, rps = 0, bytes = 0;  // requests: complete responses
   double p50 = 0, p90 = 0, p99 = 0, max = 0;  // latency, ms
   double errors = 0, non_2xx = 0;
   bool rate_not_met = false;  // constant-rate mode could not keep up
+  // The same counts by kind, for saying what failed (load_outcome.h):
+  // responses by status code ("404"), and errors by wrk's classes.
+  std::map<std::string, double> status;
+  recording::LoadErrors error_classes;
 };
 
 struct Window {  // [start, end) in run time, ms
@@ -116,6 +121,9 @@ struct Timeline {
   // `loopdoctor attach`: how (meta.attach), and when the probe left the
   // process, which ran on (-1: no detach recorded).
   recording::AttachInfo attach;
+  // The agent's rolling window of a long-running process (no command, no
+  // load of ours), not a recording of one run.
+  bool agent_window = false;
   double detach_t = -1;
   std::string detach_reason;
   nlohmann::json profile;   // V8 cpuprofile when the probe sent one
@@ -135,8 +143,12 @@ struct Timeline {
 };
 
 // Builds a timeline from a recording file. Returns std::nullopt only when the
-// file cannot be opened or holds no record at all; `error` says why.
-std::optional<Timeline> load_timeline(const std::string& path, std::string* error);
+// file cannot be opened or holds no record at all; `error` says why. With a
+// `redactor`, every record's secret-bearing fields are redacted before they
+// enter the timeline (recording/record_secrets.h), and the reader's warnings
+// too: every output then formats the same redacted values.
+std::optional<Timeline> load_timeline(const std::string& path, std::string* error,
+                                      const base::Redactor* redactor = nullptr);
 
 // Builds a timeline from records already in memory (tests, the agent).
 Timeline build_timeline(const std::vector<nlohmann::json>& records);

@@ -401,6 +401,11 @@ WindowStats compute_window_stats(const Timeline& tl, const Window& w) {
   const std::vector<SchedPoint> sched = sched_series(tl, w);
   add_stall_sched(st, sched, in);
   add_gc_stats(st, tl, w, sched);
+  if (tl.load_summary.present) {
+    st.client_present = true;
+    st.client_rps = tl.load_summary.rps;
+    st.client_latency_p99_ms = tl.load_summary.p99;
+  }
   return st;
 }
 

@@ -116,6 +116,12 @@ struct WindowStats {
   double http_rps = 0, http_inflight_mean = 0, http_latency_mean_ms = 0,
          http_latency_max_ms = 0;
   double http_requests = 0;
+  // The clients' view: the load generator's summary of the whole load (the
+  // analysis window when a load ran), absent without the built-in load. A
+  // client's latency includes the wait before the server's handler saw the
+  // request, which the server-side figures above cannot.
+  bool client_present = false;
+  double client_rps = 0, client_latency_p99_ms = 0;
 };
 
 WindowStats compute_window_stats(const Timeline& tl, const Window& w);

@@ -1,6 +1,8 @@
 #include "base/file.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -9,18 +11,30 @@
 
 namespace loopdoctor::base {
 
+// POSIX reads, not an ifstream: libstdc++'s filebuf throws when read()
+// fails (ESRCH from /proc/PID/... of a process that exits mid-read), and an
+// exception there ended loopdoctor instead of failing the read.
 bool read_file(const std::string& path, std::string* out, std::string* error) {
-  errno = 0;
-  std::ifstream in(path, std::ios::binary);
-  if (in) {
-    std::string text(std::istreambuf_iterator<char>(in), {});
-    if (!in.bad()) {
-      *out = std::move(text);
-      return true;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int err = fd < 0 ? errno : 0;
+  std::string text;
+  char buf[65536];
+  while (fd >= 0) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      text.append(buf, static_cast<std::size_t>(n));
+      continue;
     }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) err = errno;
+    break;
   }
-  if (error)
-    *error = "cannot read '" + path + "'" + (errno != 0 ? std::string(": ") + std::strerror(errno) : "");
+  if (fd >= 0) ::close(fd);
+  if (err == 0) {
+    *out = std::move(text);
+    return true;
+  }
+  if (error) *error = "cannot read '" + path + "': " + std::strerror(err);
   return false;
 }
 

@@ -1,6 +1,8 @@
 #include "cli/terminal_summary.h"
 
 #include <algorithm>
+#include <cctype>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -12,6 +14,18 @@
 
 namespace loopdoctor::cli {
 namespace {
+
+// A path as one shell word, so the compare line can be pasted as it is:
+// quoted only when it holds something a shell would split or expand.
+std::string shell_word(const std::string& path) {
+  const bool plain = std::all_of(path.begin(), path.end(), [](unsigned char c) {
+    return std::isalnum(c) || std::string_view("./_-+,:=@%").find(static_cast<char>(c)) != std::string_view::npos;
+  });
+  if (plain && !path.empty()) return path;
+  std::string quoted = "'";
+  for (char c : path) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
 
 // Hotspots listed under the verdict; the report has the full table.
 constexpr std::size_t kTerminalHotspots = 3;
@@ -161,12 +175,15 @@ std::string key_figures(const Timeline& tl, const WindowStats& st, const char* s
 
 void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnosis& dx,
                             const std::string& report_path, const std::string& recording_path,
-                            bool colour) {
+                            bool colour, const std::string& earlier_recording) {
   const WindowStats& st = dx.stats;
   const char* on = colour ? verdict_colour(dx.verdict) : "";
   const char* off = colour ? "\x1b[0m" : "";
   const char* dim = colour ? "\x1b[2m" : "";
   out << "\n";
+  // A load that mostly failed is said before the verdict, which it limits.
+  if (dx.load_failure.failed)
+    out << "  " << (colour ? "\x1b[1m" : "") << dx.load_failure.text << off << "\n\n";
   if (!dx.issues.empty()) {
     const Issue& top = dx.issues.front();
     out << "  " << on << to_string(dx.verdict) << off;
@@ -206,6 +223,9 @@ void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnos
   out << "\n";
   if (!report_path.empty()) out << "  report:    " << report_path << "\n";
   if (!recording_path.empty()) out << "  recording: " << recording_path << "\n";
+  if (!recording_path.empty() && !earlier_recording.empty())
+    out << "  compare:   loopdoctor compare " << shell_word(earlier_recording) << " " << shell_word(recording_path)
+        << "\n";
   out << "\n";
 }
 
@@ -213,6 +233,7 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
                              const std::string& report_path) {
   const WindowStats& st = dx.stats;
   std::string md = fmt::format("### loopdoctor: `{}`\n\n", to_string(dx.verdict));
+  if (dx.load_failure.failed) md += "**" + dx.load_failure.text + "**\n\n";
   if (!dx.issues.empty() && dx.issues.front().cause.present())
     md += "**cause:** " + dx.issues.front().cause.line() + "\n\n";
   if (!dx.issues.empty()) md += "> " + dx.issues.front().summary + "\n\n";

@@ -87,6 +87,7 @@ struct ProcessLink {
   AttachedProcess info;
   std::unique_ptr<InspectorClient> client;
   bool opened_inspector = false;  // we sent SIGUSR1: closed again at the end
+  bool touched = false;  // SIGUSR1 went, or a session was opened (Attacher::touched)
 };
 
 struct Attacher::Impl {
@@ -94,7 +95,7 @@ struct Attacher::Impl {
   ProcessLink root;
   std::vector<ProcessLink> children;  // --tree
   UniqueFd endpoint;
-  std::string endpoint_name;  // with its leading NUL
+  std::string endpoint_name;  // the socket's path as the process sees it
   ProbeFiles files;
   std::string token = random_hex();
 
@@ -107,6 +108,8 @@ struct Attacher::Impl {
   bool stopping = false;
   std::thread worker_loader;
   std::map<std::string, std::unique_ptr<WorkerSession>> workers;  // by session id
+  bool loading_worker = false;  // the loader thread is inside load_worker()
+  std::condition_variable idle_cv;  // pending emptied and no worker loading
   bool released = false;
   // The process is exiting and Node waits for our session to end before it
   // does (NodeRuntime.waitingForDisconnect): the loader thread ends it.
@@ -114,9 +117,13 @@ struct Attacher::Impl {
 
   nlohmann::json settings(bool close_inspector, bool tree_child = false) const {
     const ProbeSettings& p = opt.probe;
-    nlohmann::json s = {{"endpoint", endpoint_name},   {"intervalMs", p.interval_ms},
-                        {"profile", p.profile},        {"nativeDir", files.native_dir()},
-                        {"closeInspector", close_inspector}, {"token", token}};
+    nlohmann::json s = {{"endpoint", endpoint_name},
+                        {"profile", p.profile},
+                        {"nativeDir", files.native_dir()},
+                        {"closeInspector", close_inspector},
+                        {"token", token}};
+    if (p.interval_ms > 0) s["intervalMs"] = p.interval_ms;
+    if (p.agent) s["agent"] = true;
     if (p.profile_interval_us > 0) s["profileIntervalUs"] = p.profile_interval_us;
     if (p.block_threshold_ms > 0) s["blockThresholdMs"] = p.block_threshold_ms;
     if (p.block_interval_ms > 0) s["blockIntervalMs"] = p.block_interval_ms;
@@ -129,6 +136,8 @@ struct Attacher::Impl {
 
   std::string load_into(ProcessLink& l, bool keep_inspector);
   void close_inspector(ProcessLink& l);
+  void stop_worker_loader();
+  void close_root_inspector();
   void on_root_event(const std::string& method, const nlohmann::json& params);
   void load_workers();
   void load_worker(const WorkerInfo& w);
@@ -197,6 +206,8 @@ UniqueFd Attacher::take_endpoint() { return std::move(impl_->endpoint); }
 const std::string& Attacher::endpoint_name() const { return impl_->endpoint_name; }
 const AttachedProcess& Attacher::root() const { return impl_->root.info; }
 
+bool Attacher::touched() const { return impl_->root.touched; }
+
 bool Attacher::container() const {
   const ProcFacts& f = impl_->root.facts;
   return !f.same_net() || !f.same_mnt() || !f.same_pid_ns();
@@ -219,6 +230,7 @@ nlohmann::json Attacher::meta() const {
 std::string Attacher::Impl::load_into(ProcessLink& l, bool keep_inspector) {
   InspectorAccess in;
   std::string error = open_inspector(l.facts, sigusr1_port(l.facts), &in);
+  l.touched = in.sent_sigusr1 || error.empty();
   if (!error.empty()) return error;
   l.info.inspector_port = in.port;
   l.info.inspector_was_open = in.was_open;
@@ -236,7 +248,9 @@ std::string Attacher::Impl::load_into(ProcessLink& l, bool keep_inspector) {
     close_inspector(l);
     return fmt::format("process {}: {}", l.facts.pid, why);
   }
-  const bool probe_closes = keep_inspector && l.opened_inspector;
+  // Without opt.keep_inspector we close the root's ourselves once it is
+  // loaded: the probe must not close one opened later (a debugger's).
+  const bool probe_closes = keep_inspector && l.opened_inspector && opt.keep_inspector;
   CdpReply r = l.client->call("Runtime.evaluate",
                               evaluate_params(attach_expression(files.attach_js(), settings(probe_closes, !root))),
                               kEvaluateTimeoutMs);
@@ -281,9 +295,40 @@ std::string Attacher::load_probe() {
   // Without it an attached process that exits hangs: Node waits for every
   // session to end first ("Waiting for the debugger to disconnect...").
   m.root.client->call("NodeRuntime.notifyWhenWaitingForDisconnect", {{"enabled", true}}, kControlTimeoutMs);
-  CdpReply r = m.root.client->call("NodeWorker.enable", {{"waitForDebuggerOnStart", true}}, kControlTimeoutMs);
+  // A worker told to wait for us at its start would wait for good once the
+  // session closes: without keep_inspector, a new one is loaded where it is.
+  CdpReply r = m.root.client->call("NodeWorker.enable", {{"waitForDebuggerOnStart", m.opt.keep_inspector}},
+                                   kControlTimeoutMs);
   if (!r.ok()) spdlog::warn("worker threads of process {} will not be probed: {}", m.root.facts.pid, r.error);
+  if (!m.opt.keep_inspector) m.close_root_inspector();
   return "";
+}
+
+// The workers that exist were announced before NodeWorker.enable answered
+// (Node sends their attachedToWorker events first, on the same session):
+// once the loader has loaded those, the inspector may close. Each load is
+// bounded by its own calls' timeouts; a process that keeps starting workers
+// is cut off at kEvaluateTimeoutMs, the rest of them unprobed.
+void Attacher::Impl::close_root_inspector() {
+  {
+    std::unique_lock lock(mu);
+    if (!idle_cv.wait_for(lock, std::chrono::milliseconds(kEvaluateTimeoutMs),
+                          [this] { return stopping || disconnect || (pending.empty() && !loading_worker); }))
+      spdlog::warn("process {}: its inspector closes with {} worker thread(s) not probed yet", root.facts.pid,
+                   pending.size() + (loading_worker ? 1 : 0));
+  }
+  stop_worker_loader();
+  close_inspector(root);
+}
+
+void Attacher::Impl::stop_worker_loader() {
+  {
+    std::lock_guard lock(mu);
+    stopping = true;
+    cv.notify_one();
+  }
+  if (worker_loader.joinable()) worker_loader.join();
+  workers.clear();
 }
 
 void Attacher::Impl::on_root_event(const std::string& method, const nlohmann::json& params) {
@@ -291,6 +336,7 @@ void Attacher::Impl::on_root_event(const std::string& method, const nlohmann::js
     std::lock_guard lock(mu);
     disconnect = true;
     cv.notify_one();
+    idle_cv.notify_all();
     return;
   }
   if (method != "NodeWorker.attachedToWorker") return;
@@ -316,8 +362,12 @@ void Attacher::Impl::load_workers() {
       }
       w = std::move(pending.front());
       pending.pop_front();
+      loading_worker = true;
     }
     load_worker(w);
+    std::lock_guard lock(mu);
+    loading_worker = false;
+    idle_cv.notify_all();
   }
 }
 
@@ -363,13 +413,7 @@ void Attacher::release() {
   Impl& m = *impl_;
   if (m.released) return;
   m.released = true;
-  {
-    std::lock_guard lock(m.mu);
-    m.stopping = true;
-    m.cv.notify_one();
-  }
-  if (m.worker_loader.joinable()) m.worker_loader.join();
-  m.workers.clear();
+  m.stop_worker_loader();
   if (m.root.client) {
     m.root.client->close();
     m.root.client.reset();

@@ -25,12 +25,13 @@ namespace loopdoctor::attach {
 
 // What the probe is asked to do in every loop (attach.js's settings).
 struct ProbeSettings {
-  double interval_ms = 10;
+  double interval_ms = 10;  // 0: the probe's default (10 ms; 1 s with `agent`)
   std::string profile = "on-block";  // "on-block", "on" or "off"
   double profile_interval_us = 0;    // 0: the probe's default
   double block_threshold_ms = 0, block_interval_ms = 0;
   std::string probe_choice;  // "js" forces the JS probe
   std::string job;           // the hello's job; "" lets the probe name it
+  bool agent = false;        // `loopdoctor agent`'s probe, not a one-shot diagnosis's
 };
 
 struct AttachOptions {
@@ -39,6 +40,13 @@ struct AttachOptions {
   std::string probe_js;     // our probe.js (attach.js and lib/ are beside it)
   std::string native_dir;   // the addons' folder when not beside probe.js ("": native/ there)
   ProbeSettings probe;
+  // True: the inspector stays open while attached (worker threads started
+  // later are probed through it; the probe closes it when it detaches).
+  // False (the agent, attached for days): it closes once the probe runs in
+  // the main thread and in the workers that exist, so no unauthenticated
+  // inspector port stays open and the next process's SIGUSR1 can take the
+  // same port; workers started later go unprobed.
+  bool keep_inspector = true;
 };
 
 // One process loaded through its own inspector.
@@ -88,8 +96,16 @@ class Attacher {
   // Loads the probe into the main thread and every worker thread, and with
   // --tree into every Node process below (each through its own inspector,
   // closed again once its probe runs: they all default to port 9229).
-  // "" or why the root's probe did not start (the process is left clean).
+  // Without keep_inspector, returns once the root's inspector is closed
+  // again. "" or why the root's probe did not start (the process is left
+  // clean).
   std::string load_probe();
+
+  // After prepare() or load_probe() refused: whether anything reached the
+  // process (SIGUSR1, a DevTools session). False when it was refused from
+  // /proc alone or before SIGUSR1 (its inspector's port taken, a debugger
+  // on it): an attach tried later may succeed and signals nothing twice.
+  bool touched() const;
 
   // Ends the DevTools sessions (the probe has detached itself, or will on
   // its socket's end) and removes files copied into a container.

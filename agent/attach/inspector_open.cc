@@ -12,6 +12,7 @@
 #include "agent/attach/devtools_targets.h"
 #include "agent/attach/listening_sockets.h"
 #include "agent/attach/netns.h"
+#include "base/file.h"
 
 namespace loopdoctor::attach {
 namespace {
@@ -23,10 +24,9 @@ constexpr int kStepTimeoutMs = 2000;
 constexpr int kOpenPollMs = 50;
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  std::string text;
+  base::read_file(path, &text);
+  return text;
 }
 
 // The Node version an inspector at address:port answers with, or "" when
@@ -66,7 +66,7 @@ std::string found_open(const ProcFacts& f, const ListeningSocket& s, const std::
         "a debugger is attached to the inspector of process {} (port {}, {} session{}): loopdoctor does "
         "not disturb it. Detach the debugger, then attach again",
         f.pid, s.port, sessions, sessions == 1 ? "" : "s");
-  *out = {s.address, s.port, true, version};
+  *out = {s.address, s.port, true, version, false};
   return "";
 }
 
@@ -94,13 +94,14 @@ std::string open_inspector(const ProcFacts& f, int port, InspectorAccess* out) {
   }
   if (::kill(f.pid, SIGUSR1) != 0)
     return fmt::format("cannot signal process {}: {}", f.pid, std::strerror(errno));
+  out->sent_sigusr1 = true;
   for (int waited = 0; waited <= kInspectorOpenTimeoutMs; waited += kOpenPollMs) {
     std::this_thread::sleep_for(std::chrono::milliseconds(kOpenPollMs));
     auto now = listening_sockets(f.pid, &error);
     if (!now) return fmt::format("process {} ended while its inspector opened: {}", f.pid, error);
     for (const ListeningSocket& s : new_listeners(*before, *now))
       if (std::string v = node_inspector_version(f.pid, s.address, s.port); !v.empty()) {
-        *out = {s.address, s.port, false, v};
+        *out = {s.address, s.port, false, v, true};
         return "";
       }
   }

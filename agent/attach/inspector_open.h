@@ -24,12 +24,14 @@ struct InspectorAccess {
   int port = 0;
   bool was_open = false;     // found open; no SIGUSR1 was sent
   std::string node_version;  // from /json/version: "20.20.2"
+  bool sent_sigusr1 = false;  // set once SIGUSR1 went, whatever followed
 };
 
 // Finds the process's inspector or opens it with SIGUSR1 (`port`: where
 // SIGUSR1 will open it, sigusr1_port()). "" or one line: a debugger is
 // attached to it (never disturbed), the port is taken in the process's
-// network namespace, or no inspector opened in time.
+// network namespace, or no inspector opened in time. out->sent_sigusr1 says
+// whether the signal went, on a refusal too.
 std::string open_inspector(const ProcFacts& f, int port, InspectorAccess* out);
 
 // A DevTools session with the process's main thread, through the inspector

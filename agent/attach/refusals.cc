@@ -2,10 +2,10 @@
 
 #include <csignal>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
+
+#include "base/file.h"
 
 namespace loopdoctor::attach {
 namespace {
@@ -66,10 +66,8 @@ std::string refusal(const ProcFacts& f, uid_t our_euid) {
 }
 
 std::string unreadable_refusal(pid_t pid, uid_t our_euid, const std::string& error) {
-  std::ifstream in(fmt::format("/proc/{}/status", pid));
-  std::stringstream text;
-  text << in.rdbuf();
-  const auto ids = in ? parse_status_ids(text.str()) : std::nullopt;
+  std::string text;
+  const auto ids = base::read_file(fmt::format("/proc/{}/status", pid), &text) ? parse_status_ids(text) : std::nullopt;
   if (ids && our_euid != 0 && ids->effective_uid != our_euid)
     return fmt::format(
         "process {} belongs to uid {}, not to you (uid {}): only its user or root may signal it and read "

@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 #include <uv.h>
 
+#include "agent/exporter/attached_processes.h"
 #include "agent/exporter/cpu_wait_sweep.h"
 #include "agent/exporter/http_server.h"
 #include "agent/exporter/job_name.h"
@@ -16,6 +17,7 @@
 #include "agent/exporter/probe_link.h"
 #include "agent/exporter/probe_listener.h"
 #include "agent/exporter/process_loops.h"
+#include "agent/exporter/process_match.h"
 #include "agent/exporter/routes.h"
 #include "agent/exporter/sample_convert.h"
 #include "analyzer/recording/proc_record.h"
@@ -64,7 +66,10 @@ class Agent {
  private:
   bool start(std::string* error) {
     for (int pid : opt_.attach)
-      if (!attach(pid, error)) return false;
+      if (!base::process_alive(pid)) {
+        *error = "--attach " + std::to_string(pid) + ": no such process";
+        return false;
+      }
     if (!listener_.open(&loop_, opt_.socket_path, [this](uv_stream_t* s) { accept(s); }, error))
       return false;
     HttpRoutes routes;
@@ -88,6 +93,12 @@ class Agent {
     sweep_timer_.start(kSweepPeriodMs, [this] { sweep(); }, true);
     analysis_timer_.init(&loop_);
     analysis_timer_.start(kAnalysisPeriodMs, [this] { analyse_all(); }, true);
+    attached_ = std::make_unique<AttachedProcesses>(&loop_, attach_targets(), AttachedProcesses::Hooks{
+        .accept = [this](uv_stream_t* s) { accept(s); },
+        .probed = [this](int pid) { return probed(pid); },
+        .observe_from_proc = [this](int pid) { observe_from_proc(pid); },
+        .stop_observing = [this](int pid) { stop_observing(pid); }});
+    attached_->start();
     for (int sig : {SIGTERM, SIGINT}) {
       auto& h = signals_[sig];
       uv_signal_init(&loop_, &h);
@@ -100,11 +111,37 @@ class Agent {
     return true;
   }
 
-  bool attach(int pid, std::string* error) {
-    if (!base::process_alive(pid)) {
-      *error = "--attach " + std::to_string(pid) + ": no such process";
-      return false;
+  AttachTargets attach_targets() const {
+    AttachTargets t;
+    t.pids = opt_.attach;
+    if (!opt_.attach_match.empty()) {
+      std::string ignored;  // the CLI checked it
+      t.match = compile_command_pattern(opt_.attach_match, &ignored);
+      t.match_text = opt_.attach_match;
     }
+    t.attach.probe_js = opt_.probe_js;
+    t.attach.native_dir = opt_.native_dir;
+    t.attach.keep_inspector = false;
+    t.attach.probe.agent = true;
+    t.attach.probe.interval_ms = opt_.sample_interval_ms;
+    // The agent never asks a probe for a CPU profile; block stacks name
+    // what blocks (as for its preloaded probes).
+    t.attach.probe.profile = "off";
+    return t;
+  }
+
+  // A probe, preloaded or attached, reports for `pid` (or did within the
+  // window: a preloaded one reconnects on its own).
+  bool probed(int pid) {
+    std::lock_guard lock(table_.mutex());
+    for (const auto& [id, p] : table_.all())
+      if (p->has_probe && p->peer_pid == pid) return true;
+    return false;
+  }
+
+  // An --attach process the probe cannot enter: its CPU, memory and the CPU
+  // it waited for, from /proc.
+  void observe_from_proc(int pid) {
     ProcessIdentity id;
     id.pid = pid;
     id.argv = base::process_cmdline(pid);
@@ -115,8 +152,16 @@ class Agent {
     p->has_probe = false;
     p->peer_pid = pid;
     std::lock_guard lock(table_.mutex());
-    attached_[pid] = table_.add(std::move(p));
-    return true;
+    proc_only_[pid] = table_.add(std::move(p));
+  }
+
+  // It was attached on a retry: its probe reports now.
+  void stop_observing(int pid) {
+    auto it = proc_only_.find(pid);
+    if (it == proc_only_.end()) return;
+    std::lock_guard lock(table_.mutex());
+    table_.remove(it->second);
+    proc_only_.erase(it);
   }
 
   void accept(uv_stream_t* server) {
@@ -303,16 +348,17 @@ class Agent {
                    true);
     cpu_wait_.run(table_, now);
     std::map<int, std::optional<base::ProcSample>> proc;
-    for (const auto& [pid, id] : attached_) proc[pid] = base::read_proc_sample(pid);
+    for (const auto& [pid, id] : proc_only_) proc[pid] = base::read_proc_sample(pid);
+    if (attached_) attached_->sweep();
 
     std::lock_guard lock(table_.mutex());
-    for (auto it = attached_.begin(); it != attached_.end();) {
+    for (auto it = proc_only_.begin(); it != proc_only_.end();) {
       const auto& s = proc[it->first];
       ProcessState* p = table_.find(it->second);
       if (!s || !base::process_alive(it->first)) {
         spdlog::info("attached process {} exited; its series are removed", it->first);
         table_.remove(it->second);
-        it = attached_.erase(it);
+        it = proc_only_.erase(it);
         continue;
       }
       p->add_proc(recording::proc_record(*s, now));
@@ -353,6 +399,7 @@ class Agent {
     stopping_ = true;
     listener_.close();  // removes the socket file: probes back off, then retry
     for (auto& [raw, l] : links_) raw->close("the agent is shutting down", false);
+    if (attached_) attached_->stop();
     sweep_timer_.stop();
     analysis_timer_.stop();
     http_.stop();
@@ -373,7 +420,8 @@ class Agent {
   ProbeListener listener_;
   HttpServer http_;
   std::map<ProbeLink*, Link> links_;
-  std::map<int, Id> attached_;  // pid -> process
+  std::map<int, Id> proc_only_;  // --attach processes that refused the probe: pid -> process
+  std::unique_ptr<AttachedProcesses> attached_;
   CpuWaitSweep cpu_wait_;
   std::map<int, uv_signal_t> signals_;
   base::Timer sweep_timer_, analysis_timer_;

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
-#include <sstream>
+
+#include "base/file.h"
 
 namespace loopdoctor::exporter {
 
@@ -47,11 +47,9 @@ std::vector<long> parse_ns_pids(std::string_view text) {
 }
 
 std::vector<long> read_ns_pids(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  if (!in) return {};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_ns_pids(text.str());
+  std::string text;
+  if (!base::read_file("/proc/" + std::to_string(pid) + "/status", &text)) return {};
+  return parse_ns_pids(text);
 }
 
 }  // namespace loopdoctor::exporter

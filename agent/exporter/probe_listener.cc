@@ -111,16 +111,7 @@ bool ProbeListener::open(uv_loop_t* loop, const std::string& path,
     if (stat(path.c_str(), &st) == 0) inode_ = st.st_ino;
     if (chmod(path.c_str(), kSocketMode) != 0)
       spdlog::warn("cannot set mode {:o} on '{}': {}", kSocketMode, path, errno_text(errno));
-    on_connection_ = std::move(on_connection);
-    rc = uv_listen(reinterpret_cast<uv_stream_t*>(&pipe_), kListenBacklog,
-                   [](uv_stream_t* server, int status) {
-                     auto* self = static_cast<ProbeListener*>(server->data);
-                     if (status < 0) {
-                       spdlog::warn("probe socket: accept error: {}", uv_strerror(status));
-                       return;
-                     }
-                     self->on_connection_(server);
-                   });
+    rc = listen(std::move(on_connection));
   }
   if (rc < 0) {
     *error = "cannot listen on '" + path + "': " + uv_strerror(rc);
@@ -130,11 +121,49 @@ bool ProbeListener::open(uv_loop_t* loop, const std::string& path,
   return true;
 }
 
-void ProbeListener::close() {
-  if (!open_) return;
+bool ProbeListener::adopt(uv_loop_t* loop, int fd, std::function<void(uv_stream_t*)> on_connection,
+                          std::string* error) {
+  uv_pipe_init(loop, &pipe_, 0);
+  pipe_.data = this;
+  open_ = true;
+  int rc = uv_pipe_open(&pipe_, fd);
+  if (rc < 0) ::close(fd);  // not the handle's yet
+  else rc = listen(std::move(on_connection));
+  if (rc < 0) {
+    *error = std::string("cannot listen on an attached process's socket: ") + uv_strerror(rc);
+    close();
+    return false;
+  }
+  return true;
+}
+
+int ProbeListener::listen(std::function<void(uv_stream_t*)> on_connection) {
+  on_connection_ = std::move(on_connection);
+  return uv_listen(reinterpret_cast<uv_stream_t*>(&pipe_), kListenBacklog, [](uv_stream_t* server, int status) {
+    auto* self = static_cast<ProbeListener*>(server->data);
+    if (status < 0) {
+      spdlog::warn("probe socket: accept error: {}", uv_strerror(status));
+      return;
+    }
+    self->on_connection_(server);
+  });
+}
+
+void ProbeListener::close(std::function<void()> on_closed) {
+  if (!open_) {
+    if (on_closed) on_closed();
+    return;
+  }
   open_ = false;
+  on_closed_ = std::move(on_closed);
   auto* h = reinterpret_cast<uv_handle_t*>(&pipe_);
-  if (!uv_is_closing(h)) uv_close(h, nullptr);
+  if (!uv_is_closing(h))
+    uv_close(h, [](uv_handle_t* closed) {
+      auto* self = static_cast<ProbeListener*>(closed->data);
+      if (!self->on_closed_) return;
+      auto done = std::move(self->on_closed_);
+      done();  // may destroy self
+    });
   // Remove the file only if it is still the one we bound: a second agent
   // started on the same path must not lose its socket to our shutdown.
   struct stat st {};

@@ -41,20 +41,30 @@ class ProbeListener {
   bool open(uv_loop_t* loop, const std::string& path, std::function<void(uv_stream_t*)> on_connection,
             std::string* error);
 
+  // Listens on `fd`, a bound Unix socket made elsewhere (the private socket
+  // agent/attach makes for one attached process), and owns it from now on,
+  // even on failure. close() closes it; its file is its maker's to remove.
+  bool adopt(uv_loop_t* loop, int fd, std::function<void(uv_stream_t*)> on_connection, std::string* error);
+
   // Stops listening and removes the socket file, if it is still ours.
-  void close();
+  // `on_closed` runs once the loop is done with the handle (the object may
+  // be destroyed from then on; at once when it was not open).
+  void close(std::function<void()> on_closed = nullptr);
 
   const std::string& path() const { return path_; }
   // Who may connect, as the directory was found when open() succeeded.
   const SocketAccess& access() const { return access_; }
 
  private:
+  int listen(std::function<void(uv_stream_t*)> on_connection);
+
   uv_pipe_t pipe_{};
   bool open_ = false;
   std::string path_;
   ino_t inode_ = 0;
   SocketAccess access_;
   std::function<void(uv_stream_t*)> on_connection_;
+  std::function<void()> on_closed_;
 };
 
 }  // namespace loopdoctor::exporter

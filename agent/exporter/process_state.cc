@@ -41,6 +41,7 @@ ProcessIdentity identity_from_hello(const nlohmann::json& m) {
   id.heap_limit = h.heap_limit;
   id.probe = std::move(h.probe);
   id.probe_fallback = std::move(h.probe_fallback);
+  if (auto a = m.find("attached"); a != m.end() && a->is_boolean()) id.attached = a->get<bool>();
   // A negative or fractional threadId is not a worker's: read as the main
   // thread, so a probe cannot mint label values or take the folded entry.
   if (h.thread >= 1 && h.thread == std::floor(h.thread) && h.thread < 1e15) {
@@ -247,6 +248,7 @@ void ProcessState::trim(double now_ms) {
 
 Timeline ProcessState::timeline(double now_ms) const {
   Timeline tl;
+  tl.agent_window = true;
   tl.probe_connected = has_probe;
   tl.pid = static_cast<double>(id.pid);
   tl.runtime = id.runtime;

@@ -31,6 +31,7 @@ struct ProcessIdentity {
   double start_time_s = 0;  // Unix time the process started; 0 when unknown
   std::string probe;           // hello.probe: "native", "js"; empty from older probes
   std::string probe_fallback;  // hello.probe_fallback: why the native probe did not run
+  bool attached = false;       // hello.attached: loaded through the inspector (--attach), not preloaded
   // Which loop of the process this connection samples (hello.thread): 0 for
   // the main thread, a worker's threadId, or kFoldedThread for the entry
   // that holds the workers past kMaxThreadsPerProcess. Its readable name

@@ -66,6 +66,7 @@ nlohmann::json process_json(const ProcessTable& table, const ProcessLoops& g, co
   };
   if (!p.id.probe.empty()) j["probe_kind"] = p.id.probe;
   if (!p.id.probe_fallback.empty()) j["probe_fallback"] = p.id.probe_fallback;
+  if (p.id.attached) j["attached"] = true;
   if (auto it = p.id.versions.find("node"); it != p.id.versions.end()) j["node"] = it->second;
   if (p.id.start_time_s > 0) j["start_time"] = iso_time(static_cast<std::time_t>(p.id.start_time_s));
   if (p.has_probe && p.have_latest) j["rss_bytes"] = p.latest.rss;

@@ -23,6 +23,14 @@ Finding gc(const WindowStats& st, double heap_limit);
 Finding memory(const WindowStats& st, double heap_limit, double mem_limit);
 Finding handles(const WindowStats& st);
 Finding http(const WindowStats& st);
+// The two ways the http finding is abnormal, each decided here once:
+// responses slow at the server with requests in flight (the rules' test for
+// waiting on I/O, and the loops' for a main thread's requests that waited),
+// and clients that waited seconds (kClientLatencyMs) for responses the
+// server made in a fraction of that (kClientQueueFactor): the requests
+// queued before its handlers saw them.
+bool http_slow(const WindowStats& st);
+bool http_queued(const WindowStats& st);
 
 // Shared by the analysers: a probe-based finding needs enough probe samples.
 bool enough_probe_data(const WindowStats& st);

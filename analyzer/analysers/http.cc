@@ -5,9 +5,23 @@ namespace loopdoctor::analysers {
 
 using namespace thresholds;
 
+bool http_slow(const WindowStats& st) {
+  return enough_probe_data(st) && st.http_present && st.http_rps >= kMinLoadRps && st.http_latency_mean_ms >= kIoLatencyMs &&
+         st.http_inflight_mean >= kIoMinInflight;
+}
+
+bool http_queued(const WindowStats& st) {
+  return enough_probe_data(st) && st.http_present && st.http_requests > 0 && st.client_present &&
+         st.client_latency_p99_ms >= kClientLatencyMs &&
+         st.client_latency_p99_ms >= kClientQueueFactor * st.http_latency_mean_ms;
+}
+
 // The server-side view from the probe: requests per second, how many are in
 // flight and how long they take. Slow responses while the loop is idle are
-// the signature of waiting on I/O.
+// the signature of waiting on I/O. Beside the clients' view it is abnormal
+// too when they waited seconds for responses the server made quickly: the
+// requests queued before its handlers saw them, and "35 ms per response"
+// read as normal beside a p99 of 8 s.
 Finding http(const WindowStats& st) {
   Finding f;
   f.signal = Signal::kHttp;
@@ -31,15 +45,27 @@ Finding http(const WindowStats& st) {
   f.evidence.push_back(evidence("http_inflight_mean", st.http_inflight_mean, kIoMinInflight,
                                 fmt::format("{:.1f} requests in flight on average",
                                             st.http_inflight_mean)));
-  const bool slow = st.http_rps >= kMinLoadRps && st.http_latency_mean_ms >= kIoLatencyMs &&
-                    st.http_inflight_mean >= kIoMinInflight;
-  f.all_must_cross = true;
-  f.outcome = slow ? Outcome::kAbnormal : Outcome::kNormal;
+  const bool slow = http_slow(st);
+  const bool queued = http_queued(st);
+  f.all_must_cross = !queued;
+  if (queued)
+    f.evidence.push_back(evidence(
+        "client_latency_p99_ms", st.client_latency_p99_ms, kClientLatencyMs,
+        fmt::format("Clients waited p99 {:.0f} ms, {:.0f}x the server's {:.1f} ms per response",
+                    st.client_latency_p99_ms, st.client_latency_p99_ms / std::max(st.http_latency_mean_ms, 0.001),
+                    st.http_latency_mean_ms)));
+  f.outcome = slow || queued ? Outcome::kAbnormal : Outcome::kNormal;
   f.severity = Severity::kMedium;
-  f.note = slow ? fmt::format("Requests were slow ({:.0f} ms) with {:.1f} in flight.",
-                              st.http_latency_mean_ms, st.http_inflight_mean)
-                : fmt::format("{:.0f} req/s, {:.1f} ms per response.", st.http_rps,
-                              st.http_latency_mean_ms);
+  if (slow)
+    f.note = fmt::format("Requests were slow ({:.0f} ms) with {:.1f} in flight.", st.http_latency_mean_ms,
+                         st.http_inflight_mean);
+  else if (queued)
+    f.note = fmt::format(
+        "Requests queued before the server saw them: clients waited p99 {:.0f} ms for responses it "
+        "made in {:.1f} ms on average ({:.0f} req/s).",
+        st.client_latency_p99_ms, st.http_latency_mean_ms, st.http_rps);
+  else
+    f.note = fmt::format("{:.0f} req/s, {:.1f} ms per response.", st.http_rps, st.http_latency_mean_ms);
   return f;
 }
 

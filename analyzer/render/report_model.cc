@@ -231,6 +231,8 @@ void set_banner(data& m, const Timeline& tl, const Diagnosis& dx) {
     m.set("has_cause", lead->cause.present());
     m.set("cause", lead->cause.line());
   }
+  m.set("load_failed", dx.load_failure.failed);
+  m.set("load_failure_text", dx.load_failure.text);
   m.set("crash", dx.exit.crash);
   m.set("crash_text", dx.exit.what);
   m.set("no_probe", !tl.probe_connected);

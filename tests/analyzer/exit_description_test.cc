@@ -72,3 +72,23 @@ TEST_CASE("exit: an out-of-memory death is named") {
   const auto j = diagnosis_json(tl, analyze(tl));
   CHECK(j["target"]["exit"]["oom"] == "killer");
 }
+
+TEST_CASE("exit: died is a crash, or a server's own end while it was meant to serve") {
+  Timeline tl = build_timeline(loopdoctor::testing::make_recording({}));  // a server under load
+  tl.exit = exit_info(4200, 1, false);
+  CHECK(describe_exit(tl).died);
+  tl.exit = exit_info(4200, 0, false);
+  CHECK(describe_exit(tl).died);  // it listened and load ran: a server must keep running
+  tl.exit = exit_info(4200, 0, true);
+  CHECK_FALSE(describe_exit(tl).died);  // stopped by loopdoctor
+  // After the load ended (a cluster's workers leaving), a clean end is no death.
+  tl.exit = exit_info(tl.load_window->end + 100, 0, false);
+  CHECK_FALSE(describe_exit(tl).died);
+  // A script: no port, no load.
+  Timeline script = tl;
+  script.port.reset(), script.listen_t = -1, script.load_window.reset();
+  script.exit = exit_info(4200, 0, false);
+  CHECK_FALSE(describe_exit(script).died);
+  script.exit = exit_info(4200, 2, false);
+  CHECK(describe_exit(script).died);
+}

@@ -450,3 +450,19 @@ TEST_CASE("loops: worker-stall-native charges the worker's block stacks to rebui
   CHECK(top.hotspots.front().function == "rebuildCache");
   CHECK(top.hotspots.front().share > 0.8);
 }
+
+TEST_CASE("loops: a child process's health does not hide a target that died") {
+  // The first process crashed under load with nothing else wrong; another
+  // process of its tree stayed healthy. The run is not healthy.
+  Scenario quiet;
+  quiet.elu = 0.3, quiet.cpu_cores = 0.3, quiet.seconds = 3;
+  std::vector<json> run =
+      loopdoctor::testing::ended_by_itself(loopdoctor::testing::make_recording(quiet), 2.5, 1, std::nullopt);
+  add_loop(&run, idle_worker(), 4312, 0, "cluster worker 1", true);
+  const Diagnosis dx = analyze(build_timeline(run));
+  REQUIRE(dx.loops.size() == 2);
+  CHECK(loop_named(dx, "pid 4312 (cluster worker 1)")->dx.verdict == Verdict::kHealthy);
+  CHECK(loop_named(dx, "main")->dx.verdict == Verdict::kInsufficientData);
+  CHECK(dx.verdict == Verdict::kInsufficientData);
+  CHECK(dx.issues.front().summary.starts_with("The target exited with code 1"));
+}

@@ -220,6 +220,23 @@ TEST_CASE("the JSON says where hotspots come from only when the run had block st
   CHECK(j["block_stacks"] == nlohmann::json{{"blocks", 1}, {"blocked_ms", 90.0}, {"longest_ms", 90.0},
                                             {"longest_in", "spin (server.js:5)"}});
   CHECK(j["issues"][0]["recommendations"].dump().find("Start with `spin` (server.js:5)") != std::string::npos);
+  CHECK(j["issues"][0]["recommendations"].dump().find("then run the same command again") != std::string::npos);
+  // The agent's report has no command to run again (issue 35 item 5), an
+  // attach none of its own either: each is told how it sees the server again.
+  for (const auto& [agent, attached, words] :
+       {std::tuple{true, false, "watch the agent's next windows under the same traffic"},
+        std::tuple{false, true, "attach again with the same options"}}) {
+    Timeline other = tl;
+    other.agent_window = agent;
+    other.attach.present = attached;
+    Diagnosis d2 = analyze(other);
+    REQUIRE(attach_recommendations(&d2, LOOPDOCTOR_SOURCE_DIR "/report_templates", nullptr));
+    const std::string all = diagnosis_json(other, d2)["issues"][0]["recommendations"].dump();
+    CHECK(all.find("same command") == std::string::npos);
+    CHECK(all.find("{again}") == std::string::npos);
+    CHECK(all.find("{confirm}") == std::string::npos);
+    CHECK(all.find(words) != std::string::npos);
+  }
 }
 
 // Seen while writing fuzz/recording_fuzz.cc, which reproduces both (UBSan:
@@ -268,4 +285,77 @@ TEST_CASE("every cause has its JSON word and none is empty but none") {
   Verdict v;
   REQUIRE(parse_verdict("cpu-starved", &v));
   CHECK(v == Verdict::kCpuStarved);
+}
+
+TEST_CASE("A load that mostly failed is said first in the terminal, the Markdown and the JSON") {
+  loopdoctor::testing::ClientView c;
+  c.status = {{"404", 21307}};
+  loopdoctor::testing::Scenario s;
+  s.elu = 0.4, s.cpu_cores = 0.4, s.rps = 2000;
+  Timeline tl = build_timeline(loopdoctor::testing::with_client_view(loopdoctor::testing::make_recording(s), c));
+  Diagnosis dx = analyze(tl);
+  REQUIRE(dx.verdict == Verdict::kInsufficientData);
+  const std::string said = "Every response to GET / was 404 Not Found (21307 of 21307 requests) — check the --load path.";
+  REQUIRE(dx.load_failure.text == said);
+  std::ostringstream term;
+  cli::print_terminal_summary(term, tl, dx, "", "", false);
+  // Its first line, before the verdict.
+  CHECK(term.str().starts_with("\n  " + said + "\n\n  insufficient-data\n"));
+  CHECK(count(term.str(), "No problem found") == 0);
+  const std::string md = cli::markdown_summary(tl, dx, "");
+  CHECK(md.starts_with("### loopdoctor: `insufficient-data`\n\n**" + said + "**\n\n> No verdict on the server's health"));
+  const auto j = diagnosis_json(tl, dx);
+  CHECK(j["verdict"] == "insufficient-data");
+  REQUIRE(j["warnings"].size() >= 1);
+  CHECK(j["warnings"][0] == said);
+  CHECK(j["load"]["failure"]["text"] == said);
+  CHECK(j["load"]["failure"]["top"] == "404");
+  CHECK(j["load"]["failure"]["share"] == 1.0);
+  CHECK(j["load"]["non_2xx"] == 21307);
+  // A load that did not fail keeps the JSON as it was.
+  Timeline ok = build_timeline(loopdoctor::testing::with_client_view(loopdoctor::testing::make_recording(s), {}));
+  const auto jo = diagnosis_json(ok, analyze(ok));
+  CHECK_FALSE(jo["load"].contains("failure"));
+  CHECK(jo["warnings"].empty());
+}
+
+TEST_CASE("A saturated healthy run says so in the terminal, the Markdown and the JSON") {
+  loopdoctor::testing::Scenario s;
+  s.elu = 0.99, s.cpu_cores = 0.99, s.delay_base_ms = 35, s.rps = 25, s.latency_ms = 35, s.inflight = 1;
+  loopdoctor::testing::ClientView c;
+  c.rps = 25, c.p99_ms = 8274;
+  Timeline tl = build_timeline(loopdoctor::testing::with_client_view(loopdoctor::testing::make_recording(s), c));
+  Diagnosis dx = analyze(tl);
+  REQUIRE(dx.verdict == Verdict::kHealthy);
+  const std::string sat = dx.saturation.text;
+  REQUIRE_FALSE(sat.empty());
+  std::ostringstream term;
+  cli::print_terminal_summary(term, tl, dx, "", "", false);
+  CHECK(term.str().starts_with("\n  healthy\n  " + sat));
+  CHECK(count(term.str(), "No problem found") == 0);
+  CHECK(count(cli::markdown_summary(tl, dx, ""), "> " + sat) == 1);
+  const auto j = diagnosis_json(tl, dx);
+  CHECK(j["summary"].get<std::string>().starts_with(sat));
+  CHECK(j["load"]["saturation"]["text"] == sat);
+  CHECK(j["load"]["saturation"]["latency_p99_ms"] == 8274);
+  for (const auto& f : j["findings"])
+    if (f["signal"] == "http") CHECK(f["outcome"] == "abnormal");
+}
+
+TEST_CASE("A target that died is never healthy in the terminal, the Markdown or the JSON") {
+  loopdoctor::testing::Scenario s;
+  s.elu = 0.4, s.cpu_cores = 0.4, s.seconds = 2;
+  Timeline tl = build_timeline(
+      loopdoctor::testing::ended_by_itself(loopdoctor::testing::make_recording(s), 1.5, 1, std::nullopt));
+  Diagnosis dx = analyze(tl);
+  std::ostringstream term;
+  cli::print_terminal_summary(term, tl, dx, "", "", false);
+  CHECK(term.str().starts_with("\n  insufficient-data\n  The target exited with code 1 at 1.7 s"));
+  CHECK(count(term.str(), "No problem found") == 0);
+  const std::string md = cli::markdown_summary(tl, dx, "");
+  CHECK(md.starts_with("### loopdoctor: `insufficient-data`\n\n> The target exited with code 1 at 1.7 s"));
+  CHECK(count(md, "No problem found") == 0);
+  const auto j = diagnosis_json(tl, dx);
+  CHECK(j["verdict"] == "insufficient-data");
+  CHECK(j["target"]["exit"]["died"] == true);
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "analyzer/advice.h"
+#include "analyzer/analysers/analysers.h"
 #include "analyzer/analyze.h"
 #include "synthetic.h"
 
@@ -14,6 +15,7 @@ namespace {
 Verdict verdict_of(const Scenario& sc) {
   return analyze(build_timeline(loopdoctor::testing::make_recording(sc))).verdict;
 }
+Verdict verdict_of_recording(const std::vector<nlohmann::json>& recs) { return analyze(build_timeline(recs)).verdict; }
 Scenario blocked() {
   Scenario s;
   s.stall_ms = 300, s.stall_every = 1, s.elu = 0.99, s.cpu_cores = 1.0;
@@ -402,4 +404,120 @@ TEST_CASE("gc-pressure on a crowded CPU needs twice the GC share of busy time") 
   // The same 20 % on a quiet machine (no schedstat wait): GC explains them.
   s.gc_minor_ms_per_s = 200, s.sched_wait_share = -1;
   CHECK(verdict_of(s) == Verdict::kGcPressure);
+}
+
+// Issue 35: never a wrong green. A run that cannot vouch for the server --
+// its load mostly failed, its target died, its load saturated the loop --
+// is not called healthy plainly.
+namespace {
+using loopdoctor::testing::ClientView;
+std::vector<nlohmann::json> recording_with(const Scenario& s, const ClientView& c) {
+  return loopdoctor::testing::with_client_view(loopdoctor::testing::make_recording(s), c);
+}
+Scenario quiet_server() {
+  Scenario s;
+  s.elu = 0.4, s.cpu_cores = 0.4, s.rps = 2000;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("every response a 404: insufficient-data, not healthy, and the 404 is the reason") {
+  ClientView c;
+  c.status = {{"404", 21307}};
+  Diagnosis dx = analyze(build_timeline(recording_with(quiet_server(), c)));
+  REQUIRE(dx.verdict == Verdict::kInsufficientData);
+  CHECK(dx.load_failure.failed);
+  const Issue& i = dx.issues.front();
+  CHECK(i.summary == "No verdict on the server's health: 100 % of the load's requests failed, so the run measured "
+                     "the server answering 404, not the work the load was meant for. Fix the load, then run it again.");
+  CHECK(i.advice == Advice::kLoadFailed);
+  // Errors of the load count as failures too: timeouts for most requests.
+  ClientView t;
+  t.status = {{"200", 300}};
+  t.timeouts = 700;
+  CHECK(verdict_of_recording(recording_with(quiet_server(), t)) == Verdict::kInsufficientData);
+  // A few failures leave the verdict alone.
+  ClientView few;
+  few.status = {{"200", 900}, {"404", 100}};
+  CHECK(verdict_of_recording(recording_with(quiet_server(), few)) == Verdict::kHealthy);
+}
+
+TEST_CASE("a load that mostly failed beside a problem keeps the problem: what the loop did is true") {
+  ClientView c;
+  c.status = {{"401", 218}};
+  Diagnosis dx = analyze(build_timeline(recording_with(blocked(), c)));
+  CHECK(dx.verdict == Verdict::kBlockedLoop);
+  CHECK(dx.load_failure.failed);
+  CHECK(dx.load_failure.text.starts_with("Every response to GET / was 401 Unauthorized (218 of 218 requests)"));
+}
+
+TEST_CASE("a target that crashed under load is never healthy") {
+  Scenario s = quiet_server();
+  s.seconds = 2;
+  const auto recs = loopdoctor::testing::ended_by_itself(loopdoctor::testing::make_recording(s), 1.5, 1, std::nullopt);
+  Diagnosis dx = analyze(build_timeline(recs));
+  REQUIRE(dx.exit.died);
+  REQUIRE(dx.verdict == Verdict::kInsufficientData);
+  const Issue& i = dx.issues.front();
+  CHECK(i.summary.starts_with("The target exited with code 1 at 1.7 s, before loopdoctor stopped it, with "));
+  CHECK_THAT(i.summary, Catch::Contains("a server that dies under load is not healthy"));
+  CHECK(i.advice == Advice::kTargetExited);
+  // Killed by a signal, the same.
+  const auto killed =
+      loopdoctor::testing::ended_by_itself(loopdoctor::testing::make_recording(s), 1.5, std::nullopt, "SIGSEGV");
+  CHECK(verdict_of_recording(killed) == Verdict::kInsufficientData);
+  // A server that ends by itself with code 0 under load died too.
+  const auto clean = loopdoctor::testing::ended_by_itself(loopdoctor::testing::make_recording(s), 1.5, 0, std::nullopt);
+  Diagnosis dc = analyze(build_timeline(clean));
+  CHECK(dc.verdict == Verdict::kInsufficientData);
+  CHECK_THAT(dc.issues.front().summary, Catch::Contains("a server must keep running under load"));
+}
+
+TEST_CASE("a problem found before the target died stays the verdict") {
+  Scenario s = blocked();
+  s.seconds = 3;
+  const auto recs = loopdoctor::testing::ended_by_itself(loopdoctor::testing::make_recording(s), 2.5, std::nullopt, "SIGABRT");
+  CHECK(verdict_of_recording(recs) == Verdict::kBlockedLoop);
+}
+
+TEST_CASE("a script with no load that ends with code 0 has finished, not died") {
+  Scenario s;
+  s.load = false, s.probe = true, s.rps = 0, s.inflight = 0, s.seconds = 3;
+  auto recs = loopdoctor::testing::make_recording(s);
+  std::erase_if(recs, [](const nlohmann::json& r) { return r["type"] == "listen"; });
+  for (auto& r : recs)
+    if (r["type"] == "exit") r["code"] = 0, r["signal"] = nullptr, r["stopped_by_loopdoctor"] = false;
+  Diagnosis dx = analyze(build_timeline(recs));
+  CHECK_FALSE(dx.exit.died);
+  CHECK(dx.verdict == Verdict::kHealthy);
+}
+
+TEST_CASE("a saturated server is not plainly healthy: its sentence says the saturation and --rate") {
+  // The issue's server: 35 ms of CPU per request, one at a time, busy ~100 %.
+  Scenario s;
+  s.elu = 0.99, s.cpu_cores = 0.99, s.delay_base_ms = 35, s.rps = 25, s.latency_ms = 35, s.inflight = 1;
+  ClientView c;
+  c.rps = 25, c.p99_ms = 8274;
+  Diagnosis dx = analyze(build_timeline(recording_with(s, c)));
+  REQUIRE(dx.verdict == Verdict::kHealthy);
+  const Issue& i = dx.issues.front();
+  CHECK(i.summary.starts_with("The load saturated the server: its loop was busy 99 % of the time, so 25 req/s is "
+                              "its capacity at this load (50 connections)"));
+  CHECK_THAT(i.summary, Catch::Contains("`--rate R`"));
+  CHECK(i.summary.find("No problem found") == std::string::npos);
+  CHECK(i.advice == Advice::kSaturated);
+  // The server's 35 ms per response is not normal beside the clients' 8 s.
+  CHECK(analysers::abnormal(dx.findings, Signal::kHttp));
+  // Not said twice: the note is for the other verdicts.
+  for (const std::string& n : dx.notes) CHECK(n.find("saturated") == std::string::npos);
+}
+
+TEST_CASE("a saturated blocked loop says the saturation in a note") {
+  ClientView c;
+  c.rps = 150, c.p99_ms = 3000;
+  Diagnosis dx = analyze(build_timeline(recording_with(blocked(), c)));
+  REQUIRE(dx.verdict == Verdict::kBlockedLoop);
+  bool noted = false;
+  for (const std::string& n : dx.notes) noted |= n.starts_with("The load saturated the server");
+  CHECK(noted);
 }

@@ -3,6 +3,9 @@
 #pragma once
 
 #include <cmath>
+#include <map>
+#include <optional>
+#include <string>
 #include <random>
 #include <vector>
 
@@ -130,6 +133,69 @@ inline std::vector<nlohmann::json> make_recording(const Scenario& sc) {
   out.push_back({{"type", "exit"}, {"t", load_end + 300}, {"code", nullptr}, {"signal", "SIGINT"},
                  {"stopped_by_loopdoctor", true}});
   return out;
+}
+
+// The built-in load's records on a recording made with `load` on: its
+// load-start says which load ran (GET `path`, `connections`), and a
+// load-summary before load-end counts the responses by status and the
+// errors by class, with the clients' latency p99 and req/s.
+struct ClientView {
+  std::map<std::string, double> status = {{"200", 5000}};
+  double timeouts = 0, connect_errors = 0;
+  double p99_ms = 20, rps = 500;
+  std::string path = "/";
+  int connections = 50;
+  double rate = 0;  // --rate, req/s; 0: as fast as it goes
+  bool rate_not_met = false;
+};
+
+inline std::vector<nlohmann::json> with_client_view(std::vector<nlohmann::json> recs, const ClientView& c) {
+  using nlohmann::json;
+  double responses = 0, non_2xx = 0;
+  json status = json::object();
+  for (const auto& [code, n] : c.status) {
+    status[code] = n;
+    responses += n;
+    if (code[0] != '2') non_2xx += n;
+  }
+  const std::string url = "http://127.0.0.1:8080" + c.path;
+  const json config = {{"url", url},       {"method", "GET"}, {"connections", c.connections},
+                       {"threads", 1},     {"pipelining", 1}, {"rate", c.rate},
+                       {"duration_s", 10}, {"timeout_s", 10}};
+  std::vector<json> out;
+  for (auto& r : recs) {
+    if (r["type"] == "load-start") {
+      r["kind"] = "builtin", r["command"] = url, r["config"] = config;
+    } else if (r["type"] == "load-end") {
+      out.push_back({{"type", "load-summary"}, {"t", r["t"]}, {"requests", responses}, {"sent", responses},
+                     {"duration_s", 10}, {"rps", c.rps}, {"bytes", responses * 100},
+                     {"latency_ms", {{"p50", c.p99_ms / 4}, {"p90", c.p99_ms / 2}, {"p99", c.p99_ms},
+                                     {"max", c.p99_ms * 1.2}}},
+                     {"errors", {{"connect", c.connect_errors}, {"read", 0}, {"write", 0},
+                                 {"timeout", c.timeouts}, {"parse", 0}}},
+                     {"status", status}, {"non_2xx", non_2xx}, {"config", config}});
+      if (c.rate > 0) out.back()["rate"] = c.rate, out.back()["rate_not_met"] = c.rate_not_met;
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+// The recording's target exit made its own: it ended by itself `after_s`
+// into the load, with `code` or `signal`.
+inline std::vector<nlohmann::json> ended_by_itself(std::vector<nlohmann::json> recs, double after_s,
+                                                   std::optional<int> code, std::optional<std::string> signal) {
+  double load_start = 0;
+  for (const auto& r : recs)
+    if (r["type"] == "load-start") load_start = r["t"].get<double>();
+  for (auto& r : recs)
+    if (r["type"] == "exit") {
+      r["t"] = load_start + after_s * 1000;
+      r["code"] = code ? nlohmann::json(*code) : nlohmann::json(nullptr);
+      r["signal"] = signal ? nlohmann::json(*signal) : nlohmann::json(nullptr);
+      r["stopped_by_loopdoctor"] = false;
+    }
+  return recs;
 }
 
 }  // namespace loopdoctor::testing

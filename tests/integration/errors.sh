@@ -201,6 +201,92 @@ no-record)
   rc=0; "$LD" run --no-record --record x.ndjson -- true 2> err.txt || rc=$?
   [[ $rc -eq 1 ]] && grep -q -- "--record 'x.ndjson' and --no-record both given" err.txt || fail "both: exit $rc, $(cat err.txt)"
   ;;
+load-404)
+  # Issue 35 item 2: an app with no `/` route (Express's "Cannot GET /") under
+  # --load /. Every output says first that every response was 404, and none
+  # calls the run healthy.
+  cat > app.js <<'JS'
+const s = require('http').createServer((q, r) => { r.statusCode = 404; r.end(`Cannot GET ${q.url}`); });
+s.listen(0, '127.0.0.1');
+JS
+  rc=0; timeout 60 "$LD" run --load / -c 10 -d 3s --json out.json --markdown out.md -o r.html -- node app.js 2> err.txt || rc=$?
+  [[ $rc -eq 0 ]] || fail "exit $rc: $(cat err.txt)"
+  [[ $(json_get out.json 'j.verdict') == insufficient-data ]] || fail "verdict $(json_get out.json 'j.verdict'): $(json_get out.json 'j.summary')"
+  said=$(json_get out.json 'j.load.failure ? j.load.failure.text : ""')
+  [[ $said == "Every response to GET / was 404 Not Found ("*" of "*" requests) — check the --load path." ]] ||
+    fail "JSON load.failure: $(json_get out.json 'j.load')"
+  [[ $(json_get out.json 'j.load.failure.share') == 1 && $(json_get out.json 'j.load.failure.top') == 404 ]] ||
+    fail "JSON load.failure: $(json_get out.json 'j.load.failure')"
+  [[ $(json_get out.json 'j.warnings[0]') == "$said" ]] || fail "JSON warnings: $(json_get out.json 'j.warnings')"
+  json_get out.json 'j.summary' | grep -q "^No verdict on the server's health: 100 % of the load's requests failed, so the run measured the server answering 404" ||
+    fail "JSON summary: $(json_get out.json 'j.summary')"
+  # The terminal says it before the verdict; the Markdown right under its title.
+  said_at=$(grep -n -m1 -F -- "  $said" err.txt | cut -d: -f1)
+  verdict_at=$(grep -n -m1 -x "  insufficient-data" err.txt | cut -d: -f1)
+  [[ -n $said_at && -n $verdict_at && $said_at -lt $verdict_at ]] || fail "terminal: $(cat err.txt)"
+  [[ $(sed -n 3p out.md) == "**$said**" ]] || fail "Markdown: $(head -5 out.md)"
+  grep -qF "<strong>The load failed:</strong> $said" r.html || fail "report: $(grep -o 'The load failed.\{0,200\}' r.html)"
+  ! grep -q "No problem found" err.txt out.md r.html || fail "called healthy: $(grep 'No problem found' err.txt out.md)"
+  ! grep -qx "  healthy" err.txt || fail "terminal verdict healthy"
+  ;;
+crash-mid-run)
+  # Issue 35 item 3: a server that throws 1.5 s after it listens, under load:
+  # exit 2, and no output calls it healthy.
+  cat > app.js <<'JS'
+const s = require('http').createServer((q, r) => r.end('ok'));
+s.listen(0, '127.0.0.1', () => setTimeout(() => { throw new Error('boom, 1.5 s after listening'); }, 1500));
+JS
+  rc=0; timeout 60 "$LD" run --load / -c 10 -d 6s --json out.json --markdown out.md -o r.html -- node app.js 2> err.txt || rc=$?
+  [[ $rc -eq 2 ]] || fail "exit $rc, want 2: $(cat err.txt)"
+  verdict=$(json_get out.json 'j.verdict')
+  [[ $verdict != healthy ]] || fail "verdict healthy: $(json_get out.json 'j.summary')"
+  [[ $(json_get out.json 'j.target.exit.code') == 1 && $(json_get out.json 'j.target.exit.died') == true ]] ||
+    fail "exit: $(json_get out.json 'j.target.exit')"
+  # With nothing else wrong in its 1.5 s, the crash is the reason in every output.
+  if [[ $verdict == insufficient-data ]]; then
+    summary=$(json_get out.json 'j.summary')
+    [[ $summary == "The target exited with code 1 at "*", before loopdoctor stopped it, with "*" s observed: a server that dies under load is not healthy"* ]] ||
+      fail "JSON summary: $summary"
+    grep -qxF "  $summary" err.txt || fail "terminal: $(cat err.txt)"
+    grep -qxF "> $summary" out.md || fail "Markdown: $(cat out.md)"
+  fi
+  ! grep -qx "  healthy" err.txt || fail "terminal verdict healthy"
+  ! grep -q "^### loopdoctor: \`healthy\`" out.md || fail "Markdown verdict healthy"
+  ! grep -qi "No problem found\|keep this report as a baseline" err.txt out.md r.html || fail "a healthy sentence: $(grep -i 'No problem found\|baseline' err.txt out.md)"
+  ! grep -q "<h1>Healthy</h1>" r.html || fail "report headline healthy"
+  grep -q "The target crashed:" r.html || fail "report does not show the crash"
+  ;;
+saturated)
+  # Issue 35 item 4: a handler that burns ~5 ms of CPU per request under -c 50
+  # saturates the loop. Blocked-loop or healthy, never a plain "No problem
+  # found": a healthy verdict leads with the saturation; a loop busy ~100 %
+  # is said saturated in every output; the server's request figure is not
+  # "normal" beside a client p99 of seconds.
+  cat > app.js <<'JS'
+const s = require('http').createServer((q, r) => { const end = Date.now() + 5; while (Date.now() < end); r.end('ok'); });
+s.listen(0, '127.0.0.1');
+JS
+  rc=0; timeout 60 "$LD" run --load / -c 50 -d 5s --json out.json --markdown out.md -o r.html -- node app.js 2> err.txt || rc=$?
+  [[ $rc -eq 0 ]] || fail "exit $rc: $(cat err.txt)"
+  verdict=$(json_get out.json 'j.verdict') elu=$(json_get out.json 'j.figures.elu_mean')
+  p99=$(json_get out.json 'j.load.latency_ms.p99') http=$(json_get out.json 'j.findings.find(f => f.signal === "http").outcome')
+  echo "verdict $verdict, loop busy $elu, client p99 $p99 ms, http finding $http"
+  ! grep -q "No problem found" err.txt out.md r.html || fail "a plain healthy: $(grep 'No problem found' err.txt out.md)"
+  sat=$(json_get out.json 'j.load.saturation ? j.load.saturation.text : ""')
+  if [[ $verdict == healthy ]]; then
+    [[ -n $sat && $(json_get out.json 'j.summary') == "$sat"* ]] || fail "healthy without the saturation first: $(json_get out.json 'j.summary')"
+  fi
+  if node -e "process.exit($elu >= 0.9 ? 0 : 1)"; then
+    [[ $sat == "The load saturated the server: its loop was busy "*" req/s is its capacity at this load (50 connections)"*'`--rate R`'* ]] ||
+      fail "JSON load.saturation: $(json_get out.json 'j.load')"
+    grep -qF -- "$sat" err.txt || fail "terminal does not say the saturation: $(cat err.txt)"
+    grep -qF -- "$sat" out.md || fail "Markdown does not say the saturation: $(cat out.md)"
+  fi
+  if node -e "process.exit($p99 >= 1000 ? 0 : 1)"; then
+    [[ $http == abnormal ]] || fail "http $http beside a client p99 of $p99 ms: $(json_get out.json 'j.findings.find(f => f.signal === "http")')"
+    grep -q "Requests queued before the server saw them: clients waited p99 " r.html || fail "report's http finding"
+  fi
+  ;;
 *) fail "unknown case $1" ;;
 esac
 echo "ok: $1"

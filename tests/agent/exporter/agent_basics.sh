@@ -77,13 +77,13 @@ env)
     fail "a process started with \$(loopdoctor env) did not reach the agent"
   ;;
 attach)
-  # A Node process without a probe, observed from /proc only.
-  PORT=0 node "$ROOT/samples/node/hello-world/server.js" >"$WORK/plain.out" 2>&1 &
+  # A process the probe cannot enter (not Node), observed from /proc only.
+  # (Node processes get the probe: agent_attach.sh.)
+  sleep 300 &
   plain=$!
   PIDS+=("$plain")
-  wait_for 10 grep -q "listening on" "$WORK/plain.out" || fail "the plain server did not start"
   start_agent "$PORT" --attach "$plain"
-  wait_for 5 bash -c "curl -sf http://127.0.0.1:$PORT/metrics | grep -q '^process_resident_memory_bytes{pid=\"$plain\",job=\"server\"}'" ||
+  wait_for 5 bash -c "curl -sf http://127.0.0.1:$PORT/metrics | grep -q '^process_resident_memory_bytes{pid=\"$plain\",job=\"300\"}'" ||
     fail "no /proc series for the attached process"
   curl -sf "http://127.0.0.1:$PORT/processes" >"$WORK/p.json"
   [ "$(js "$WORK/p.json" "j.processes.find(p=>p.pid===$plain).probe")" = false ] || fail "attached: $(cat "$WORK/p.json")"

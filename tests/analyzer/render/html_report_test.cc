@@ -10,6 +10,7 @@
 #include "analyzer/render/text.h"
 #include "analyzer/window_stats.h"
 #include "tests/analyzer/render/synthetic.h"
+#include "tests/analyzer/synthetic.h"
 
 using namespace loopdoctor;
 using namespace loopdoctor::render;
@@ -191,6 +192,49 @@ TEST_CASE("a crash is shown prominently", "[render][html]") {
   CHECK(contains(html, "The target crashed:"));
   CHECK(contains(html, "crashed:</strong> killed by SIGSEGV at 8.0 s"));
   CHECK(std::regex_search(html, std::regex("class=\"mkl[a-z ]* alarm\"[^>]*>exit SIGSEGV<")));  // red exit marker
+}
+
+TEST_CASE("a load that mostly failed is said above the verdict", "[render][html]") {
+  namespace t = loopdoctor::testing;
+  t::Scenario s;
+  s.elu = 0.4, s.cpu_cores = 0.4, s.rps = 2000;
+  t::ClientView c;
+  c.status = {{"404", 21307}};
+  Timeline tl = build_timeline(t::with_client_view(t::make_recording(s), c));
+  Diagnosis dx = analyze(tl);
+  std::string html = render_report(tl, dx);
+  const auto alert = html.find("<strong>The load failed:</strong> Every response to GET / was 404 Not Found (21307 "
+                               "of 21307 requests) — check the --load path.");
+  REQUIRE(alert != std::string::npos);
+  CHECK(alert < html.find("aria-label=\"Verdict\""));
+  CHECK(contains(html, "<h1>Not enough data</h1>"));
+  CHECK_FALSE(contains(html, "<h1>Healthy</h1>"));
+}
+
+TEST_CASE("a target that crashed mid-run is not headlined healthy", "[render][html]") {
+  namespace t = loopdoctor::testing;
+  t::Scenario quiet;
+  quiet.elu = 0.4, quiet.cpu_cores = 0.4, quiet.rps = 2000, quiet.seconds = 2;
+  Timeline crashed = build_timeline(t::ended_by_itself(t::make_recording(quiet), 1.5, 1, std::nullopt));
+  const std::string html = render_report(crashed, analyze(crashed));
+  CHECK(contains(html, "The target crashed:"));
+  CHECK_FALSE(contains(html, "<h1>Healthy</h1>"));
+  CHECK_FALSE(contains(html, "No problem found"));
+}
+
+TEST_CASE("a saturated healthy report says the saturation, and its http finding is not normal", "[render][html]") {
+  namespace t = loopdoctor::testing;
+  t::Scenario s;
+  s.elu = 0.99, s.cpu_cores = 0.99, s.delay_base_ms = 35, s.rps = 25, s.latency_ms = 35, s.inflight = 1;
+  t::ClientView c;
+  c.rps = 25, c.p99_ms = 8274;
+  Timeline tl = build_timeline(t::with_client_view(t::make_recording(s), c));
+  Diagnosis dx = analyze(tl);
+  REQUIRE(dx.verdict == Verdict::kHealthy);
+  std::string html = render_report(tl, dx);
+  CHECK(contains(html, "<p class=\"summary\">The load saturated the server"));
+  CHECK_FALSE(contains(html, "No problem found"));
+  CHECK(std::regex_search(html, std::regex("<td>http</td><td><span class=\"pill bad\">abnormal</span>")));
 }
 
 TEST_CASE("reports stay small", "[render][html][size]") {

@@ -181,7 +181,10 @@ function attachSettings(s) {
   const settings = settingsFrom({
     endpoint: s.endpoint,
     tree: false,
-    oneShot: true,  // a diagnosis as under `run`: 10 ms samples unless told
+    // A diagnosis as under `run` (10 ms samples unless told), or, with
+    // settings.agent (`loopdoctor agent --attach`), a long-running agent's
+    // probe: its samples every second unless told, as a preloaded one's.
+    oneShot: s.agent !== true,
     interval: s.intervalMs,
     job: typeof s.job === 'string' ? s.job : undefined,
     profile: s.profile === undefined ? undefined : ATTACH_PROFILES[s.profile],

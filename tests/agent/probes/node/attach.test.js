@@ -483,3 +483,11 @@ test('attach refuses bad settings with a sentence that names the field, and neve
   assert.match(attach({ endpoint: '/x.sock', probe: 'wasm' }).error, /^settings\.probe is "wasm"/);
   assert.equal(globalThis[Symbol.for('loopdoctor.probe.attach')], undefined);
 });
+
+test('attach settings: a diagnosis samples every 10 ms unless told; the agent\'s attach (agent: true) every second, as its preloaded probes', () => {
+  const { attachSettings } = require('../../../../agent/probes/node/lib/config.js');
+  assert.equal(attachSettings({ endpoint: '/x.sock' }).settings.intervalMs, 10);
+  assert.equal(attachSettings({ endpoint: '/x.sock', agent: true }).settings.intervalMs, 1000);
+  assert.equal(attachSettings({ endpoint: '/x.sock', agent: true, intervalMs: 250 }).settings.intervalMs, 250);
+  assert.equal(attachSettings({ endpoint: '/x.sock', agent: true, profile: 'off' }).settings.profileEnabled, false);
+});
