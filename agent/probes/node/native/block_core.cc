@@ -109,6 +109,7 @@ void BlockTracker::begin(uint64_t now_ns) {
   due_ns_ = std::min(now_ns, start_ns_ + cfg_.threshold_ns);
   asked_ns_ = 0;
   pending_since_ns_ = 0;
+  pending_cpu_ns_ = -1;
   native_sent_ = false;
   native_seen_ = false;
 }
@@ -130,7 +131,10 @@ BlockStep BlockTracker::check(const BlockView& v) {
     // A new capture; one still unanswered is superseded (its interrupt is
     // still queued in V8 and answers this one when it runs).
     asked_ns_ = v.now_ns;
-    if (pending_since_ns_ == 0) pending_since_ns_ = v.now_ns;
+    if (pending_since_ns_ == 0) {
+      pending_since_ns_ = v.now_ns;
+      pending_cpu_ns_ = v.cpu_known ? static_cast<int64_t>(v.loop_cpu_ns) : -1;
+    }
     native_sent_ = false;
     while (due_ns_ <= v.now_ns) due_ns_ += cfg_.interval_ns;  // this thread was late: no burst
     if (!(queued_ && queued_gen_ == gen_)) {
@@ -142,16 +146,20 @@ BlockStep BlockTracker::check(const BlockView& v) {
   return step;
 }
 
-bool BlockTracker::answer(uint32_t gen, uint64_t now_ns, uint64_t last_turn_ns) {
+bool BlockTracker::answer(uint32_t gen, uint64_t now_ns, uint64_t last_turn_ns, int64_t cpu_ns) {
   if (queued_ && gen == queued_gen_) queued_ = false;
   // On the JS thread the last turn is exact: a later one means the block
   // the request was made for is over, whatever the watchdog saw last.
   if (!in_block_ || gen != gen_ || asked_ns_ == 0 || last_turn_ns > start_ns_ || now_ns < start_ns_)
     return false;
   last_wait_ns_ = now_ns > pending_since_ns_ ? now_ns - pending_since_ns_ : 0;
-  if (last_wait_ns_ >= kPromptInterruptNs) native_seen_ = true;
+  last_ran_ns_ = last_wait_ns_;
+  if (cpu_ns >= 0 && pending_cpu_ns_ >= 0)
+    last_ran_ns_ = std::min(last_ran_ns_, static_cast<uint64_t>(std::max<int64_t>(0, cpu_ns - pending_cpu_ns_)));
+  if (last_ran_ns_ >= kPromptInterruptNs) native_seen_ = true;
   asked_ns_ = 0;
   pending_since_ns_ = 0;
+  pending_cpu_ns_ = -1;
   native_sent_ = false;
   return true;
 }

@@ -76,7 +76,8 @@ class BlockTracker {
   // The interrupt of generation `gen` runs on the JS thread at now_ns: true
   // when its stack answers the capture the block in progress asked for (send
   // an in:"js" line); false when it is stale (another block, or none asked).
-  bool answer(uint32_t gen, uint64_t now_ns, uint64_t last_turn_ns);
+  // `cpu_ns`: the JS thread's CPU clock at now_ns, read by itself (-1: unread).
+  bool answer(uint32_t gen, uint64_t now_ns, uint64_t last_turn_ns, int64_t cpu_ns = -1);
   // After answer() said true: how long the interrupt waited, from the first
   // request it answers (a later one supersedes it, but the thread has not
   // reached a stack check since the first). JS reaches one within
@@ -85,6 +86,12 @@ class BlockTracker {
   // resumed after that, not what held the loop (block_limits.h,
   // kPromptInterruptMs).
   uint64_t last_wait_ns() const { return last_wait_ns_; }
+  // Of that wait, the time the JS thread ran (its CPU clock, from the check
+  // that asked to the interrupt; the wall wait when either reading is
+  // missing). This, not the wall wait, says whether it was in native code:
+  // a thread descheduled on a crowded machine waits without running, and
+  // its prompt answer still names what held the loop.
+  uint64_t last_ran_ns() const { return last_ran_ns_; }
   // Whether the block in progress has been seen in native code: a capture
   // went unanswered past the native timeout, or one was answered late.
   bool native_seen() const { return native_seen_; }
@@ -116,6 +123,8 @@ class BlockTracker {
   uint64_t asked_ns_ = 0;   // the capture asked and not yet answered; 0: none
   uint64_t pending_since_ns_ = 0;  // the first request not answered yet; 0: none
   uint64_t last_wait_ns_ = 0;
+  int64_t pending_cpu_ns_ = -1;    // the loop's CPU time at that request; -1: unread
+  uint64_t last_ran_ns_ = 0;
   bool native_seen_ = false;
   bool native_sent_ = false;
   bool queued_ = false;     // an interrupt of generation queued_gen_ is in V8's queue

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <uv.h>
 #include <v8.h>
@@ -246,13 +247,15 @@ void BlockSampler::answer(uint32_t gen) {
   std::vector<StackFrame> frames = current_stack(isolate_);
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t now = uv_hrtime();
-  if (stopped_ || !tracker_.answer(gen, now, turn_->read().at_ns)) return;
+  timespec ts{};
+  const int64_t cpu = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0 ? ts.tv_sec * 1'000'000'000LL + ts.tv_nsec : -1;
+  if (stopped_ || !tracker_.answer(gen, now, turn_->read().at_ns, cpu)) return;
   // An interrupt that waited through the probe's own work (its profiler's
   // start) was held up by the probe, not by the target.
   const uint64_t asked = now - tracker_.last_wait_ns();
   const bool held_by_probe = self_busy_.load(std::memory_order_relaxed) || (self_to_ns_ > asked && self_from_ns_ < now);
   send(block_line(ms(now), ms(tracker_.start_ns()), frames, true,
-                  {.wait_ms = static_cast<double>(tracker_.last_wait_ns()) / 1e6, .probe = held_by_probe}));
+                  {.wait_ms = static_cast<double>(tracker_.last_ran_ns()) / 1e6, .probe = held_by_probe}));
   if (tracker_.native_seen()) policy_.native_block(gen, now);
   last_frames_ = std::move(frames);
   frames_gen_ = gen;

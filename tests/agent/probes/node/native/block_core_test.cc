@@ -267,6 +267,24 @@ TEST_CASE("block: an answer later than kPromptInterruptMs marks the block native
   CHECK_FALSE(b.native_seen());
 }
 
+TEST_CASE("block: a late answer from a thread that did not run is prompt (descheduled, not in native code)") {
+  // A crowded machine: asked at 55 (the loop ran 55 ms), answered 7 ms
+  // later on the wall clock after running 0.2 ms: it waited for a CPU, then
+  // reached its stack check at once. Its stack is what held the loop.
+  BlockTracker b(BlockConfig{});
+  CHECK(steps_cpu(b, 5, 0, 5) == "");  // seen turned at 0: its run counts from 5 ms
+  CHECK(steps_cpu(b, 55, 0, 55) == "R");
+  CHECK(b.answer(b.generation(), 62 * kMs, 0, static_cast<int64_t>(55 * kMs + 200'000)));
+  CHECK(b.last_wait_ns() == 7 * kMs);
+  CHECK(b.last_ran_ns() == 200'000);
+  CHECK_FALSE(b.native_seen());
+  // The same wait spent running (a 6 ms builtin): native.
+  CHECK(steps_cpu(b, 75, 0, 75) == "R");
+  CHECK(b.answer(b.generation(), 81 * kMs, 0, static_cast<int64_t>(81 * kMs)));
+  CHECK(b.last_ran_ns() == 6 * kMs);
+  CHECK(b.native_seen());
+}
+
 TEST_CASE("block line: an interrupt's wait, a profile's sample, the probe's own work") {
   json j = json::parse(block_line(70, 0, {}, true, {.wait_ms = 45.25}));
   CHECK(j["wait_ms"] == 45.25);
