@@ -60,4 +60,10 @@ set(ZLIB_USE_STATIC_LIBS ON)
 set(LOOPDOCTOR_LIBUV_PC libuv-static)
 set(LOOPDOCTOR_HTTP_PARSER_NAMES libhttp_parser.a)
 
-add_link_options(-static-libstdc++ -static-libgcc)
+# --exclude-libs,ALL: the addons export none of the C++ runtime they carry
+# (Node's own symbols are never interposed); --gc-sections then drops what
+# nothing calls, among it (in the addons) libstdc++'s std::random_device
+# and its arc4random (glibc 2.36): the minimum glibc stays 2.35
+# (_dl_find_object, the unwinder's). The binary's is wrapped
+# (packaging/arc4random_wrap.cc).
+add_link_options(-static-libstdc++ -static-libgcc -Wl,--exclude-libs,ALL -Wl,--gc-sections)

@@ -37,6 +37,11 @@ ldd "$bin" >ldd.txt
 extra=$(awk '{print $1}' ldd.txt | grep -Ev '^(linux-vdso\.so\.1|libc\.so\.6|libm\.so\.6|/lib64/ld-linux-x86-64\.so\.2)$' || true)
 [[ -z $extra ]] || fail "the installed binary needs more than the C library: $(cat ldd.txt)"
 readelf -S "$bin" | grep -q '\.symtab' && fail "the installed binary is not stripped"
+# The glibc README promises (2.35: Ubuntu 22.04), binary and addons alike.
+glibc=$(objdump -T "$bin" node_modules/loopdoctor/share/loopdoctor/probes/node/native/*.node |
+  grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
+[[ $(printf '%s\n' "$glibc" GLIBC_2.35 | sort -V | tail -1) == GLIBC_2.35 ]] ||
+  fail "the package needs $glibc, above the GLIBC_2.35 README states: $(objdump -T "$bin" | grep "$glibc")"
 
 # npx runs the package's binary, which uses the package's probe and templates
 # (not the source tree's, nor any set by the environment).
