@@ -9,6 +9,7 @@
 
 #include "analyzer/recording/recording.h"
 #include "analyzer/recording/fast_decoder.h"
+#include "analyzer/recording/record_secrets.h"
 #include "analyzer/loop_builder.h"
 
 namespace loopdoctor {
@@ -195,7 +196,8 @@ Timeline build_timeline(const std::vector<json>& records) {
   return b.finish();
 }
 
-std::optional<Timeline> load_timeline(const std::string& path, std::string* error) {
+std::optional<Timeline> load_timeline(const std::string& path, std::string* error,
+                                      const base::Redactor* redactor) {
   RunBuilder b;
   b.reserve(recording::uncompressed_size_hint(path));
   recording::FastParser fast;
@@ -203,13 +205,14 @@ std::optional<Timeline> load_timeline(const std::string& path, std::string* erro
   auto res = recording::read_lines(path, [&](std::string_view line) {
     const FastKind kind = fast.parse(line, rec);
     if (kind == FastKind::kNotObject) return false;
-    if (kind != FastKind::kFallback) {
+    if (kind != FastKind::kFallback) {  // sample, proc, gc, load: no field that can hold a secret
       b.add_fast(kind, rec);
       return true;
     }
     // Every other record, and anything the fast path cannot read.
     auto r = json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (r.is_discarded() || !r.is_object()) return false;
+    if (redactor) recording::redact_record(&r, *redactor);
     b.add(r);
     return true;
   });
@@ -230,6 +233,9 @@ std::optional<Timeline> load_timeline(const std::string& path, std::string* erro
                           ", newer than this loopdoctor reads (" +
                           std::to_string(recording::kFormatVersion) +
                           "); unknown fields are ignored");
+  // The reader's warnings name the file, and a path can hold a secret too.
+  if (redactor)
+    for (std::string& w : tl.warnings) w = redactor->text(w);
   return tl;
 }
 

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/recording/records.h"
+#include "base/redact.h"
 
 namespace loopdoctor {
 
@@ -142,8 +143,12 @@ struct Timeline {
 };
 
 // Builds a timeline from a recording file. Returns std::nullopt only when the
-// file cannot be opened or holds no record at all; `error` says why.
-std::optional<Timeline> load_timeline(const std::string& path, std::string* error);
+// file cannot be opened or holds no record at all; `error` says why. With a
+// `redactor`, every record's secret-bearing fields are redacted before they
+// enter the timeline (recording/record_secrets.h), and the reader's warnings
+// too: every output then formats the same redacted values.
+std::optional<Timeline> load_timeline(const std::string& path, std::string* error,
+                                      const base::Redactor* redactor = nullptr);
 
 // Builds a timeline from records already in memory (tests, the agent).
 Timeline build_timeline(const std::vector<nlohmann::json>& records);

@@ -9,7 +9,7 @@ namespace loopdoctor {
 
 struct WarningSummary {
   std::string name;     // "MaxListenersExceededWarning"
-  std::string message;  // redacted like every recorded message (redact_timeline.h)
+  std::string message;  // redacted like every recorded message (recording/record_secrets.h)
   std::string code;     // "DEP0005"; "" when it has none
   double count = 0;     // times it was emitted in the run
   double first_at_ms = 0;  // run time of the first

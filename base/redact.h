@@ -1,9 +1,11 @@
-// Secrets out of reports: the one place that decides what in a command
-// line, a URL or a message looks like a secret and replaces it with
-// kRedacted. Every output formats values that went through here once, where
-// they enter the diagnosis (analyzer/redact_timeline.h, the agent's hello),
-// so the HTML report, JSON, Markdown, terminal, /processes, /report and the
-// Prometheus labels all show the same redacted text.
+// Secrets out of reports and recordings: the one place that decides what in
+// a command line, a URL or a message looks like a secret and replaces it
+// with kRedacted. Every output formats values that went through here once:
+// when the collector writes a record (analyzer/recording/record_secrets.h
+// lists the fields), when a record enters the diagnosis (the same list, for
+// a recording kept raw with --no-redact), and in the agent's hello, so the
+// recording, HTML report, JSON, Markdown, terminal, /processes, /report and
+// the Prometheus labels all show the same redacted text.
 //
 // What is redacted (README, "Secrets in reports"):
 //  - `name=value` where the name looks secret (`--password=…`, `?token=…`,

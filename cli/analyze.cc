@@ -1,9 +1,9 @@
 // `loopdoctor analyze <recording>`: re-render a kept recording.
-#include <cstring>
 #include <filesystem>
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/output_files.h"
 #include "cli/report_outputs.h"
 
 namespace loopdoctor::cli {
@@ -58,12 +58,12 @@ int analyze_command(const AnalyzeArgs& a) {
   if (!a.output.empty()) {
     oo.html_path = a.output;
   } else {
-    // Beside the working directory, named after the recording:
-    // .loopdoctor/1234.ndjson.gz -> loopdoctor-1234.html
-    std::string stem = std::filesystem::path(a.recording).filename().string();
-    for (const char* ext : {".gz", ".ndjson", ".json"})
-      if (stem.size() > std::strlen(ext) && stem.ends_with(ext)) stem.resize(stem.size() - std::strlen(ext));
-    oo.html_path = "loopdoctor-" + stem + ".html";
+    // Under .loopdoctor/ as a run's report, named after the recording.
+    oo.html_path = analyze_report_path(a.recording);
+    if (!make_output_dir(&err)) {
+      std::cerr << "loopdoctor: " << err << "\n";
+      return kExitFailed;
+    }
   }
   return analyze_and_report(a.recording, oo);
 }
@@ -74,7 +74,7 @@ Command add_analyze(CLI::App& root) {
   auto a = std::make_shared<AnalyzeArgs>();
   CLI::App* s = root.add_subcommand("analyze", "Diagnose a kept recording again and write its report");
   s->add_option("recording", a->recording, "A recording (.ndjson or .ndjson.gz)")->required();
-  s->add_option("-o,--output", a->output, "HTML report (default ./loopdoctor-<name>.html)");
+  s->add_option("-o,--output", a->output, "HTML report (default .loopdoctor/<the recording's name>.html)");
   s->add_option("--json", a->json, "Diagnosis as JSON ('-' for stdout)");
   s->add_option("--markdown", a->markdown, "Markdown summary ('-' for stdout)");
   s->add_option("--fail-on", a->fail_on, "Exit 3 when the verdict is one of these")->delimiter(',');

@@ -28,18 +28,23 @@ int attach_command(const SessionArgs& a) {
     std::cerr << "loopdoctor attach: " << err << "\n";
     return kExitUsage;
   }
-  bool default_record = false;
-  if (std::string err = session_setup(a, &ro, &default_record); !err.empty()) {
+  if (std::string err = session_setup(a, &ro); !err.empty()) {
     std::cerr << "loopdoctor: " << err << "\n";
     return kExitFailed;
   }
   attach::Attacher attacher({a.pid, a.tree, ro.probe_path, ro.native_dir, attach_probe_settings(ro)});
   collector::RunResult res;
+  SessionFiles files;
   if (std::string why = attacher.prepare(); !why.empty()) {
     res.error = why;
-    return session_failed(a, ro, res);
+    return session_failed(a, ro, res, files);
   }
   ro.command = attacher.root().argv;
+  // Named after the process's script, known now (the Attacher read its argv).
+  if (std::string why = name_session_files(a, &ro, &files); !why.empty()) {
+    res.error = why;
+    return session_failed(a, ro, res, files);
+  }
   ro.attach = collector::AttachTarget{
       .pid = a.pid,
       .endpoint_fd = attacher.take_endpoint().release(),
@@ -50,13 +55,13 @@ int attach_command(const SessionArgs& a) {
       .meta = [&attacher] { return attacher.meta(); }};
   if (std::string why = attacher.enter_network(); !why.empty()) {
     res.error = why;
-    return session_failed(a, ro, res);
+    return session_failed(a, ro, res, files);
   }
   std::cerr << "loopdoctor: attaching to process " << a.pid << " (" << (ro.command.empty() ? "?" : ro.command[0])
             << ")\n";
-  if (!collector::run_session(ro, &res)) return session_failed(a, ro, res);
+  if (!collector::run_session(ro, &res)) return session_failed(a, ro, res, files);
   attacher.release();
-  return report_session(a, ro, res, default_record);
+  return report_session(a, ro, res, files);
 }
 
 }  // namespace

@@ -10,7 +10,6 @@
 #include <iostream>
 
 #include "analyzer/analyze.h"
-#include "analyzer/redact_timeline.h"
 #include "analyzer/render/html_report.h"
 #include "cli/commands.h"
 #include "cli/paths.h"
@@ -40,7 +39,8 @@ void add_no_redact_flag(CLI::App* app, bool* no_redact) {
   app->add_flag("--no-redact", *no_redact,
                 "Keep what looks like a secret (--password=..., token=, Authorization:, URL "
                 "userinfo, long keys, secret environment values) in the report, JSON, Markdown and "
-                "terminal; by default it is replaced with [REDACTED]");
+                "terminal, and a run's recording; by default it is replaced with [REDACTED] (a "
+                "recording redacted when written has nothing left to show)");
 }
 
 bool check_fail_on(const std::vector<std::string>& kinds, std::string* error) {
@@ -57,12 +57,12 @@ bool check_fail_on(const std::vector<std::string>& kinds, std::string* error) {
 
 int analyze_and_report(const std::string& recording_path, const OutputOptions& opts) {
   std::string error;
-  auto tl = load_timeline(recording_path, &error);
+  const base::Redactor redactor = base::Redactor::from_environment();
+  auto tl = load_timeline(recording_path, &error, opts.redact ? &redactor : nullptr);
   if (!tl) {
-    std::cerr << "loopdoctor: " << error << "\n";
+    std::cerr << "loopdoctor: " << (opts.redact ? redactor.text(error) : error) << "\n";
     return kExitFailed;
   }
-  if (opts.redact) redact_timeline(&*tl, base::Redactor::from_environment());
   tl->path_map = opts.path_map;
   for (Timeline& loop : tl->other_loops) loop.path_map = opts.path_map;
   for (const auto& w : tl->warnings) std::cerr << "loopdoctor: warning: " << w << "\n";
@@ -111,7 +111,7 @@ int analyze_and_report(const std::string& recording_path, const OutputOptions& o
   if (!opts.quiet_summary)
     print_terminal_summary(std::cerr, *tl, dx, report_path,
                            opts.show_recording ? recording_path : std::string(),
-                           isatty(STDERR_FILENO) == 1);
+                           isatty(STDERR_FILENO) == 1, opts.earlier_recording);
   if (opts.open && !report_path.empty() && rc == kExitOk) open_in_browser(report_path);
 
   if (rc == kExitOk)

@@ -19,6 +19,9 @@ struct OutputOptions {
   bool open = false;                 // open the HTML report in a browser
   bool quiet_summary = false;        // no terminal summary (JSON on stdout)
   bool show_recording = true;        // the summary names the recording (not a temporary one)
+  // An earlier recording of the same target (cli/output_files.h): the
+  // summary ends with the `loopdoctor compare` of it and this one.
+  std::string earlier_recording;
   // Print the collector's warning records: `analyze` does; `run` has said
   // them already (live, or among the run's limits).
   bool print_recorded_warnings = true;

@@ -21,14 +21,16 @@ int run_command(const SessionArgs& a) {
     std::cerr << "loopdoctor run: " << err << "\n";
     return kExitUsage;
   }
-  bool default_record = false;
-  if (std::string err = session_setup(a, &ro, &default_record); !err.empty()) {
+  SessionFiles files;
+  std::string err = session_setup(a, &ro);
+  if (err.empty()) err = name_session_files(a, &ro, &files);
+  if (!err.empty()) {
     std::cerr << "loopdoctor: " << err << "\n";
     return kExitFailed;
   }
   collector::RunResult res;
-  if (!collector::run_session(ro, &res)) return session_failed(a, ro, res);
-  return report_session(a, ro, res, default_record);
+  if (!collector::run_session(ro, &res)) return session_failed(a, ro, res, files);
+  return report_session(a, ro, res, files);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 
@@ -14,9 +15,11 @@
 #include "base/redact.h"
 #include "base/units.h"
 #include "cli/commands.h"
+#include "cli/output_files.h"
 #include "cli/paths.h"
 #include "cli/private_recording.h"
 #include "cli/report_outputs.h"
+#include "cli/target_label.h"
 
 namespace loopdoctor::cli {
 namespace {
@@ -142,18 +145,6 @@ std::string session_options_impl(const SessionArgs& a, SessionKind kind, collect
   return target_options(a, kind, ro);
 }
 
-// The target's pid is known only once it runs: the recording is made under
-// our own pid and renamed afterwards to the documented <pid>.ndjson.gz.
-std::string kept_recording(const collector::RunOptions& ro, const collector::RunResult& res,
-                           bool default_record) {
-  std::string record = res.record_path.empty() ? ro.record_path : res.record_path;
-  if (!default_record || res.pid <= 0) return record;
-  std::error_code ec;
-  std::string final_path = ".loopdoctor/" + std::to_string(res.pid) + ".ndjson.gz";
-  std::filesystem::rename(record, final_path, ec);
-  return ec ? record : final_path;
-}
-
 // The exit status once the reports are written (`rc` from writing them).
 int run_exit_status(int rc, const collector::RunOptions& ro, const collector::RunResult& res) {
   if (res.interrupted)
@@ -179,24 +170,37 @@ std::string dispose_recording(const SessionArgs& a, const std::string& record, i
   return {};
 }
 
+// Files claimed for the run that nothing was written to (a report that
+// could not be rendered): an empty file would pass for a run's output.
+void drop_unwritten(const SessionFiles& files) {
+  std::error_code ec;
+  for (const std::string& f : files.claimed)
+    if (std::filesystem::is_regular_file(f, ec) && std::filesystem::file_size(f, ec) == 0)
+      std::filesystem::remove(f, ec);
+}
+
 int report(const SessionArgs& a, const collector::RunOptions& ro, const collector::RunResult& res,
-           const std::string& record) {
+           const SessionFiles& files) {
+  const std::string& record = res.record_path.empty() ? ro.record_path : res.record_path;
   // What limited the run comes first: it is why the verdict below may not
   // be the one the user came for.
   for (const std::string& line : collector::run_limits(ro, res))
-    std::cerr << "loopdoctor: " << (ro.redact_line ? ro.redact_line(line) : line) << "\n";
+    std::cerr << "loopdoctor: " << collector::shown_line(ro, line) << "\n";
   OutputOptions oo;
-  oo.html_path = a.output.empty() ? "loopdoctor-" + std::to_string(res.pid) + ".html" : a.output;
+  oo.html_path = files.report;
   oo.json_path = a.json;
   oo.markdown_path = a.markdown;
   oo.fail_on = a.fail_on;
   oo.open = a.open;
   oo.redact = !a.no_redact;
   oo.show_recording = !a.no_record;
+  // Only a kept recording can be compared later: the line names this one.
+  if (!a.no_record) oo.earlier_recording = earlier_recording(files.label, record);
   oo.print_recorded_warnings = false;  // said during the run or among its limits
   const bool no_load = collector::load_never_ran(ro, res);
   oo.quiet_summary = no_load;  // a verdict about load that never ran would mislead
   int rc = analyze_and_report(record, oo);
+  drop_unwritten(files);
   const std::string kept = dispose_recording(a, record, rc);
   if (no_load)
     std::cerr << "loopdoctor: no verdict, as no load ran; kept the report " << oo.html_path
@@ -206,32 +210,50 @@ int report(const SessionArgs& a, const collector::RunOptions& ro, const collecto
 
 }  // namespace
 
-std::string session_setup(const SessionArgs& a, collector::RunOptions* ro, bool* default_record) {
+std::string session_setup(const SessionArgs& a, collector::RunOptions* ro) {
   DataPaths paths;
   std::string err;
   if (!find_data_paths(&paths, &err)) return err;
   ro->probe_path = paths.probe_js;
   ro->native_dir = paths.native_dir;
-  *default_record = a.record.empty() && !a.no_record;
-  ro->record_path = a.no_record       ? make_private_recording(&err)
-                    : *default_record ? ".loopdoctor/run-" + std::to_string(getpid()) + ".ndjson.gz"
-                                      : a.record;
-  if (ro->record_path.empty()) return err;
   ro->live_status = isatty(STDERR_FILENO) == 1;
-  if (!a.no_redact)
-    ro->redact_line = [r = base::Redactor::from_environment()](const std::string& l) { return r.text(l); };
+  if (!a.no_redact) ro->redactor = base::Redactor::from_environment();
   return {};
 }
 
-int session_failed(const SessionArgs& a, const collector::RunOptions& ro, const collector::RunResult& res) {
-  std::cerr << "loopdoctor: " << (ro.redact_line ? ro.redact_line(res.error) : res.error) << "\n";
-  if (a.no_record) remove_private_recording(ro.record_path);
+std::string name_session_files(const SessionArgs& a, collector::RunOptions* ro, SessionFiles* files) {
+  files->label = target_label(ro->command);
+  const bool default_record = a.record.empty() && !a.no_record;
+  const bool default_report = a.output.empty();
+  std::string err, stem;
+  // The file the run writes first claims the name (the recording, from
+  // the start); a run that keeps neither default needs none.
+  if (default_record || default_report) {
+    stem = claim_run_stem(files->label, std::time(nullptr), default_record ? kRecordingExt : kReportExt, &err);
+    if (stem.empty()) return err;
+  }
+  if (default_record) files->claimed.push_back(stem + kRecordingExt);
+  if (default_report) files->claimed.push_back(stem + kReportExt);
+  files->report = default_report ? stem + kReportExt : a.output;
+  ro->record_path = a.no_record ? make_private_recording(&err) : default_record ? stem + kRecordingExt : a.record;
+  if (!ro->record_path.empty()) return {};
+  drop_unwritten(*files);  // the report's name claimed for a run that cannot start
+  return err;
+}
+
+int session_failed(const SessionArgs& a, const collector::RunOptions& ro, const collector::RunResult& res,
+                   const SessionFiles& files) {
+  std::cerr << "loopdoctor: " << collector::shown_line(ro, res.error) << "\n";
+  if (a.no_record && !ro.record_path.empty()) remove_private_recording(ro.record_path);
+  // A run that never started leaves no file named after it.
+  std::error_code ec;
+  for (const std::string& f : files.claimed) std::filesystem::remove(f, ec);
   return kExitFailed;
 }
 
 int report_session(const SessionArgs& a, const collector::RunOptions& ro, const collector::RunResult& res,
-                   bool default_record) {
-  return report(a, ro, res, kept_recording(ro, res, default_record));
+                   const SessionFiles& files) {
+  return report(a, ro, res, files);
 }
 
 std::string session_options(const SessionArgs& a, SessionKind kind, collector::RunOptions* ro) {
@@ -274,15 +296,17 @@ void add_session_options(CLI::App* s, SessionArgs* a, SessionKind kind) {
   s->add_option("--block-interval", a->block_interval,
                 block_help("Native probe: the blocked loop's stack again this often while the block lasts",
                            kDefaultBlockIntervalMs));
-  s->add_option("-o,--output", a->output, "HTML report (default ./loopdoctor-<pid>.html)");
+  s->add_option("-o,--output", a->output,
+                "HTML report (default .loopdoctor/<time>-<target>.html, e.g. "
+                ".loopdoctor/2026-12-06T10-21-07-server.js.html)");
   s->add_option("--json", a->json,
                 "Diagnosis as JSON ('-' for stdout; a run's target's own stdout then goes to stderr)");
   s->add_option("--markdown", a->markdown,
                 "Short Markdown summary for a bug ticket ('-' for stdout; a run's target's own "
                 "stdout then goes to stderr)");
   s->add_option("--record", a->record,
-                "Keep the recording here (default ./.loopdoctor/<pid>.ndjson.gz; recordings are "
-                "kept unless --no-record)");
+                "Keep the recording here (default .loopdoctor/<time>-<target>.ndjson.gz, the report's "
+                "name; recordings are kept unless --no-record, redacted unless --no-redact)");
   s->add_flag("--no-record", a->no_record,
               "Keep no recording: it goes to a private temporary file, removed once the outputs "
               "are written (kept, and its path printed, if they could not be)");

@@ -44,16 +44,32 @@ void add_session_options(CLI::App* s, SessionArgs* a, SessionKind kind);
 // Fills `ro` from the options: "" or a usage message (exit 1).
 std::string session_options(const SessionArgs& a, SessionKind kind, collector::RunOptions* ro);
 
-// The probe's files, the recording's path, the status line and redaction:
-// "" or why the session cannot start (exit 2). `default_record` says the
-// recording is ours to name once the target's pid is known.
-std::string session_setup(const SessionArgs& a, collector::RunOptions* ro, bool* default_record);
+// The probe's files, the status line and redaction: "" or why the session
+// cannot start (exit 2).
+std::string session_setup(const SessionArgs& a, collector::RunOptions* ro);
+
+// Where a session's files go: the paths the user gave, else under
+// .loopdoctor/, named by the time and the target (cli/output_files.h).
+struct SessionFiles {
+  std::string label;   // target_label of the command: the runs of one target share it
+  std::string report;  // the HTML report
+  // Files of .loopdoctor/ claimed for this run: removed if it never starts,
+  // or if nothing was written to them.
+  std::vector<std::string> claimed;
+};
+
+// Names the recording (ro->record_path) and the report once ro->command is
+// known (run: the command; attach: the process's argv, so after the
+// Attacher has read it): "" or why not (exit 2).
+std::string name_session_files(const SessionArgs& a, collector::RunOptions* ro, SessionFiles* files);
 
 // Writes the reports of a finished session and returns the exit status.
 int report_session(const SessionArgs& a, const collector::RunOptions& ro, const collector::RunResult& res,
-                   bool default_record);
+                   const SessionFiles& files);
 
-// The session could not start: its error on stderr (redacted), exit 2.
-int session_failed(const SessionArgs& a, const collector::RunOptions& ro, const collector::RunResult& res);
+// The session could not start: its error on stderr (redacted), exit 2; the
+// files named for it removed.
+int session_failed(const SessionArgs& a, const collector::RunOptions& ro, const collector::RunResult& res,
+                   const SessionFiles& files);
 
 }  // namespace loopdoctor::cli

@@ -1,6 +1,8 @@
 #include "cli/terminal_summary.h"
 
 #include <algorithm>
+#include <cctype>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -12,6 +14,18 @@
 
 namespace loopdoctor::cli {
 namespace {
+
+// A path as one shell word, so the compare line can be pasted as it is:
+// quoted only when it holds something a shell would split or expand.
+std::string shell_word(const std::string& path) {
+  const bool plain = std::all_of(path.begin(), path.end(), [](unsigned char c) {
+    return std::isalnum(c) || std::string_view("./_-+,:=@%").find(static_cast<char>(c)) != std::string_view::npos;
+  });
+  if (plain && !path.empty()) return path;
+  std::string quoted = "'";
+  for (char c : path) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
 
 // Hotspots listed under the verdict; the report has the full table.
 constexpr std::size_t kTerminalHotspots = 3;
@@ -159,7 +173,7 @@ std::string key_figures(const Timeline& tl, const WindowStats& st, const char* s
 
 void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnosis& dx,
                             const std::string& report_path, const std::string& recording_path,
-                            bool colour) {
+                            bool colour, const std::string& earlier_recording) {
   const WindowStats& st = dx.stats;
   const char* on = colour ? verdict_colour(dx.verdict) : "";
   const char* off = colour ? "\x1b[0m" : "";
@@ -204,6 +218,9 @@ void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnos
   out << "\n";
   if (!report_path.empty()) out << "  report:    " << report_path << "\n";
   if (!recording_path.empty()) out << "  recording: " << recording_path << "\n";
+  if (!recording_path.empty() && !earlier_recording.empty())
+    out << "  compare:   loopdoctor compare " << shell_word(earlier_recording) << " " << shell_word(recording_path)
+        << "\n";
   out << "\n";
 }
 

@@ -9,5 +9,7 @@ scripts/setup.sh
 scripts/build.sh --target loopdoctor loopdoctor_probe_native
 echo
 echo "== loopdoctor run: samples/node/pbkdf2-sync (hashes passwords with pbkdf2Sync per request)"
+# The report and the recording go to .loopdoctor/<time>-server.js.*; a second
+# demo run ends with the `loopdoctor compare` of the two.
 exec build/loopdoctor run --load / -c 50 -d 5s --json .loopdoctor/demo.json \
-  -o loopdoctor-demo.html -- node samples/node/pbkdf2-sync/server.js
+  -- node samples/node/pbkdf2-sync/server.js

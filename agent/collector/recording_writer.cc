@@ -11,6 +11,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "analyzer/recording/record_secrets.h"
 #include "analyzer/recording/records.h"
 
 namespace loopdoctor::collector {
@@ -56,8 +57,23 @@ bool RecordingWriter::open(const std::string& path, std::string* error) {
   return true;
 }
 
-void RecordingWriter::write(const nlohmann::json& record) {
+void RecordingWriter::write(nlohmann::json record) {
+  if (redactor_) recording::redact_record(&record, *redactor_);
   write_line(recording::to_line(record));
+}
+
+void RecordingWriter::write_message(std::string_view raw, const nlohmann::json& msg, double rt_ms,
+                                    LoopTag tag) {
+  const auto type = msg.find("type");
+  if (!redactor_ || type == msg.end() || !type->is_string() ||
+      !recording::may_hold_secrets(recording::type_of(type->get_ref<const std::string&>()))) {
+    write_line(stamp_loop_line(raw, msg, rt_ms, tag));
+    return;
+  }
+  // Rare lines (hellos, a second's process warnings): re-serialized redacted.
+  nlohmann::json copy = msg;
+  recording::redact_record(&copy, *redactor_);
+  write_line(stamp_loop_line({}, copy, rt_ms, tag));
 }
 
 void RecordingWriter::write_line(std::string_view line) {

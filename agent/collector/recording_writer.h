@@ -1,16 +1,21 @@
 // Writes the recording (DESIGN.md "Recording"): NDJSON, gzip-compressed when
 // the name ends in .gz. Flushed every kFlushIntervalMs at most (the /proc
 // sampler's beat asks) so that if loopdoctor itself dies, the file still
-// reads up to the last flush.
+// reads up to the last flush. With a redactor, each record's secret-bearing
+// fields are redacted before it is written (analyzer/recording/record_secrets.h),
+// so no byte of a secret reaches the file, whenever the run ends.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 #include <zlib.h>
+
+#include "base/redact.h"
 
 namespace loopdoctor::collector {
 
@@ -21,6 +26,14 @@ inline constexpr int kGzipLevel = 6;
 // 10 ms sample was a write syscall and an ext4 inode update each, ~a fifth
 // of the collector's CPU on an idle target (perf), taken beside the target.
 inline constexpr double kFlushIntervalMs = 100;
+
+// The loop a probe line came from, as the recording names it (README, Every
+// loop of the target): `pid` for a process other than the first (0: the
+// first), `thread` for a worker thread (0: the main thread).
+struct LoopTag {
+  int pid = 0;
+  int thread = 0;
+};
 
 class RecordingWriter {
  public:
@@ -33,10 +46,17 @@ class RecordingWriter {
   // false and sets *error when the file cannot be created.
   bool open(const std::string& path, std::string* error);
 
+  // Redact every record written from now on (unset: write them as they are).
+  void redact_with(std::optional<base::Redactor> redactor) { redactor_ = std::move(redactor); }
+
   // One record per line. A write error (disk full) is logged once and the run
   // goes on: the target must not be disturbed by our storage problems.
-  void write(const nlohmann::json& record);
-  void write_line(std::string_view line);  // serialized JSON, without '\n'
+  void write(nlohmann::json record);
+  // A probe message as received (`raw`, its text; `msg`, parsed), stamped
+  // with its run time and loop (stamp_loop_line): its bytes kept unless it
+  // is a type with secret-bearing fields and the writer redacts.
+  void write_message(std::string_view raw, const nlohmann::json& msg, double rt_ms, LoopTag tag);
+  void write_line(std::string_view line);  // serialized JSON, without '\n', written as it is
 
   // Pushes buffered bytes to the file (Z_SYNC_FLUSH for gzip, so a reader
   // sees everything written so far). Cheap when nothing was written since.
@@ -57,6 +77,7 @@ class RecordingWriter {
   // Logs the first failed write or flush (`saved_errno` from the call).
   void note_failure(int saved_errno);
 
+  std::optional<base::Redactor> redactor_;
   std::unique_ptr<gzFile_s, GzCloser> file_;
   std::string path_;
   bool dirty_ = false;
@@ -79,14 +100,6 @@ std::string host_name();
 // received: `{"rt":12.5,` + the rest of the object. `msg` is the parsed line,
 // used to decide whether the textual splice is safe.
 std::string stamp_run_time(std::string_view raw, const nlohmann::json& msg, double rt_ms);
-
-// The loop a probe line came from, as the recording names it (README, Every
-// loop of the target): `pid` for a process other than the first (0: the
-// first), `thread` for a worker thread (0: the main thread).
-struct LoopTag {
-  int pid = 0;
-  int thread = 0;
-};
 
 // stamp_run_time, plus the tag's fields that the message does not carry
 // itself; with an empty tag, exactly stamp_run_time.

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -39,10 +40,14 @@ bool Session::run() {
     return false;
   }
   loop_ready_ = true;
-  result_->record_path = opts_.record_path.empty()
-                             ? "./.loopdoctor/" + std::to_string(::getpid()) + ".ndjson.gz"
-                             : opts_.record_path;
+  // Where it goes by default is the command line's to say (cli/output_files.h).
+  if (opts_.record_path.empty()) {
+    result_->error = "no path for the recording";
+    return false;
+  }
+  result_->record_path = opts_.record_path;
   if (!writer_.open(result_->record_path, &result_->error)) return false;
+  writer_.redact_with(opts_.redactor);
   init_handles();
   if (!(attached() ? start_attached() : start_spawned())) return false;
 
@@ -124,7 +129,7 @@ bool Session::start_attached() {
   nlohmann::json meta = meta_record(opts_.command, opts_.loopdoctor_version, interval_ms(), iso8601_utc_now(),
                                     host_name(), at.pid);
   meta["attach"] = at.meta ? at.meta() : nlohmann::json::object();
-  writer_.write(meta);
+  writer_.write(std::move(meta));
   writer_.flush();
   watch_.start(at.pid, [this] { on_target_exit(ChildExit{}); });
   return true;
@@ -204,7 +209,7 @@ void Session::create_loads() {
 double Session::emit(nlohmann::json r) {
   double t = clock_.now_ms();
   r["t"] = t;
-  writer_.write(r);
+  writer_.write(std::move(r));
   return t;
 }
 
@@ -215,7 +220,7 @@ void Session::warn(const std::string& text) {
 
 void Session::say(const std::string& line) {
   status_.clear();  // the next redraw puts the status line back below the message
-  const std::string shown = opts_.redact_line ? opts_.redact_line(line) : line;
+  const std::string shown = shown_line(opts_, line);
   std::fprintf(stderr, "%s\n", shown.c_str());
   status_.start([this] { return model_.line(clock_.now_ms()); });
 }
@@ -234,6 +239,10 @@ void Session::teardown() {
 }
 
 }  // namespace detail
+
+std::string shown_line(const RunOptions& opts, const std::string& line) {
+  return opts.redactor ? opts.redactor->text(line) : line;
+}
 
 bool run_session(const RunOptions& opts, RunResult* result) {
   detail::Session session(opts, result);

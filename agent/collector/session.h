@@ -12,6 +12,7 @@
 
 #include "agent/load/load.h"
 #include "agent/protocol/block_limits.h"
+#include "base/redact.h"
 
 namespace loopdoctor::collector {
 
@@ -56,7 +57,7 @@ struct RunOptions {
   std::optional<load::Config> load;     // built-in load (port filled in on listen)
   double duration_ms = 0;               // without load: stop after this long (0: until Ctrl-C/exit)
   double sample_interval_ms = 10;
-  std::string record_path;              // .ndjson or .ndjson.gz
+  std::string record_path;              // .ndjson or .ndjson.gz; required
   std::string probe_path;               // absolute path of probe.js
   std::string native_dir;               // the native addon's folder when not beside probe.js (a build tree)
   bool live_status = false;             // one status line on stderr (a tty)
@@ -70,10 +71,15 @@ struct RunOptions {
   std::string loopdoctor_version;
   double listen_timeout_ms = kDefaultListenTimeoutMs;  // with load: wait this long for a port
   bool target_stdout_to_stderr = false;  // our stdout carries --json - / --markdown -
-  // Applied to each line said on stderr during the run (the load's URL, a
-  // warning); the recording gets the text unchanged. Unset: lines as they are.
-  std::function<std::string(const std::string&)> redact_line;
+  // Set (the default of `run` and `attach`; unset with --no-redact): every
+  // record is written with its secret-bearing fields redacted
+  // (analyzer/recording/record_secrets.h), and each line said on stderr
+  // during the run (the load's URL, a warning) too. Unset: as they are.
+  std::optional<base::Redactor> redactor;
 };
+
+// A line for the user: redacted when the run redacts.
+std::string shown_line(const RunOptions& opts, const std::string& line);
 
 struct RunResult {
   int pid = 0;

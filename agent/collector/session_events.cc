@@ -18,7 +18,7 @@ namespace loopdoctor::collector::detail {
 
 void Session::on_probe_message(const nlohmann::json& msg, std::string_view raw) {
   double rt = clock_.now_ms();
-  writer_.write_line(stamp_run_time(raw, msg, rt));
+  writer_.write_message(raw, msg, rt, LoopTag{});
   const std::string& type = msg["type"].get_ref<const std::string&>();
   if (type == "sample") {
     model_.on_probe_sample(rt, recording::decode_sample(msg, interval_ms()));

@@ -21,7 +21,9 @@ void Session::open_tree_endpoint() {
 void Session::start_tree(int root_pid) {
   tree_.init(&loop_, root_pid, interval_ms(),
              {[this] { return clock_.now_ms(); },
-              [this](const std::string& line) { writer_.write_line(line); },
+              [this](std::string_view raw, const nlohmann::json& msg, double rt, LoopTag tag) {
+                writer_.write_message(raw, msg, rt, tag);
+              },
               [this](nlohmann::json r) { return emit(std::move(r)); },
               [this](const nlohmann::json& m, ProbeConnection* from) { on_loop_message(m, from); },
               [this] {

@@ -50,7 +50,7 @@ void TreeLoops::on_message(Loop* l, const nlohmann::json& msg, std::string_view 
     auto it = msg.find("exit_code");
     if (it != msg.end() && it->is_number_integer()) l->exit_code = it->get<int>();
   }
-  hooks_.write_line(stamp_loop_line(raw, msg, rt, l->tag));
+  hooks_.write_message(raw, msg, rt, l->tag);
   if (hooks_.on_message) hooks_.on_message(msg, &l->conn);
   if (type == "bye" && hooks_.on_settled) hooks_.on_settled();
 }

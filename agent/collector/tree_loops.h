@@ -29,7 +29,9 @@ class TreeLoops {
  public:
   struct Hooks {
     std::function<double()> now_ms;                       // the run clock
-    std::function<void(const std::string&)> write_line;   // a probe line, as recorded
+    // A probe line to record (RecordingWriter::write_message).
+    std::function<void(std::string_view raw, const nlohmann::json& msg, double rt_ms, LoopTag tag)>
+        write_message;
     std::function<double(nlohmann::json)> emit;           // a collector record; returns its t
     // Every valid message after it is recorded (the session starts the load
     // on a listen, sends profile-start on a hello).

@@ -69,6 +69,28 @@ TEST_CASE("plain and gzip recordings read alike") {
   CHECK_FALSE(b->truncated);
 }
 
+// A recording kept raw (--no-redact, or an older loopdoctor's): with a
+// redactor the secrets stay out of the timeline, so out of every output.
+TEST_CASE("a redactor keeps a raw recording's secrets out of the timeline") {
+  auto recs = testing::make_recording(testing::Scenario{});
+  for (auto& r : recs)
+    if (r["type"] == "meta") r["command"] = {"node", "server.js", "--password=PlantedPw1"};
+  recs.push_back(recording::encode(recording::Warning{300, "load failed at http://u:PlantedUrlPw4@h/"}));
+  write_lines(temp_path("secrets.ndjson"), recs, false);
+  std::string err;
+  const base::Redactor redactor;
+  auto raw = load_timeline(temp_path("secrets.ndjson"), &err);
+  auto red = load_timeline(temp_path("secrets.ndjson"), &err, &redactor);
+  REQUIRE(raw);
+  REQUIRE(red);
+  CHECK(raw->command.back() == "--password=PlantedPw1");
+  CHECK(red->command == std::vector<std::string>{"node", "server.js", "--password=[REDACTED]"});
+  REQUIRE(red->recorded_warnings.size() == 1);
+  CHECK(raw->recorded_warnings.back() == "load failed at http://u:PlantedUrlPw4@h/");
+  CHECK(red->recorded_warnings.back() == "load failed at http://[REDACTED]@h/");
+  CHECK(red->samples.size() == raw->samples.size());
+}
+
 TEST_CASE("a recording cut in the middle of a line analyses up to the cut") {
   auto recs = testing::make_recording(testing::Scenario{});
   std::string all;

@@ -3,12 +3,15 @@
 # secret of each kind in the target's argv, in the environment (expanded
 # into an argument, as a shell does), in the load URL and in a load header,
 # then greps each output for each of them:
-#   run:      the HTML report, the JSON, the Markdown, the terminal (stderr)
-#   analyze:  the same four again from the recording
+#   run:      the HTML report, the JSON, the Markdown, the terminal (stderr),
+#             the recording
+#   analyze:  the same four again from the recording, and from a raw one
+#             (kept with --no-redact: redacted as it is read)
 #   agent:    /processes, /report/<pid>, /metrics (the job label)
-# The recording keeps them (the user's own file) and `analyze --no-redact`
-# and `agent --no-redact` show them: the check that the grep can find a
-# secret at all.
+# A run with --no-redact keeps them in its recording, and `analyze
+# --no-redact` of that and `agent --no-redact` show them: the check that the
+# grep can find a secret at all. (tests/integration/files.sh: the recordings
+# under .loopdoctor/, and one whose loopdoctor was killed.)
 source "$(dirname "$0")/lib.sh"
 argv_pw=PlantedArgvPw1            # --password=...
 argv_tok=PlantedArgvTok2          # --token ...
@@ -42,6 +45,7 @@ no_secret run.html "run: the HTML report"
 no_secret run.json "run: the JSON"
 no_secret run.md "run: the Markdown"
 no_secret run.err "run: the terminal"
+no_secret rec.ndjson "run: the recording"
 # The load really ran against the redacted URL's server with the token.
 [[ $(json_get run.json 'j.load.config.url') == "http://127.0.0.1:$port/?token=[REDACTED]" ]] ||
   fail "load.config.url is $(json_get run.json 'j.load.config.url')"
@@ -52,11 +56,25 @@ no_secret run.err "run: the terminal"
 for f in an.html an.json an.md; do no_secret "$f" "analyze: $f"; done
 no_secret an.err "analyze: the terminal" no-mark
 
-# The recording keeps the raw values, and --no-redact shows them.
+# A redacted recording has nothing for --no-redact to restore.
+"$LD" analyze rec.ndjson --no-redact --json an-raw.json 2>/dev/null || fail "analyze --no-redact failed"
+no_secret an-raw.json "analyze --no-redact of a redacted recording"
+
+# run --no-redact keeps the raw values in the recording (the load's URL is
+# recorded without its userinfo, headers not at all); analyze redacts them
+# as it reads, and --no-redact shows them.
+rc=0
+PORT=$port timeout 90 "$LD" run --no-redact --load "http://planteduser:$url_pw@127.0.0.1:$port/?token=$query_tok" \
+  --header "Authorization: Bearer $header_tok" -c 5 -d 2s --json raw-run.json -o raw-run.html \
+  --record raw.ndjson "${args[@]}" >raw-run.out 2>raw-run.err || rc=$?
+[[ $rc == 0 ]] || { cat raw-run.err >&2; fail "run --no-redact exited $rc"; }
 for s in "$argv_pw" "$argv_tok" "$argv_hex" "$env_val" "$query_tok"; do
-  grep -qF -- "$s" rec.ndjson || fail "the recording lost '$s'"
+  grep -qF -- "$s" raw.ndjson || fail "run --no-redact: the recording lost '$s'"
 done
-"$LD" analyze rec.ndjson --no-redact --json raw.json -o raw.html 2>/dev/null || fail "analyze --no-redact failed"
+"$LD" analyze raw.ndjson --json an2.json --markdown an2.md -o an2.html 2>an2.err || fail "analyze of a raw recording failed: $(cat an2.err)"
+for f in an2.html an2.json an2.md; do no_secret "$f" "analyze of a raw recording: $f"; done
+no_secret an2.err "analyze of a raw recording: the terminal" no-mark
+"$LD" analyze raw.ndjson --no-redact --json raw.json -o raw.html 2>/dev/null || fail "analyze --no-redact failed"
 for s in "$argv_pw" "$argv_tok" "$argv_hex" "$env_val" "$query_tok"; do
   grep -qF -- "$s" raw.json || fail "--no-redact: the JSON lacks '$s'"
   grep -qF -- "$s" raw.html || fail "--no-redact: the report lacks '$s'"
@@ -104,4 +122,4 @@ for s in "$argv_pw" "$argv_tok" "$argv_hex" "$env_val"; do
 done
 grep -q "pid=\"$target\",job=\"job-$env_val\"" raw-agent-metrics.txt ||
   fail "agent --no-redact: the job label is redacted: $(grep "pid=\"$target\"" raw-agent-metrics.txt | head -1)"
-echo "ok: no planted secret in any output (${#secrets[@]} secrets, 13 outputs); agent --no-redact keeps the argv's 4"
+echo "ok: no planted secret in any output (${#secrets[@]} secrets, 19 outputs); run, analyze and agent --no-redact keep them"

@@ -1,6 +1,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
+#include <iterator>
+
 #include <catch2/catch.hpp>
 
 #include "agent/collector/recording_writer.h"
@@ -140,6 +143,54 @@ TEST_CASE("stamp_loop_line tags a line with its loop unless it names one itself"
   auto with_rt = nlohmann::json::parse(R"({"type":"x","rt":3})");
   auto j = nlohmann::json::parse(stamp_loop_line(R"({"type":"x","rt":3})", with_rt, 7, LoopTag{9, 2}));
   CHECK(j == nlohmann::json({{"type", "x"}, {"rt", 7}, {"pid", 9}, {"thread", 2}}));
+}
+
+// Redaction at write time (record_secrets.h): nothing of a secret reaches the
+// file, whatever kills the run afterwards; hot probe lines keep their bytes.
+TEST_CASE("a redacting writer writes no secret, and probe lines without one byte for byte") {
+  TempDir dir;
+  const std::string path = dir.file("red.ndjson");
+  const std::string sample = R"({"type":"sample","t":5,"delay":{"p99":1.5}})";
+  {
+    RecordingWriter w;
+    std::string err;
+    REQUIRE(w.open(path, &err));
+    w.redact_with(loopdoctor::base::Redactor({"PlantedEnvSecret3"}));
+    w.write(meta_record({"node", "s.js", "--password=PlantedPw1", "PlantedEnvSecret3"}, "0.1.0", 10, "", "h", 1));
+    const std::string hello = R"({"type":"hello","t":0,"pid":7,"argv":["node","s.js","--token","PlantedTok2"]})";
+    w.write_message(hello, nlohmann::json::parse(hello), 1.5, LoopTag{7, 0});
+    w.write_message(sample, nlohmann::json::parse(sample), 6, LoopTag{});
+    w.write({{"type", "warning"}, {"t", 7}, {"text", "GET http://u:PlantedUrlPw4@h/"}});
+  }
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  for (const char* s : {"PlantedPw1", "PlantedEnvSecret3", "PlantedTok2", "PlantedUrlPw4"})
+    CHECK(text.find(s) == std::string::npos);
+  auto recs = read_records(path);
+  REQUIRE(recs.size() == 4);
+  CHECK(recs[0]["command"] == nlohmann::json({"node", "s.js", "--password=[REDACTED]", "[REDACTED]"}));
+  CHECK(recs[1]["argv"] == nlohmann::json({"node", "s.js", "--token", "[REDACTED]"}));
+  CHECK(recs[1]["rt"] == 1.5);
+  CHECK(recs[1]["pid"] == 7);
+  CHECK(text.find(stamp_run_time(sample, nlohmann::json::parse(sample), 6)) != std::string::npos);
+  CHECK(recs[3]["text"] == "GET http://[REDACTED]@h/");
+}
+
+TEST_CASE("a writer without a redactor writes every record as given") {
+  TempDir dir;
+  const std::string path = dir.file("raw.ndjson");
+  const std::string hello = R"({"type":"hello","t":0,"pid":7,"argv":["node","--token","PlantedTok2"]})";
+  {
+    RecordingWriter w;
+    std::string err;
+    REQUIRE(w.open(path, &err));
+    w.write(meta_record({"node", "--password=PlantedPw1"}, "0.1.0", 10, "", "h", 1));
+    w.write_message(hello, nlohmann::json::parse(hello), 1.5, LoopTag{});
+  }
+  auto recs = read_records(path);
+  REQUIRE(recs.size() == 2);
+  CHECK(recs[0]["command"][1] == "--password=PlantedPw1");
+  CHECK(recs[1]["argv"][2] == "PlantedTok2");
 }
 
 TEST_CASE("iso8601_utc_now has the contract's shape") {
