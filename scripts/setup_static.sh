@@ -34,11 +34,12 @@ fi
 echo "setup_static: building $stamp from Debian's source packages into ${dest#"$root"/}" >&2
 . /etc/os-release
 apt_dir=$dest/apt
-mkdir -p "$apt_dir/lists/partial" "$dest/lib"
+mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$dest/lib"
 echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian ${VERSION_CODENAME:?} main" \
   >"$apt_dir/sources.list"
 apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/nonexistent
-          -o "Dir::State::Lists=$apt_dir/lists" -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+          -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache" -o Debug::NoLocking=1
+          -o APT::Sandbox::User=root)
 apt-get "${apt_opts[@]}" update -qq
 tmp=$(mktemp -d "$dest/.src.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
