@@ -77,6 +77,11 @@ namespace {
 // no code (how to find it yourself); when hotspots exist, a paragraph that
 // names the top one takes its place.
 constexpr std::string_view kWithoutHotspotsTag = "[without-hotspots] ";
+// A paragraph that starts with this tag is a general checklist, not read from
+// this run's evidence: the report shows it behind a fold, after the advice
+// that does apply. "[general unless json] ..." applies when the issue's cause
+// is one of the words listed (cause.h to_string).
+constexpr std::string_view kGeneralTag = "[general";
 
 std::string top_hotspot_advice(const Hotspot& h, bool blocked_time, std::string_view action,
                                const RecheckWords& recheck) {
@@ -105,6 +110,64 @@ std::string with_recheck(std::string text, const RecheckWords& r) {
   return text;
 }
 
+// The paragraphs of a recommendations file, each with its internal line
+// breaks folded into spaces.
+std::vector<std::string> read_paragraphs(std::istream& in) {
+  std::vector<std::string> out;
+  std::string line, para;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) {
+      if (!para.empty()) out.push_back(std::move(para));
+      para.clear();
+      continue;
+    }
+    para += para.empty() ? line : " " + line;
+  }
+  if (!para.empty()) out.push_back(std::move(para));
+  return out;
+}
+
+// "[general] text" or "[general unless json sync-fs] text": whether the
+// paragraph applies to an issue of this cause (a general one applies only
+// when one of the listed causes is the issue's), and the text untagged.
+std::pair<bool, std::string> general_tag(const std::string& para, CauseKind cause) {
+  if (!para.starts_with(kGeneralTag)) return {true, para};
+  const auto close = para.find("] ");
+  if (close == std::string::npos) return {false, para};
+  std::istringstream unless(para.substr(kGeneralTag.size(), close - kGeneralTag.size()));
+  bool applies = false;
+  for (std::string word; unless >> word;)
+    if (word != "unless" && cause != CauseKind::kNone && word == to_string(cause)) applies = true;
+  return {applies, para.substr(close + 2)};
+}
+
+// The issue's recommendations from its file's paragraphs: the cause's advice,
+// then the file's paragraphs that apply to this run, then the general ones
+// (Issue::applicable_recommendations counts the first part).
+void recommend(Issue& issue, const std::vector<std::string>& paragraphs, const RecheckWords& recheck) {
+  std::vector<std::string> applicable, general;
+  if (!issue.cause.advice.empty()) applicable.push_back(issue.cause.advice);
+  bool named_hotspot = false;
+  for (const std::string& para : paragraphs) {
+    if (para.starts_with(kWithoutHotspotsTag)) {
+      if (issue.hotspots.empty()) {
+        applicable.push_back(para.substr(kWithoutHotspotsTag.size()));
+      } else if (!named_hotspot) {
+        applicable.push_back(top_hotspot_advice(issue.hotspots.front(), issue.hotspots_blocked_time,
+                                                hotspot_action(issue.advice), recheck));
+        named_hotspot = true;
+      }
+      continue;
+    }
+    auto [applies, text] = general_tag(para, issue.cause.kind);
+    (applies ? applicable : general).push_back(with_recheck(std::move(text), recheck));
+  }
+  issue.applicable_recommendations = applicable.size();
+  issue.recommendations = std::move(applicable);
+  issue.recommendations.insert(issue.recommendations.end(), general.begin(), general.end());
+}
+
 }  // namespace
 
 bool attach_recommendations(Diagnosis* dx, const std::string& templates_dir, std::string* error) {
@@ -121,34 +184,7 @@ bool attach_recommendations(Diagnosis* dx, const std::string& templates_dir, std
       if (error) *error = "cannot read recommendations '" + path + "'";
       continue;
     }
-    // The cause's advice names what to change (the destination, the pool):
-    // it comes before the verdict's general advice.
-    if (!issue.cause.advice.empty()) issue.recommendations.push_back(issue.cause.advice);
-    std::string line, para;
-    bool named_hotspot = false;
-    auto flush = [&] {
-      if (para.starts_with(kWithoutHotspotsTag)) {
-        if (issue.hotspots.empty()) {
-          issue.recommendations.push_back(para.substr(kWithoutHotspotsTag.size()));
-        } else if (!named_hotspot) {
-          issue.recommendations.push_back(top_hotspot_advice(issue.hotspots.front(), issue.hotspots_blocked_time,
-                                                            hotspot_action(issue.advice), dx->recheck));
-          named_hotspot = true;
-        }
-      } else if (!para.empty()) {
-        issue.recommendations.push_back(with_recheck(para, dx->recheck));
-      }
-      para.clear();
-    };
-    while (std::getline(in, line)) {
-      if (line.find_first_not_of(" \t\r") == std::string::npos) {
-        flush();
-        continue;
-      }
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      para += para.empty() ? line : " " + line;
-    }
-    flush();
+    recommend(issue, read_paragraphs(in), dx->recheck);
   }
   return ok;
 }

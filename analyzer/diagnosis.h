@@ -106,6 +106,10 @@ struct Issue {
   // beside the profile's hotspots (which stay the issue's).
   std::vector<Hotspot> block_hotspots;
   std::vector<std::string> recommendations;
+  // The first this many of `recommendations` follow from this run's
+  // evidence (its cause, its hotspot, the check after a fix); the rest are a
+  // general checklist for the verdict, which the report folds away.
+  std::size_t applicable_recommendations = 0;
   // Which recommendations file fits (advice.h): lets a leak and churn, a
   // blocked main thread and a blocked worker get different advice.
   Advice advice = Advice::kVerdict;

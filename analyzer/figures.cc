@@ -10,9 +10,6 @@ namespace {
 
 using nlohmann::json;
 
-// Changes under 5 % are within run-to-run noise on a shared 2-core machine.
-constexpr double kSameWithin = 0.05;
-
 json opt(const std::optional<double>& v) {
   if (!v || !std::isfinite(*v)) return nullptr;
   return std::round(*v * 1000.0) / base::kMsPerS;
@@ -132,7 +129,7 @@ std::string FigureRow::direction() const {
   if (*before == 0 && *after == 0) return "same";
   auto c = change();
   if (!c) return lower_is_better ? "worse" : "better";  // from zero to something
-  if (std::fabs(*c) < kSameWithin) return "same";
+  if (std::fabs(*c) < kCompareNoiseFraction) return "same";
   return (*c < 0) == lower_is_better ? "better" : "worse";
 }
 
@@ -145,10 +142,10 @@ std::vector<FigureRow> compare_figures(const Figures& b, const Figures& a) {
   // existed has the pause share only, so then both sides compare that.
   const bool gc_time = b.gc_time_share && a.gc_time_share;
   return {
-      {"throughput", "req/s", b.rps, a.rps, false},
-      {"latency p50", "ms", b.latency_p50_ms, a.latency_p50_ms, true},
-      {"latency p99", "ms", b.latency_p99_ms, a.latency_p99_ms, true},
-      {"latency max", "ms", b.latency_max_ms, a.latency_max_ms, true},
+      {"throughput", "req/s", b.rps, a.rps, false, "faster", "slower"},
+      {"latency p50", "ms", b.latency_p50_ms, a.latency_p50_ms, true, "slower", "faster"},
+      {"latency p99", "ms", b.latency_p99_ms, a.latency_p99_ms, true, "slower", "faster"},
+      {"latency max", "ms", b.latency_max_ms, a.latency_max_ms, true, "slower", "faster"},
       {"loop delay p99", "ms", b.loop_delay_p99_ms, a.loop_delay_p99_ms, true},
       {"loop delay max", "ms", b.loop_delay_max_ms, a.loop_delay_max_ms, true},
       {"loop stalled", "%", scale(b.blocked_share, 100), scale(a.blocked_share, 100), true},

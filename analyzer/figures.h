@@ -40,14 +40,23 @@ nlohmann::json figures_json(const Figures& f);
 // False with *error when it is not one.
 bool figures_from_diagnosis_json(const nlohmann::json& j, Figures* f, std::string* error);
 
+// A figure that changed by less than this fraction between two runs is
+// within run-to-run noise: repeated runs of one sample on a shared 2-core
+// machine differ by up to about 5 % in throughput and latency percentiles.
+// `compare` calls such a change "same" and highlights only the others.
+inline constexpr double kCompareNoiseFraction = 0.05;
+
 // One row of a before/after comparison.
 struct FigureRow {
   std::string name, unit;
   std::optional<double> before, after;
   bool lower_is_better = true;
+  // How a large ratio reads: "85× faster" when the value rose, "41× lower"
+  // when it fell (compare_report.h).
+  std::string rose = "higher", fell = "lower";
   // after/before - 1 when both are known and before != 0
   std::optional<double> change() const;
-  // "better", "worse" or "same" (within kSameWithin), "" when unknown
+  // "better", "worse" or "same" (within kCompareNoiseFraction), "" when unknown
   std::string direction() const;
 };
 std::vector<FigureRow> compare_figures(const Figures& before, const Figures& after);

@@ -38,6 +38,7 @@ void sort_flame(FlameNode* n, int depth) {
 
 struct FlameInput {
   const CpuProfile& p;
+  const std::vector<int>& self;              // samples at each node itself
   const std::vector<double>& total;          // samples at or below each node
   const std::vector<std::vector<int>>& children;
   const PathNamer& names;
@@ -56,6 +57,22 @@ const std::pair<std::string, std::string>& flame_place(const FlameInput& in, con
   return it->second;
 }
 
+// Counts a profile node's own samples into its flame frame and, when this
+// node ticked more than the one the frame's line came from, takes its
+// hottest line (the line a built-in's time is charged to: FlameNode).
+void add_self_line(const FlameInput& in, const CpuProfile::Node& pn, int self, FlameNode* target) {
+  if (self <= 0) return;
+  target->self_samples += self;
+  double ticks = 0;
+  for (const auto& [line, n] : pn.line_ticks) ticks += n;
+  if (pn.frame.url.empty() || ticks <= target->self_line_ticks) return;
+  const Place place = place_of(pn.frame, pn.line_ticks, in.names, in.mapper);
+  if (place.hot_line.empty()) return;
+  target->self_line = place.hot_line;
+  target->self_line_text = place.hot_line_text;
+  target->self_line_ticks = ticks;
+}
+
 // Adds profile node `node` (and what is below it) under `into`, merging it
 // with a sibling of the same function and location: V8 keeps one node per
 // call line, a flame view one per function.
@@ -70,6 +87,7 @@ void add_flame(const FlameInput& in, int node, FlameNode* into, int depth) {
     target = &into->children.back();
   }
   target->samples += in.total[static_cast<std::size_t>(node)];
+  add_self_line(in, pn, in.self[static_cast<std::size_t>(node)], target);
   if (depth >= kMaxStackDepth) return;
   for (int c : in.children[static_cast<std::size_t>(node)]) add_flame(in, c, target, depth + 1);
 }
@@ -99,7 +117,7 @@ FlameNode flame_of(const CpuProfile& p, const std::vector<int>& self, const Path
       tops.push_back(static_cast<int>(i));
   }
   std::map<FrameKey, std::pair<std::string, std::string>> places;
-  const FlameInput in{p, total, children, names, mapper, places};
+  const FlameInput in{p, self, total, children, names, mapper, places};
   for (int t : tops) add_flame(in, t, &root, 1);
   sort_flame(&root, 0);
   return root;
@@ -278,9 +296,19 @@ void attach_profile(const Attribution& a, const WindowStats& st, Diagnosis* dx) 
   }
 }
 
+HotspotPlaceParts hotspot_place_parts(const Hotspot& h) {
+  if (h.hot_line.empty() || h.hot_line == h.location) return {h.location, ""};
+  const auto hot_colon = h.hot_line.rfind(':'), colon = h.location.rfind(':');
+  const bool same_file = hot_colon != std::string::npos && colon != std::string::npos &&
+                         h.hot_line.compare(0, hot_colon, h.location, 0, colon) == 0;
+  return {h.hot_line, same_file ? "line " + h.location.substr(colon + 1) : h.location};
+}
+
 std::string hotspot_place(const Hotspot& h) {
-  if (h.hot_line.empty() || h.hot_line == h.location) return h.location;
-  return h.hot_line + " in the function at " + h.location;
+  // The line to open first, then where its function begins: "server.js:10 in
+  // the function at server.js:8" read as two places of equal weight.
+  const HotspotPlaceParts p = hotspot_place_parts(h);
+  return p.function_start.empty() ? p.line : p.line + ", function starts at " + p.function_start;
 }
 
 }  // namespace loopdoctor::profile

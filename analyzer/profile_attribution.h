@@ -49,6 +49,16 @@ struct FlameNode {  // one frame of the merged stacks, with its samples below
   FrameKind kind = FrameKind::kRoot;
   double samples = 0;
   std::vector<FlameNode> children;  // largest first
+  // Samples in this frame itself, not in a callee. V8's profile gives its
+  // built-ins (JSON.parse, JSON.stringify, Array.prototype.sort, most
+  // String and RegExp methods once compiled) no frame: their time is this
+  // frame's own, on the line that calls them. `self_line` is the line most
+  // of it was on ("server.js:5", V8's positionTicks), with its code
+  // ("const c = JSON.parse(big);"), so the view can show that call; "" when
+  // the profile has no line ticks or the code cannot be read.
+  double self_samples = 0;
+  std::string self_line = {}, self_line_text = {};
+  double self_line_ticks = 0;  // the ticks of the node `self_line` came from
 };
 
 struct Attribution {
@@ -85,9 +95,17 @@ void attach_map_problems(const std::vector<std::string>& problems, Diagnosis* dx
 // as evidence of the gc finding and issue.
 void attach_profile(const Attribution& a, const WindowStats& st, Diagnosis* dx);
 
-// Where a hotspot's time went, as every output shows it: "server.js:36 in
-// the function at server.js:32" when its hot line is not its first line,
-// else its location.
+// Where a hotspot's time went, as every output shows it: "server.js:36,
+// function starts at line 32" when its hot line is not its first line
+// ("src/a.ts:36, function starts at dist/a.js:32" across files), else its
+// location.
 std::string hotspot_place(const Hotspot& h);
+// The same in its two parts, for a renderer that sets them apart: the line
+// ("server.js:36", else the location) and where the function starts ("line
+// 32", "dist/a.js:32"; "" when the line is the function's own first).
+struct HotspotPlaceParts {
+  std::string line, function_start;
+};
+HotspotPlaceParts hotspot_place_parts(const Hotspot& h);
 
 }  // namespace loopdoctor::profile

@@ -9,6 +9,7 @@
 
 #include "analyzer/analyze.h"
 #include "analyzer/figures.h"
+#include "analyzer/render/compare_report.h"
 #include "base/file.h"
 #include "cli/commands.h"
 #include "cli/paths.h"
@@ -21,10 +22,34 @@ struct CompareArgs {
   std::string before, after, output, json;
 };
 
-struct Side {
-  std::string path;
-  Figures figures;
-};
+using Side = render::CompareSide;
+
+// A diagnosis JSON's hotspots: its first issue's, with the scope it states.
+void hotspots_from_json(const nlohmann::json& j, Side* side) {
+  const auto issues = j.find("issues");
+  if (issues == j.end() || !issues->is_array() || issues->empty()) return;
+  const nlohmann::json& issue = issues->front();
+  const auto hs = issue.find("hotspots");
+  if (hs == issue.end() || !hs->is_array()) return;
+  for (const auto& h : *hs) {
+    if (!h.is_object()) continue;
+    Hotspot x;
+    x.function = h.value("function", "");
+    x.location = h.value("location", "");
+    x.share = h.value("share", 0.0);
+    side->hotspots.push_back(std::move(x));
+  }
+  if (!side->hotspots.empty())
+    side->hotspot_scope = issue.value("hotspots_scope", "") == "blocked-time" ? "blocked time" : "CPU samples of the window";
+}
+
+// A recording's hotspots: the CPU profile's attribution, which a healthy run
+// has too (of its window's samples), so a fix's "after" is not empty.
+void hotspots_from_diagnosis(const Diagnosis& dx, Side* side) {
+  if (!dx.attribution || !dx.attribution->present) return;
+  side->hotspots = dx.attribution->hotspots;
+  side->hotspot_scope = dx.attribution->blocked_only ? "blocked time" : "CPU samples of the window";
+}
 
 bool load_side(const std::string& path, Side* side, std::string* error) {
   side->path = path;
@@ -38,24 +63,21 @@ bool load_side(const std::string& path, Side* side, std::string* error) {
       *error = "'" + path + "': " + *error;
       return false;
     }
+    hotspots_from_json(j, side);
     return true;
   }
   auto tl = load_timeline(path, error);
   if (!tl) return false;
   for (const auto& w : tl->warnings) std::cerr << "loopdoctor: warning: " << w << "\n";
-  side->figures = figures_of(*tl, analyze(*tl));
+  const Diagnosis dx = analyze(*tl);
+  side->figures = figures_of(*tl, dx);
+  hotspots_from_diagnosis(dx, side);
   return true;
 }
 
 std::string fmt_value(const std::optional<double>& v) {
   if (!v) return "–";
   return std::fabs(*v) >= 100 ? fmt::format("{:.0f}", *v) : fmt::format("{:.1f}", *v);
-}
-
-std::string fmt_change(const FigureRow& r) {
-  auto c = r.change();
-  if (!c) return r.before && r.after ? "new" : "";
-  return fmt::format("{:+.0f} %", *c * 100);
 }
 
 void print_table(std::ostream& out, const Side& b, const Side& a,
@@ -65,46 +87,15 @@ void print_table(std::ostream& out, const Side& b, const Side& a,
     return (dir == "better" ? "\x1b[32m" : "\x1b[31m") + s + "\x1b[0m";
   };
   out << "\n  verdict: " << b.figures.verdict << "  →  " << a.figures.verdict << "\n\n";
-  out << fmt::format("  {:<18} {:>10} {:>10} {:>9}\n", "", "before", "after", "change");
+  out << fmt::format("  {:<18} {:>10} {:>10} {:>14}\n", "", "before", "after", "change");
   for (const auto& r : rows) {
     if (!r.before && !r.after) continue;
-    std::string change = fmt::format("{:>9}", fmt_change(r));
+    std::string change = fmt::format("{:>14}", render::change_text(r));
     out << fmt::format("  {:<18} {:>10} {:>10} ", r.name + " (" + r.unit + ")",
                        fmt_value(r.before), fmt_value(r.after))
         << paint(r.direction(), change) << "  " << r.direction() << "\n";
   }
   out << "\n  before: " << b.path << "\n  after:  " << a.path << "\n";
-}
-
-std::string render_html(const Side& b, const Side& a, const std::vector<FigureRow>& rows,
-                        const std::string& templates_dir, std::string* error) {
-  std::string tpl;
-  if (!base::read_file(templates_dir + "/compare.html.mustache", &tpl, error)) return "";
-  kainjow::mustache::mustache m(tpl);
-  if (!m.is_valid()) {
-    *error = "compare.html.mustache: " + m.error_message();
-    return "";
-  }
-  kainjow::mustache::data rows_data{kainjow::mustache::data::type::list};
-  for (const auto& r : rows) {
-    if (!r.before && !r.after) continue;
-    kainjow::mustache::data d;
-    d.set("name", r.name);
-    d.set("unit", r.unit);
-    d.set("before", fmt_value(r.before));
-    d.set("after", fmt_value(r.after));
-    d.set("change", fmt_change(r));
-    d.set("direction", r.direction());
-    rows_data.push_back(d);
-  }
-  kainjow::mustache::data ctx;
-  ctx.set("before_verdict", b.figures.verdict);
-  ctx.set("after_verdict", a.figures.verdict);
-  ctx.set("before_path", b.path);
-  ctx.set("after_path", a.path);
-  ctx.set("rows", rows_data);
-  ctx.set("version", LOOPDOCTOR_VERSION);
-  return m.render(ctx);
 }
 
 int compare_command(const CompareArgs& args) {
@@ -133,7 +124,7 @@ int compare_command(const CompareArgs& args) {
       std::cerr << "loopdoctor: " << err << "\n";
       return kExitFailed;
     }
-    std::string html = render_html(b, a, rows, paths.templates_dir, &err);
+    std::string html = render::compare_html(b, a, paths.templates_dir, LOOPDOCTOR_VERSION, &err);
     if (html.empty() || !write_output(args.output, html, &err)) {
       std::cerr << "loopdoctor compare: " << err << "\n";
       return kExitFailed;

@@ -32,17 +32,16 @@ struct Ctx {
   int rows = 0;
 };
 
-void draw(Ctx& c, const profile::FlameNode& n, double x, int depth) {
-  const double share = n.samples / c.total;
-  if (share < kMinFlameShare || depth >= kMaxFlameRows) return;
-  const double w = share * kWidthPx, y = depth * kRowPx;
+// One box: a frame, or a frame's own time on one line. Its label is cut
+// with an ellipsis to the box; the tooltip has it whole.
+void box(Ctx& c, const char* cls, double x, int depth, double w, const std::string& label,
+         const std::string& tooltip) {
+  const double y = depth * kRowPx;
   c.rows = std::max(c.rows, depth + 1);
-  const std::string label =
-      n.location == "(native)" ? n.function + " (native)" : n.function + " (" + n.location + ")";
   c.out += "<g class=\"";
-  c.out += kind_class(n.kind);
+  c.out += cls;
   c.out += "\"><title>";
-  c.out += xml_escape(label + " — " + fmt_percent(share, 1) + " of " + c.what);
+  c.out += xml_escape(tooltip);
   c.out += "</title><rect x=\"";
   append_coord(c.out, x);
   c.out += "\" y=\"";
@@ -54,8 +53,7 @@ void draw(Ctx& c, const profile::FlameNode& n, double x, int depth) {
   c.out += "\"/>";
   const auto fit = static_cast<std::size_t>((w - 6) / kCharPx);
   if (fit >= kMinLabelChars) {
-    // An anonymous function is known by where it is.
-    std::string text = n.function == "(anonymous)" ? n.location : n.function;
+    std::string text = label;
     if (text.size() > fit) {
       std::size_t cut = fit - 1;  // never inside a UTF-8 sequence
       while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
@@ -68,11 +66,35 @@ void draw(Ctx& c, const profile::FlameNode& n, double x, int depth) {
     c.out += "\">" + xml_escape(text) + "</text>";
   }
   c.out += "</g>";
+}
+
+// A frame's own time on its hottest line, right of its callees: V8 gives
+// built-ins such as JSON.parse no frame, so this is where they show, by the
+// code of the line that calls them (profile_attribution.h FlameNode).
+void draw_self_line(Ctx& c, const profile::FlameNode& n, double x, int depth) {
+  const double share = n.self_samples / c.total;
+  if (share < kMinFlameShare || n.self_line_text.empty() || depth >= kMaxFlameRows) return;
+  const std::string fn = n.function == "(anonymous)" ? "the function at " + n.location : n.function;
+  box(c, "fs", x, depth, share * kWidthPx, n.self_line_text,
+      fn + "'s own time on " + n.self_line + ": " + n.self_line_text + " — " + fmt_percent(share, 1) + " of " +
+          c.what + ". A built-in such as JSON.parse called on this line has no frame of its own in V8's "
+          "profile: its time is counted here.");
+}
+
+void draw(Ctx& c, const profile::FlameNode& n, double x, int depth) {
+  const double share = n.samples / c.total;
+  if (share < kMinFlameShare || depth >= kMaxFlameRows) return;
+  const std::string label =
+      n.location == "(native)" ? n.function + " (native)" : n.function + " (" + n.location + ")";
+  // An anonymous function is known by where it is.
+  box(c, kind_class(n.kind), x, depth, share * kWidthPx, n.function == "(anonymous)" ? n.location : n.function,
+      label + " — " + fmt_percent(share, 1) + " of " + c.what);
   double cx = x;
   for (const auto& ch : n.children) {
     draw(c, ch, cx, depth + 1);
     cx += ch.samples / c.total * kWidthPx;
   }
+  draw_self_line(c, n, cx, depth + 1);
 }
 
 }  // namespace

@@ -98,7 +98,7 @@ std::string summary_without_issue(const Diagnosis& dx) {
 data detail(const std::string& label, const std::string& value, bool mono = false) {
   data d;
   d.set("label", label);
-  d.set("value", value);
+  d.set("value_html", html_with_wrap_points(value));
   d.set("mono", mono);
   return d;
 }
@@ -168,15 +168,26 @@ data run_details(const Timeline& tl, const Diagnosis& dx, const ReportOptions& o
   return rows;
 }
 
+// Where a hotspot's time went, for the report: the hot line first (the
+// line to open), then "(function starts at line 34)" when the function's
+// own first line differs (profile::hotspot_place_parts).
+void set_hotspot_where(data& hd, const Hotspot& h) {
+  const profile::HotspotPlaceParts p = profile::hotspot_place_parts(h);
+  hd.set("where_html", html_with_wrap_points(p.line));
+  hd.set("starts", p.function_start.empty() ? "" : "function starts at " + p.function_start);
+  hd.set("has_starts", !p.function_start.empty());
+}
+
 data hotspot_entry(const Hotspot& h) {
   data hd;
   hd.set("function", h.function.empty() ? "(anonymous)" : h.function);
   hd.set("location", profile::hotspot_place(h));
+  set_hotspot_where(hd, h);
   hd.set("hot_line_text", h.hot_line_text);
   hd.set("has_hot_line_text", !h.hot_line_text.empty());
   hd.set("generated_location", h.generated_location);
   hd.set("has_generated_location", !h.generated_location.empty());
-  hd.set("caller", h.caller);
+  hd.set("caller_html", html_with_wrap_points(h.caller));
   hd.set("caller_line_text", h.caller_line_text);
   hd.set("has_caller_line_text", !h.caller_line_text.empty());
   hd.set("share", fmt_percent(h.share, 1));
@@ -211,7 +222,14 @@ data issue_data(const Issue& is, const BlockSummary& blocks) {
   d.set("cause", is.cause.line());
   d.set("evidence", list_of(is.evidence, evidence_entry));
   d.set("has_evidence", !is.evidence.empty());
-  d.set("recommendations", list_of(is.recommendations, recommendation_entry));
+  // The advice this run's evidence supports first; the verdict's general
+  // checklist behind a fold (Issue::applicable_recommendations).
+  const std::size_t applicable = std::min(is.applicable_recommendations, is.recommendations.size());
+  const std::span<const std::string> recs(is.recommendations);
+  d.set("recommendations", list_of(recs.first(applicable), recommendation_entry));
+  d.set("general_recs", list_of(recs.subspan(applicable), recommendation_entry));
+  d.set("has_general_recs", applicable < recs.size());
+  d.set("general_recs_count", std::to_string(recs.size() - applicable));
   set_hotspots(d, is, blocks);
   return d;
 }
@@ -222,6 +240,7 @@ void set_banner(data& m, const Timeline& tl, const Diagnosis& dx) {
   std::string cmd = tl.command.empty() ? "" : shell_join(tl.command);
   m.set("page_title", std::string("loopdoctor: ") + verdict_title(dx.verdict) + (cmd.empty() ? "" : " — " + cmd));
   m.set("command", cmd);
+  m.set("command_html", html_with_wrap_points(cmd));
   const Issue* lead = dx.issues.empty() ? nullptr : &dx.issues.front();
   m.set("summary", lead ? lead->summary : summary_without_issue(dx));
   m.set("has_lead", lead != nullptr);
@@ -237,6 +256,19 @@ void set_banner(data& m, const Timeline& tl, const Diagnosis& dx) {
   m.set("crash_text", dx.exit.what);
   m.set("no_probe", !tl.probe_connected);
   m.set("truncated", tl.truncated);
+}
+
+// Key figure cards a row at most: in a wide window (the page's 1400 px less
+// its gutters) eight cards are still 165 px, enough for "LOOP DELAY P99" and
+// "1537 ms" on one line each; from 700 to 1100 px four are.
+constexpr int kMaxCardsWide = 8;
+constexpr int kMaxCardsMid = 4;
+
+// The grid's columns for `cards` cards (report.css: .figures), as an inline style.
+std::string cards_style(std::size_t cards) {
+  const int n = static_cast<int>(cards);
+  return "--cards-wide: " + std::to_string(balanced_columns(n, kMaxCardsWide)) +
+         "; --cards-mid: " + std::to_string(balanced_columns(n, kMaxCardsMid));
 }
 
 data figure_entry(const KeyFigure& f) {
@@ -354,7 +386,9 @@ data lane_entry(const LoopLane& lane) {
   d.set("summary", l.dx.issues.empty() ? "" : l.dx.issues.front().summary);
   d.set("waited_on", l.waited_on);
   d.set("has_waited_on", !l.waited_on.empty());
-  d.set("figures", list_of(loop_key_figures(*lane.timeline, l), figure_entry));
+  const std::vector<KeyFigure> figures = loop_key_figures(*lane.timeline, l);
+  d.set("figures", list_of(figures, figure_entry));
+  d.set("cards_style", cards_style(figures.size()));
   d.set("delay_svg", lane.delay_svg);
   d.set("elu_svg", lane.elu_svg);
   d.set("has_charts", !lane.delay_svg.empty() || !lane.elu_svg.empty());
@@ -391,7 +425,9 @@ data warnings_data(const Timeline& tl) {
 kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, const ReportOptions& opt) {
   data m;
   set_banner(m, tl, dx);
-  m.set("figures", list_of(key_figures(tl, dx), figure_entry));
+  const std::vector<KeyFigure> figures = key_figures(tl, dx);
+  m.set("figures", list_of(figures, figure_entry));
+  m.set("cards_style", cards_style(figures.size()));
   set_issues_and_profile(m, dx);
   // With no issue the diagnosis carries no recommendations; the per-verdict
   // texts still tell a reader what to watch or how to get data.

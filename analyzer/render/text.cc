@@ -158,4 +158,34 @@ std::string shell_join(const std::vector<std::string>& argv) {
   return out;
 }
 
+std::string html_with_wrap_points(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + s.size() / 8);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '(' && i > 0 && s[i - 1] != ' ') out += "<wbr>";
+    out += xml_escape(std::string_view(&s[i], 1));
+    const bool after = c == '/' || c == '\\' || c == ',';
+    if (after && i + 1 < s.size() && s[i + 1] != ' ') out += "<wbr>";
+  }
+  return out;
+}
+
+int balanced_columns(int cards, int max_columns) {
+  if (cards <= 0 || max_columns <= 0) return 1;
+  const int rows = (cards + max_columns - 1) / max_columns;
+  return (cards + rows - 1) / rows;
+}
+
+std::pair<std::string, int> split_location(std::string_view location) {
+  const auto colon = location.rfind(':');
+  if (colon == std::string_view::npos || colon + 1 >= location.size()) return {std::string(location), 0};
+  int line = 0;
+  for (char c : location.substr(colon + 1)) {
+    if (c < '0' || c > '9') return {std::string(location), 0};
+    line = line * 10 + (c - '0');
+  }
+  return {std::string(location.substr(0, colon)), line};
+}
+
 }  // namespace loopdoctor::render

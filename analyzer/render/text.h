@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace loopdoctor::render {
@@ -26,6 +27,22 @@ std::string xml_escape(std::string_view s);
 // Appends `v` rounded to one decimal ("12.3", "-4", "0.5"): SVG coordinates
 // need no more precision at screen size, and this keeps the report small.
 void append_coord(std::string& out, double v);
+
+// `s` escaped for HTML, with a <wbr> (a line may break here, nothing is
+// drawn) after each '/', '\\' and ',' and before each '(' that follows
+// a character: a path or an argument list breaks
+// there when its cell is too narrow, never inside an identifier (the CSS
+// sets `word-break: normal`). For the template's raw {{{ }}}.
+std::string html_with_wrap_points(std::string_view s);
+
+// Columns for `cards` cards in a grid of at most `max_columns`: the fewest
+// rows, then as few columns as fill them evenly, so no row holds one card
+// while another holds many (7 cards in at most 4 columns: 4 + 3, not 6 + 1).
+int balanced_columns(int cards, int max_columns);
+
+// "server.js:36" -> ("server.js", 36); line 0 when `location` ends in no
+// ":<number>".
+std::pair<std::string, int> split_location(std::string_view location);
 
 struct TextSegment {
   std::string text;

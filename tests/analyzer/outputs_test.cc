@@ -50,11 +50,11 @@ TEST_CASE("A hotspot's hot line and its code read the same in the terminal the M
   dx.issues[0].hotspots = {{"priceQuote", "src/pricing.ts:18", 0.76, "src/server.ts:10", "src/pricing.ts:23",
                             "if (p.sku !== `x`) continue;", "dist/pricing.js:12"}};
   const std::string md = cli::markdown_summary(tl, dx, "");
-  CHECK(count(md, "- hotspot `priceQuote` at `src/pricing.ts:23 in the function at src/pricing.ts:18` called from "
+  CHECK(count(md, "- hotspot `priceQuote` at `src/pricing.ts:23, function starts at line 18` called from "
                   "`src/server.ts:10` (76 %)\n  `` if (p.sku !== `x`) continue; ``\n") == 1);
   std::ostringstream term;
   cli::print_terminal_summary(term, tl, dx, "", "", false);
-  CHECK(count(term.str(), "hotspot: priceQuote (src/pricing.ts:23 in the function at src/pricing.ts:18) called from "
+  CHECK(count(term.str(), "hotspot: priceQuote (src/pricing.ts:23, function starts at line 18) called from "
                           "src/server.ts:10, 76 %\n           | if (p.sku !== `x`) continue;\n") == 1);
   const auto j = diagnosis_json(tl, dx)["issues"][0]["hotspots"][0];
   CHECK(j["location"] == "src/pricing.ts:18");

@@ -47,7 +47,7 @@ TEST_CASE("positionTicks give a hotspot the line most of its samples were on") {
   CHECK(h.hot_line == "server.js:36");
   CHECK(h.hot_line_text == "");  // no mapper: nothing read from disk
   CHECK(h.generated_location == "");
-  CHECK(hotspot_place(h) == "server.js:36 in the function at server.js:32");
+  CHECK(hotspot_place(h) == "server.js:36, function starts at line 32");
 }
 
 TEST_CASE("A hot line before the function begins is an inlined callee's, never shown as the function's") {
@@ -245,4 +245,28 @@ TEST_CASE("A caller that calls the function from two lines is named by its defin
   CHECK(a.hotspots[0].function == "end");
   CHECK(a.hotspots[0].caller == "server.js:28");
   CHECK(a.hotspots[0].caller_line_text == "");
+}
+
+// Issue 35 item 7: the flame view never showed JSON.parse. V8's profile gives
+// its built-ins no frame (checked on Node 20: JSON.parse of a 7 MB string is
+// all self time of the caller, positionTicks on the calling line), so the
+// frame's own time carries the line it was on, with that line's code.
+TEST_CASE("A flame frame's own time names the line that called a built-in") {
+  json p = vendored_profile();
+  p["nodes"][2]["positionTicks"] = json::array({{{"line", 7}, {"ticks", 30}}, {{"line", 8}, {"ticks", 2}}});
+  std::vector<int> samples(50, 4);
+  for (int i = 0; i < 32; ++i) samples[static_cast<std::size_t>(i)] = 3;  // toPrettyJSON itself
+  p["samples"] = samples;
+  sourcemap::Mapper mapper;
+  const auto a = run(p, PathNamer({"node", kVendored + "/server.js"}), &mapper);
+  REQUIRE(a.flame.children.size() == 1);
+  REQUIRE(a.flame.children[0].children.size() == 1);
+  const FlameNode& fn = a.flame.children[0].children[0];
+  CHECK(fn.function == "toPrettyJSON");
+  CHECK(fn.self_samples == Approx(32));
+  CHECK(fn.self_line == "tiny-serialize 1.4.2 lib/index.js:7");
+  CHECK(fn.self_line_text == "const text = JSON.stringify(record, null, 2);");
+  // The native child has no own line: nothing to read.
+  REQUIRE(fn.children.size() == 1);
+  CHECK(fn.children[0].self_line.empty());
 }

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "analyzer/analyze.h"
+#include "analyzer/render/flame_svg.h"
 #include "analyzer/render/html_report.h"
 #include "analyzer/render/text.h"
 #include "analyzer/window_stats.h"
@@ -78,7 +79,7 @@ TEST_CASE("a blocked-loop report has every section in order", "[render][html]") 
     CHECK(contains(html, std::string("id=\"chart-") + id + "\""));
   }
   CHECK(contains(html, "<code>piscina</code>"));   // backticks in recommendations
-  CHECK(contains(html, "<code>pbkdf2Sync</code>")); // hotspots
+  CHECK(contains(html, "<code class=\"fn\" title=\"pbkdf2Sync\">pbkdf2Sync</code>")); // hotspots
   CHECK(contains(html, "Loop delay p99"));
   // The banner figures are the analyzer's window statistics, so the report,
   // the JSON and `compare` agree.
@@ -280,9 +281,9 @@ TEST_CASE("block stacks: the report of a recording without a profile shows them"
   REQUIRE(tl);
   std::string html = render_report(*tl, analyze(*tl));
   CHECK(contains(html, "<h3 class=\"sub\">From block stacks (13 blocks, 1.8 s)</h3>"));
-  CHECK(contains(html, "<tr><td><code>pbkdf2Sync (in native code)</code></td><td class=\"loc\">"
-                       "node:internal/crypto/pbkdf2:64</td><td class=\"loc\">"
-                       "samples/node/pbkdf2-sync/server.js:16</td>"));
+  CHECK(contains(html, "<code class=\"fn\" title=\"pbkdf2Sync (in native code)\">pbkdf2Sync (in native code)</code>"
+                       "</td><td class=\"loc\"><span class=\"where\">node:internal/<wbr>crypto/<wbr>pbkdf2:64</span>"
+                       "</td><td class=\"loc\">samples/<wbr>node/<wbr>pbkdf2-sync/<wbr>server.js:16</td>"));
   CHECK(contains(html, "the longest in pbkdf2Sync (in native code, node:internal/crypto/pbkdf2:64)"));
   CHECK_FALSE(contains(html, "id=\"flame\""));  // no profile, no flame view
   CHECK_FALSE(contains(html, "of the main thread;"));  // one loop: its figures need no caption
@@ -331,4 +332,98 @@ TEST_CASE("loops: a child process's lane names its pid once", "[render][html]") 
   CHECK_FALSE(std::regex_search(html, twice));
   CHECK(contains(html, " (cluster worker 1)</h3>"));
   CHECK(contains(html, "</span> main <span class=\"muted\">pid "));
+}
+
+// Issue 35 item 7: the report uses a wide window, breaks code only at
+// separators, and fills the key figures' rows.
+TEST_CASE("layout: the page grows with the window and code never breaks inside a name", "[render][html][layout]") {
+  Timeline tl = synthetic_timeline({});
+  Diagnosis dx = synthetic_diagnosis(tl);
+  const std::string html = render_report(tl, dx);
+  CHECK(contains(html, "--page-max: 1400px"));
+  CHECK(contains(html, ".page { max-width: var(--page-max);"));
+  CHECK_FALSE(contains(html, "max-width: 980px"));
+  // "loadCatalo/g": no rule may break a word anywhere.
+  CHECK_FALSE(contains(html, "break-all"));
+  CHECK_FALSE(contains(html, "word-break: break-word"));
+  CHECK(contains(html, "word-break: normal; overflow-wrap: normal;"));
+  // A path breaks after its separators; a name has no break point.
+  CHECK(contains(html, "<span class=\"where\">node:internal/<wbr>crypto/<wbr>pbkdf2:66</span>"));
+  CHECK(contains(html, "title=\"hashPassword\">hashPassword</code>"));
+  // Six cards: one row of six in a wide window, two of three at 800 px.
+  CHECK(contains(html, "<section class=\"figures\" aria-label=\"Key figures\" style=\"--cards-wide: 6; --cards-mid: 3\">"));
+}
+
+TEST_CASE("layout: cards are spread over rows evenly, never one alone", "[render][layout]") {
+  CHECK(balanced_columns(7, 8) == 7);
+  CHECK(balanced_columns(7, 4) == 4);  // 4 + 3, not 6 + 1
+  CHECK(balanced_columns(5, 4) == 3);  // 3 + 2
+  CHECK(balanced_columns(9, 8) == 5);  // 5 + 4
+  CHECK(balanced_columns(8, 4) == 4);
+  CHECK(balanced_columns(0, 4) == 1);
+}
+
+TEST_CASE("hotspots: the hot line first, its code, then where the function starts", "[render][html]") {
+  Timeline tl = synthetic_timeline({});
+  Diagnosis dx = synthetic_diagnosis(tl);
+  Hotspot h{"loadCatalog", "server.js:8", 0.79};
+  h.hot_line = "server.js:10";
+  h.hot_line_text = "const catalog = JSON.parse(text);";
+  dx.issues.front().hotspots = {h};
+  const std::string html = render_report(tl, dx);
+  CHECK(contains(html, "<td class=\"loc\"><span class=\"where\">server.js:10</span> "
+                       "<span class=\"starts\">(function starts at line 8)</span>"
+                       "<br><code class=\"hot-line\">const catalog = JSON.parse(text);</code>"));
+  CHECK_FALSE(contains(html, "server.js:10 in the function at server.js:8"));
+}
+
+TEST_CASE("recommendations: those this run's evidence supports first, the general ones folded", "[render][html]") {
+  Timeline tl = synthetic_timeline({});
+  Diagnosis dx = synthetic_diagnosis(tl);
+  dx.issues.front().applicable_recommendations = 1;
+  const std::string html = render_report(tl, dx);
+  const auto fold = html.find("<details class=\"general-recs\">");
+  REQUIRE(fold != std::string::npos);
+  CHECK(contains(html, "<summary>2 general checks for this verdict"));
+  const auto first = html.find("Move CPU-heavy work off the event loop");
+  const auto general = html.find("Replace <code>crypto.pbkdf2Sync</code>");
+  CHECK(first < fold);
+  CHECK(general > fold);
+}
+
+TEST_CASE("recommendations: a real blocked-loop run folds the checklist its evidence does not support", "[render][html]") {
+  std::string err;
+  auto tl = load_timeline(LOOPDOCTOR_DATA_DIR "/json-hash.ndjson.gz", &err);
+  INFO(err);
+  REQUIRE(tl);
+  Diagnosis dx = analyze(*tl);
+  REQUIRE(attach_recommendations(&dx, LOOPDOCTOR_TEMPLATES_DIR, &err));
+  REQUIRE(!dx.issues.empty());
+  const Issue& is = dx.issues.front();
+  INFO(is.recommendations.size());
+  CHECK(is.applicable_recommendations < is.recommendations.size());
+  const std::string html = render_report(*tl, dx);
+  const auto fold = html.find("<details class=\"general-recs\">");
+  REQUIRE(fold != std::string::npos);
+  // A general checklist item sits behind the fold; the fix's check before it.
+  CHECK(html.find("Check for accidental quadratic work") > fold);
+  CHECK(html.find("Confirm the fix") < fold);
+  CHECK_FALSE(contains(html, "[general"));
+}
+
+TEST_CASE("flame: a frame's own time shows the line that called a built-in", "[render][flame]") {
+  profile::FlameNode root;
+  root.function = "(root)";
+  root.samples = 100;
+  profile::FlameNode fn{"loadCatalog", "server.js:11", profile::FrameKind::kApplication, 100, {}};
+  fn.self_samples = 80;
+  fn.self_line = "server.js:13";
+  fn.self_line_text = "const catalog = JSON.parse(text);";
+  fn.children.push_back({"readFileSync", "node:fs:441", profile::FrameKind::kNode, 20, {}});
+  root.children.push_back(fn);
+  const std::string svg = flame_svg(root, "blocked time");
+  CHECK(contains(svg, "<g class=\"fs\"><title>loadCatalog&#39;s own time on server.js:13: "
+                      "const catalog = JSON.parse(text);"));
+  CHECK(contains(svg, "A built-in such as JSON.parse called on this line has no frame of its own"));
+  CHECK(contains(svg, ">const catalog = JSON.parse(text);</text>"));
 }

@@ -61,3 +61,16 @@ TEST_CASE("argv is joined with shell quoting", "[render][text]") {
   CHECK(shell_join({"sh", "-c", "echo it's"}) == "sh -c 'echo it'\\''s'");
   CHECK(shell_join({""}) == "''");
 }
+
+// Issue 35 item 7: "loadCatalo/g" — a break only after a separator.
+TEST_CASE("html_with_wrap_points breaks paths at separators, never inside a name", "[render][text]") {
+  using loopdoctor::render::html_with_wrap_points;
+  CHECK(html_with_wrap_points("loadCatalog") == "loadCatalog");
+  CHECK(html_with_wrap_points("node:internal/stream_base_commons:168") ==
+        "node:internal/<wbr>stream_base_commons:168");
+  CHECK(html_with_wrap_points("handler (src/app.ts:14)") == "handler (src/<wbr>app.ts:14)");
+  CHECK(html_with_wrap_points("f(a,b)") == "f<wbr>(a,<wbr>b)");
+  CHECK(html_with_wrap_points("<x>/y") == "&lt;x&gt;/<wbr>y");
+  CHECK(loopdoctor::render::split_location("server.js:36") == std::pair<std::string, int>{"server.js", 36});
+  CHECK(loopdoctor::render::split_location("(native)").second == 0);
+}
