@@ -85,6 +85,14 @@ constexpr std::string_view kGeneralTag = "[general";
 
 std::string top_hotspot_advice(const Hotspot& h, bool blocked_time, std::string_view action,
                                const RecheckWords& recheck) {
+  const std::string pct = std::to_string(static_cast<int>(h.share * 100 + 0.5)) + " %";
+  // No function to start with: say what is known, and what names it.
+  if (h.function == blocks::kNativeUnknown)
+    return "Most of the blocked time (" + pct + ") was spent in native code -- a builtin or binding such as "
+           "JSON.parse, readFileSync, a RegExp, zlib or crypto -- and block stacks could not see which call "
+           "entered it: V8 runs no interrupt inside one, and the probe samples such calls with V8's profiler "
+           "only once they recur. To name it, " + recheck.again +
+           " under load long enough for the blocks to recur (a run without --no-profile has a CPU profile too).";
   // Block stacks name a native call by its JavaScript function plus a note;
   // only the function goes in backticks.
   std::string code = h.function, note;
@@ -94,7 +102,6 @@ std::string top_hotspot_advice(const Hotspot& h, bool blocked_time, std::string_
   }
   std::string where = h.location.empty() ? "" : " (" + note + h.location + ")";
   std::string caller = h.caller.empty() ? "" : ", called from " + h.caller;
-  const std::string pct = std::to_string(static_cast<int>(h.share * 100 + 0.5)) + " %";
   return "Start with `" + code + "`" + where + caller +
          (blocked_time ? ": it was running during " + pct + " of the time the loop was blocked"
                        : ": it took " + pct + " of the CPU profile") +

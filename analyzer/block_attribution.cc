@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -10,6 +11,7 @@
 #include "analyzer/profile_attribution.h"
 #include "analyzer/profile_place.h"
 #include "analyzer/stack_charge.h"
+#include "agent/protocol/block_limits.h"
 
 namespace loopdoctor::blocks {
 namespace {
@@ -36,7 +38,7 @@ bool is_probe_script(std::string_view url) {
 Target target_of(const std::vector<recording::BlockFrame>& stack, bool in_native,
                  const profile::PathNamer& names, sourcemap::Mapper* mapper) {
   if (stack.empty())
-    return {std::string(in_native ? kNativeCode : kNoStack), "", {"", false, "(native)", "", "", ""}, {}};
+    return {std::string(in_native ? kNativeCode : kNoStack), "", {"", false, std::string(profile::kNativeLocation), "", "", ""}, {}};
   std::vector<profile::Frame> frames;
   std::vector<profile::FrameKind> kinds;
   for (const recording::BlockFrame& f : stack) {
@@ -119,21 +121,32 @@ std::string_view call_location(std::string_view caller) {
   return caller;
 }
 
-// A block that starts inside one long binding call (a worker's 100 ms
-// pbkdf2Sync) has no JavaScript stack until the call returns: V8 runs the
-// interrupt at its first stack check after, so the block's next capture
-// with frames is the stack the call returned to -- the one that made it,
-// its innermost frame at most a call further (offload-saturated: Buffer.from
-// in pbkdf2Sync, line 78, just past the binding). The native captures of
-// the block before it are charged there, still as native code; with no
-// capture after, they stay "(native code)".
-const std::vector<recording::BlockFrame>& frames_of(const std::vector<const BlockCapture*>& group,
-                                                    std::size_t k) {
-  const BlockCapture& c = *group[k];
-  if (c.in_native && c.frames.empty())
-    for (std::size_t j = k + 1; j < group.size(); ++j)
-      if (!group[j]->frames.empty()) return group[j]->frames;
-  return c.frames;
+// Whether the capture names what held the loop. An interrupt runs at the
+// first JS stack check after the watchdog asks for it: at once in JS, only
+// once a builtin or binding (JSON.parse, readFileSync, a RegExp) or a GC
+// returns. A capture that waited longer than kPromptInterruptMs (or, from a
+// probe that sent no wait, the first JS capture after native ones) is where
+// JS resumed -- possibly after the function that made the call returned
+// (issue 35: a 7.5 MB JSON.parse charged to the filter after it) -- and a
+// native line's frames are the last capture before the call. Neither says
+// which call held the loop. A profile sample does: V8's profiler stops the
+// thread wherever it is.
+bool names_blocker(const BlockCapture& c, bool after_native) {
+  if (c.by_profile) return true;
+  if (c.in_native) return false;
+  return c.wait_ms >= 0 ? c.wait_ms < protocol::kPromptInterruptMs : !after_native;
+}
+
+// What a capture that cannot name the blocker is charged to: the probe's
+// own work (its native profiler's start or harvest; or the probe's JS on
+// the stack before or after the native call, as when a worker's inspector
+// session starts the JS profiler: V8 logs every compiled function then,
+// 170 ms in worker-stall), so the target is never charged for the probe;
+// else native code entered from a call no capture names.
+Target unnamed(const BlockCapture& c, const profile::PathNamer& names, sourcemap::Mapper* mapper) {
+  if (c.probe) return {std::string(kProbeCode), "", {}, {}};
+  if (Target t = target_of(c.frames, c.in_native, names, mapper); t.function == kProbeCode) return t;
+  return {std::string(kNativeUnknown), "", {"", false, std::string(profile::kNativeLocation), "", "", ""}, {}};
 }
 
 }  // namespace
@@ -150,15 +163,26 @@ BlockAttribution attribute(const std::vector<BlockCapture>& captures, const Wind
     // began before the window (readfile-sync's start-up, 1.5 s in its
     // generate(), of which the window saw only the probe's first tick).
     std::map<std::string, double> in_block;
-    for (std::size_t k = 0; k < group.size(); ++k) {
-      const BlockCapture* c = group[k];
+    // The probe's block profiler sampled this block: from its first sample
+    // on, its samples name it, and the interrupts' captures (some of them
+    // where JS resumed) are not used. Before it (the profiler may have been
+    // started inside this block) they are.
+    double sampled_from = std::numeric_limits<double>::infinity();
+    for (const BlockCapture* c : group)
+      if (c->by_profile) sampled_from = std::min(sampled_from, c->duration_ms);
+    double longest = 0;
+    bool after_native = false;  // a native capture since the block's last JS one
+    for (const BlockCapture* c : group) {
+      longest = std::max(longest, c->duration_ms);
+      if (c->duration_ms >= sampled_from && !c->by_profile) continue;
       const double ms = std::max(0.0, c->duration_ms - seen);
       seen = std::max(seen, c->duration_ms);
-      const std::vector<recording::BlockFrame>& stack = frames_of(group, k);
-      const Target t = target_of(stack, c->in_native, names, mapper);
+      const bool named = names_blocker(*c, after_native);
+      after_native = c->in_native && !c->by_profile;
+      const Target t = named ? target_of(c->frames, c->in_native, names, mapper) : unnamed(*c, names, mapper);
       // Caught inside a binding its JavaScript frames called; "(native code)",
       // with no frames, is a name of its own.
-      const bool native = c->in_native && !stack.empty() && t.function != kProbeCode;
+      const bool native = named && c->in_native && !c->frames.empty() && t.function != kProbeCode;
       in_block[place(native ? t.function + std::string(kInNativeSuffix) : t.function, t.place.location)] += ms;
       if (!w.contains(c->t)) continue;
       inside = true;
@@ -174,8 +198,8 @@ BlockAttribution attribute(const std::vector<BlockCapture>& captures, const Wind
     if (!inside) continue;
     ++b.summary.blocks;
     b.summary.blocked_ms += charged;
-    if (seen > b.summary.longest_ms) {
-      b.summary.longest_ms = seen;
+    if (longest > b.summary.longest_ms) {
+      b.summary.longest_ms = longest;
       b.summary.longest_in = most(in_block);
     }
   }
@@ -188,7 +212,7 @@ BlockAttribution attribute(const Timeline& tl, const Window& w, sourcemap::Mappe
 }
 
 std::string place(const std::string& function, const std::string& location) {
-  if (location.empty() || function == kNativeCode) return function;
+  if (location.empty() || function == kNativeCode || function == kNativeUnknown) return function;
   if (function.ends_with(kInNativeSuffix))
     return function.substr(0, function.size() - kInNativeSuffix.size()) + " (in native code, " +
            location + ")";
@@ -242,6 +266,8 @@ std::string inlined_where(const Hotspot& seen, const Hotspot& callee) {
 void charge_inlined_callee(std::vector<Hotspot>* hotspots, BlockAttribution* b) {
   if (hotspots->empty() || b->hotspots.empty()) return;
   const Hotspot& callee = b->hotspots.front();
+  // Only a function block stacks saw run can have been inlined.
+  if (callee.function == kNativeUnknown || callee.function == kNativeCode || callee.function == kProbeCode) return;
   const Hotspot& seen = hotspots->front();
   const std::string where = inlined_where(seen, callee);
   if (where.empty()) return;

@@ -203,7 +203,7 @@ std::string function_name(const Frame& f) {
 }
 
 std::string location(const Frame& f, const PathNamer& names) {
-  if (f.url.empty()) return "(native)";
+  if (f.url.empty()) return std::string(kNativeLocation);
   std::string out = names.path(f.url);
   if (f.line > 0) out += ":" + std::to_string(f.line);
   return out;

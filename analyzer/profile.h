@@ -87,6 +87,8 @@ class PathNamer {
 };
 
 // "pbkdf2Sync (node:internal/crypto/pbkdf2:62)", "(anonymous) (server.js:14)".
+// Where a function with no script is: native code (a binding, V8's own).
+inline constexpr std::string_view kNativeLocation = "(native)";
 std::string location(const Frame& f, const PathNamer& names);   // "server.js:14"
 // How a function without a name is shown: one owner for the word.
 inline constexpr std::string_view kAnonymous = "(anonymous)";

@@ -57,7 +57,9 @@ std::string blocks_line(const Diagnosis& dx, bool markdown) {
     return top.hotspots.empty() ? "" : "source: " + phrase;
   if (top.block_hotspots.empty()) return "";
   const Hotspot& h = top.block_hotspots.front();
-  return markdown ? fmt::format("{}: `{}` at `{}` ({:.0f} %)", phrase, h.function, h.location, h.share * 100)
+  const bool placed = !h.location.empty() && h.location != profile::kNativeLocation;
+  return markdown ? fmt::format("{}: `{}`{} ({:.0f} %)", phrase, h.function,
+                                placed ? " at `" + h.location + "`" : "", h.share * 100)
                   : fmt::format("{}: {}, {:.0f} %", phrase, blocks::place(h.function, h.location), h.share * 100);
 }
 
@@ -194,8 +196,11 @@ void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnos
     // acts on first.
     for (std::size_t i = 0; i < listed_hotspots(dx); ++i) {
       const Hotspot& h = top.hotspots[i];
-      out << "  " << (i == 0 ? "hotspot: " : "         ") << h.function << " (" << profile::hotspot_place(h)
-          << ")" << (h.caller.empty() ? "" : " called from " + h.caller)
+      const std::string at = profile::hotspot_place(h);
+      out << "  " << (i == 0 ? "hotspot: " : "         ") << h.function
+          // "(native code) ((native))" and "(loopdoctor's probe) ()" say nothing more.
+          << (at.empty() || at == profile::kNativeLocation ? "" : " (" + at + ")")
+          << (h.caller.empty() ? "" : " called from " + h.caller)
           << fmt::format(", {:.0f} %", h.share * 100) << "\n";
       if (!h.hot_line_text.empty()) out << "           " << dim << "| " << h.hot_line_text << off << "\n";
       if (!h.caller_line_text.empty())
@@ -257,7 +262,9 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
   md += "\n";
   for (std::size_t i = 0; i < listed_hotspots(dx); ++i) {
     const Hotspot& h = dx.issues.front().hotspots[i];
-    md += fmt::format("- hotspot `{}` at `{}`{} ({:.0f} %)\n", h.function, profile::hotspot_place(h),
+    const std::string at = profile::hotspot_place(h);
+    md += fmt::format("- hotspot `{}`{}{} ({:.0f} %)\n", h.function,
+                      at.empty() || at == profile::kNativeLocation ? "" : " at `" + at + "`",
                       h.caller.empty() ? "" : " called from `" + h.caller + "`", h.share * 100);
     // Code may hold backticks: a double-backtick span with spaces keeps them.
     if (!h.hot_line_text.empty()) md += "  `` " + h.hot_line_text + " ``\n";

@@ -161,11 +161,15 @@ std::string check_frame(const json& f, const std::string& w, std::size_t max_fun
   return check_numbers(f, {"line", "column"}, w);
 }
 
+// `block` (native probe): the stack of a loop blocked since `start`; "by"
+// names who took it ("profile"), a short word.
+constexpr std::size_t kMaxBlockByBytes = 16;
 // `block` (native probe): the stack of a loop blocked since `start`.
 std::string check_block(const json& m) {
   const std::string w = "block field ";
   if (auto e = check_present(m, {"start", "duration_ms", "frames", "in"}, w); !e.empty()) return e;
-  if (auto e = check_numbers(m, {"start", "duration_ms"}, w); !e.empty()) return e;
+  if (auto e = check_numbers(m, {"start", "duration_ms", "wait_ms"}, w); !e.empty()) return e;
+  if (auto e = check_string(m, "by", w, kMaxBlockByBytes); !e.empty()) return e;
   const json& in = m["in"];
   if (!in.is_string() || (in != "js" && in != "native"))
     return w + "in is " + in.dump() + ", expected \"js\" or \"native\"";

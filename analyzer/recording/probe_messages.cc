@@ -170,6 +170,9 @@ json encode(const Block& r) {
   j["duration_ms"] = r.duration_ms;
   j["frames"] = entries_json(r.frames, frame_json);
   j["in"] = r.in_native ? "native" : "js";
+  if (r.wait_ms >= 0) j["wait_ms"] = r.wait_ms;
+  if (r.by_profile) j["by"] = "profile";
+  if (r.probe) j["probe"] = true;
   encode_loop(r.loop, &j);
   return j;
 }
@@ -180,6 +183,9 @@ Block decode_block(const json& r) {
   b.start = num(r, "start");
   b.duration_ms = num(r, "duration_ms");
   b.in_native = str(r, "in") == "native";
+  b.wait_ms = std::max(-1.0, num(r, "wait_ms", -1));
+  b.by_profile = str(r, "by") == "profile";
+  b.probe = flag(r, "probe");
   b.frames = entries(r, "frames", decode_frame);
   b.loop = decode_loop(r);
   return b;

@@ -177,6 +177,13 @@ struct Block {
   bool in_native = false;  // "in":"native": the thread ran native code, no JS stack
                            // could be taken (frames, if any, are the last JS capture)
   std::vector<BlockFrame> frames;  // innermost first, as V8 gives them
+  // "wait_ms" of an interrupt's capture: how long V8 took to run it (from
+  // the first request it answers); past protocol::kPromptInterruptMs the
+  // stack is where JS resumed after native code, not the blocker. < 0: not
+  // sent (probes before issue 35).
+  double wait_ms = -1;
+  bool by_profile = false;  // "by":"profile": a sample of the probe's block profiler
+  bool probe = false;       // "probe":true: the thread was in the probe's own work
   LoopRef loop = {};
   bool operator==(const Block&) const = default;
 };

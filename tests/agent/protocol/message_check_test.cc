@@ -66,6 +66,11 @@ TEST_CASE("block lines: the native probe's shape passes and a bad one is refused
   CHECK(with("frames", json::array({"spin"})) == "block field frames[0] is a string, expected an object");
   CHECK(with("frames", json::array({{{"function", 3}}})) == "block field frames[0].function is a number, expected a string");
   CHECK(with("frames", json::array({{{"line", "4"}}})) == "block field frames[0].line is a string, expected a number");
+  // Issue 35's fields: the interrupt's wait and who took the stack.
+  CHECK(with("wait_ms", 0.125) == "");
+  CHECK(with("by", "profile") == "");
+  CHECK(with("wait_ms", "late") == "block field wait_ms is a string, expected a number");
+  CHECK(with("by", std::string(17, 'p')) == "block field by is longer than 16 bytes");
 }
 
 TEST_CASE("block lines: frame count and string length are bounded as the probe caps them") {

@@ -38,6 +38,10 @@ function createProfiler(state, transport, onArmed = () => {}) {
     let inspector;
     try { inspector = require('inspector'); } catch (_) { return; }  // node built without it
     let s = null;
+    // The start pauses the loop (V8 logs every compiled function: 170 ms in
+    // a worker once): the native probe is told, so a block it sees then is
+    // the probe's, not native code of the target's (its lines say "probe").
+    ownWork(true);
     try {
       s = new inspector.Session();
       s.connect();
@@ -51,6 +55,14 @@ function createProfiler(state, transport, onArmed = () => {}) {
       capTimer.unref();
     } catch (_) {
       if (s) closeSession();
+    }
+    ownWork(false);
+  }
+
+  function ownWork(on) {
+    const native = state.native;
+    if (native !== null && typeof native.ownWork === 'function') {
+      try { native.ownWork(on); } catch (_) { /* an older addon */ }
     }
   }
 

@@ -382,6 +382,18 @@ napi_value OnBlock(napi_env env, napi_callback_info info) {
   return js_bool(env, true);
 }
 
+// ownWork(on): the JS probe starts (true) or ends (false) work of its own
+// that may hold the loop (the inspector's Profiler.start): a block the
+// watchdog sees meanwhile is the probe's (block_sampler.h).
+napi_value OwnWork(napi_env env, napi_callback_info info) {
+  Args a = get_args(env, info);
+  Instance* in = instance(env);
+  bool on = false;
+  if (in != nullptr && in->watchdog != nullptr && a.argc >= 1 && napi_get_value_bool(env, a.argv[0], &on) == napi_ok)
+    in->watchdog->own_work(on);
+  return js_undefined(env);
+}
+
 napi_value StartSampling(napi_env env, napi_callback_info) {
   Instance* in = instance(env);
   if (in != nullptr && in->watchdog != nullptr) in->watchdog->start_sampling();
@@ -437,6 +449,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"httpPending", nullptr, HttpPending, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"blocksSeen", nullptr, BlocksSeen, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"onBlock", nullptr, OnBlock, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"ownWork", nullptr, OwnWork, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"startSampling", nullptr, StartSampling, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"stopSampling", nullptr, StopSampling, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"sampleNow", nullptr, SampleNow, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -9,6 +9,8 @@ namespace loopdoctor::probe {
 
 namespace {
 
+constexpr uint64_t kPromptInterruptNs = static_cast<uint64_t>(protocol::kPromptInterruptMs * 1e6);
+
 bool is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 
 // The length of the valid UTF-8 sequence at s[i], 0 when it is not one.
@@ -106,7 +108,9 @@ void BlockTracker::begin(uint64_t now_ns) {
   ++gen_;
   due_ns_ = std::min(now_ns, start_ns_ + cfg_.threshold_ns);
   asked_ns_ = 0;
+  pending_since_ns_ = 0;
   native_sent_ = false;
+  native_seen_ = false;
 }
 
 BlockStep BlockTracker::check(const BlockView& v) {
@@ -119,12 +123,14 @@ BlockStep BlockTracker::check(const BlockView& v) {
   }
   if (asked_ns_ != 0 && !native_sent_ && v.now_ns >= asked_ns_ + cfg_.native_timeout_ns) {
     native_sent_ = true;
+    native_seen_ = true;
     step.native = true;
   }
   if (v.now_ns >= due_ns_) {
     // A new capture; one still unanswered is superseded (its interrupt is
     // still queued in V8 and answers this one when it runs).
     asked_ns_ = v.now_ns;
+    if (pending_since_ns_ == 0) pending_since_ns_ = v.now_ns;
     native_sent_ = false;
     while (due_ns_ <= v.now_ns) due_ns_ += cfg_.interval_ns;  // this thread was late: no burst
     if (!(queued_ && queued_gen_ == gen_)) {
@@ -142,7 +148,10 @@ bool BlockTracker::answer(uint32_t gen, uint64_t now_ns, uint64_t last_turn_ns) 
   // the request was made for is over, whatever the watchdog saw last.
   if (!in_block_ || gen != gen_ || asked_ns_ == 0 || last_turn_ns > start_ns_ || now_ns < start_ns_)
     return false;
+  last_wait_ns_ = now_ns > pending_since_ns_ ? now_ns - pending_since_ns_ : 0;
+  if (last_wait_ns_ >= kPromptInterruptNs) native_seen_ = true;
   asked_ns_ = 0;
+  pending_since_ns_ = 0;
   native_sent_ = false;
   return true;
 }
@@ -160,7 +169,8 @@ std::string cap_utf8(const std::string& s, std::size_t max_bytes) {
   return s.substr(0, n);
 }
 
-std::string block_line(double t_ms, double start_ms, const std::vector<StackFrame>& frames, bool in_js) {
+std::string block_line(double t_ms, double start_ms, const std::vector<StackFrame>& frames, bool in_js,
+                       const BlockLineTags& tags) {
   std::string out = "{\"type\":\"block\",\"t\":" + fmt3(t_ms) + ",\"start\":" + fmt3(start_ms) +
                     ",\"duration_ms\":" + fmt3(std::max(0.0, t_ms - start_ms)) + ",\"frames\":[";
   const std::size_t n = std::min(frames.size(), protocol::kMaxBlockFrames);
@@ -172,7 +182,11 @@ std::string block_line(double t_ms, double start_ms, const std::vector<StackFram
     append_json_string(out, cap_utf8(f.url, protocol::kMaxBlockStringBytes));
     out += ",\"line\":" + std::to_string(f.line) + ",\"column\":" + std::to_string(f.column) + "}";
   }
-  out += in_js ? "],\"in\":\"js\"}\n" : "],\"in\":\"native\"}\n";
+  out += in_js ? "],\"in\":\"js\"" : "],\"in\":\"native\"";
+  if (tags.wait_ms >= 0) out += ",\"wait_ms\":" + fmt3(tags.wait_ms);
+  if (tags.by_profile) out += ",\"by\":\"profile\"";
+  if (tags.probe) out += ",\"probe\":true";
+  out += "}\n";
   return out;
 }
 

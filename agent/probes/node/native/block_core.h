@@ -77,10 +77,24 @@ class BlockTracker {
   // when its stack answers the capture the block in progress asked for (send
   // an in:"js" line); false when it is stale (another block, or none asked).
   bool answer(uint32_t gen, uint64_t now_ns, uint64_t last_turn_ns);
+  // After answer() said true: how long the interrupt waited, from the first
+  // request it answers (a later one supersedes it, but the thread has not
+  // reached a stack check since the first). JS reaches one within
+  // microseconds; a longer wait means the thread was in native code (a
+  // builtin, a binding) or GC, and the stack it answers with is where JS
+  // resumed after that, not what held the loop (block_limits.h,
+  // kPromptInterruptMs).
+  uint64_t last_wait_ns() const { return last_wait_ns_; }
+  // Whether the block in progress has been seen in native code: a capture
+  // went unanswered past the native timeout, or one was answered late.
+  bool native_seen() const { return native_seen_; }
   // When check() next has something to do (0: nothing until a block starts).
   uint64_t next_due_ns() const;
   bool in_block() const { return in_block_; }
   uint64_t start_ns() const { return start_ns_; }
+  // When the loop was last active (a turn, the end of a wait): a block
+  // begins there, and one in progress ended there once it moved.
+  uint64_t active_since_ns() const { return active_since_ns_; }
   uint32_t generation() const { return gen_; }  // one per block
 
  private:
@@ -100,6 +114,9 @@ class BlockTracker {
   uint32_t gen_ = 0;
   uint64_t due_ns_ = 0;     // the next capture
   uint64_t asked_ns_ = 0;   // the capture asked and not yet answered; 0: none
+  uint64_t pending_since_ns_ = 0;  // the first request not answered yet; 0: none
+  uint64_t last_wait_ns_ = 0;
+  bool native_seen_ = false;
   bool native_sent_ = false;
   bool queued_ = false;     // an interrupt of generation queued_gen_ is in V8's queue
   uint32_t queued_gen_ = 0;
@@ -114,8 +131,23 @@ struct StackFrame {
 // `s` cut to at most max_bytes without splitting a UTF-8 sequence.
 std::string cap_utf8(const std::string& s, std::size_t max_bytes);
 
+// What a `block` line says beyond its stack (DESIGN "Extensions agreed",
+// compatible additions; README, the probe protocol).
+struct BlockLineTags {
+  // in:"js" from an interrupt: how long it waited (BlockTracker::last_wait_ns),
+  // "wait_ms"; < 0: not sent.
+  double wait_ms = -1;
+  // "by":"profile": the stack is a sample of the block profiler (V8's CPU
+  // profiler, block_profile_core.h), not an interrupt's.
+  bool by_profile = false;
+  // "probe":true: the thread was in the probe's own work (starting or
+  // reading the block profiler), not the target's.
+  bool probe = false;
+};
+
 // One `block` line (with its newline); times in ms of the probe clock.
 // Frames past kMaxBlockFrames and strings past kMaxBlockStringBytes are cut.
-std::string block_line(double t_ms, double start_ms, const std::vector<StackFrame>& frames, bool in_js);
+std::string block_line(double t_ms, double start_ms, const std::vector<StackFrame>& frames, bool in_js,
+                       const BlockLineTags& tags = {});
 
 }  // namespace loopdoctor::probe

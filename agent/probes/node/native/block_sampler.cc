@@ -73,7 +73,7 @@ std::vector<StackFrame> current_stack(v8::Isolate* isolate) {
 BlockSampler::BlockSampler(LineWriter* writer, BlockConfig cfg, uint64_t t0_ns,
                            const TurnStamp* turn, uint32_t thread)
     : isolate_(v8::Isolate::GetCurrent()), writer_(writer), t0_ns_(t0_ns), turn_(turn),
-      thread_(thread), threshold_ns_(cfg.threshold_ns), tracker_(cfg) {
+      thread_(thread), threshold_ns_(cfg.threshold_ns), tracker_(cfg), interval_ns_(cfg.interval_ns) {
   loop_cpu_known_ = pthread_getcpuclockid(pthread_self(), &loop_cpu_clock_) == 0;
   loop_tid_ = ::syscall(SYS_gettid);
 }
@@ -108,10 +108,15 @@ void BlockSampler::check(const BlockView& seen) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopped_ || isolate_ == nullptr) return;
+    const bool was_in = tracker_.in_block();
+    const uint32_t was_gen = tracker_.generation();
     const BlockStep step = tracker_.check(v);
+    log_blocks(was_in, was_gen);
     if (step.native) {
       if (frames_gen_ != tracker_.generation()) last_frames_.clear();  // none of this block yet
-      send(block_line(ms(v.now_ns), ms(tracker_.start_ns()), last_frames_, false));
+      send(block_line(ms(v.now_ns), ms(tracker_.start_ns()), last_frames_, false,
+                      {.probe = self_busy_.load(std::memory_order_relaxed)}));
+      policy_.native_block(tracker_.generation(), v.now_ns);
     }
     if (!step.request) return;
     gen = tracker_.generation();
@@ -130,6 +135,77 @@ uint64_t BlockSampler::next_due_ns() {
 uint32_t BlockSampler::blocks_seen() {
   std::lock_guard<std::mutex> lock(mu_);
   return tracker_.generation();
+}
+
+// The blocks the profiler's samples are placed in: a block ends when the
+// tracker sees the loop active again (at most a check, ~10 ms, after its
+// turn: a sample in that time is placed in the block).
+void BlockSampler::log_blocks(bool was_in, uint32_t was_gen) {
+  if (was_in && (!tracker_.in_block() || tracker_.generation() != was_gen)) log_.end(tracker_.active_since_ns());
+  if (tracker_.generation() != was_gen) log_.begin(tracker_.start_ns());
+}
+
+bool BlockSampler::profile_wake(uint64_t now_ns) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopped_ || woken_ || policy_.due(now_ns) == BlockProfilePolicy::Action::kNone) return false;
+  woken_ = true;
+  return true;
+}
+
+void BlockSampler::send_samples(const std::vector<ProfileSample>& samples) {
+  if (stopped_) return;
+  for (std::string& line : profile_block_lines(samples, log_, t0_ns_)) send(std::move(line));
+}
+
+// Runs between two loop callbacks: a block in progress is over by the last
+// turn, which the JS thread reads exactly (the watchdog may not have looked
+// since). Everything V8 does here is outside the lock: the watchdog's
+// checks go on, and see the JS thread busy with the probe's own work.
+void BlockSampler::service_profile() {
+  using Action = BlockProfilePolicy::Action;
+  Action a = Action::kNone;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    woken_ = false;
+    if (stopped_) return;
+    a = policy_.due(uv_hrtime());
+  }
+  if (a == Action::kNone) return;
+  std::vector<ProfileSample> samples;
+  bool ok = true;
+  own_work(true);
+  if (a == Action::kStart) {
+    if (profiler_ == nullptr) profiler_ = std::make_unique<BlockProfiler>(isolate_);
+    ok = profiler_->start(interval_ns_);
+  } else if (a == Action::kHarvest) {
+    ok = profiler_ != nullptr && profiler_->harvest(&samples);
+    if (!ok && profiler_ != nullptr) profiler_->finish(&samples);
+  } else if (profiler_ != nullptr) {
+    profiler_->finish(&samples);
+  }
+  own_work(false);
+  std::lock_guard<std::mutex> lock(mu_);
+  const TurnMark last = turn_->read();
+  if (tracker_.in_block() && last.at_ns > tracker_.start_ns()) log_.end(last.at_ns);
+  policy_.done(a, uv_hrtime(), ok);
+  send_samples(samples);
+}
+
+void BlockSampler::finish_profile() {
+  if (profiler_ == nullptr || !profiler_->running()) return;
+  std::vector<ProfileSample> samples;
+  own_work(true);
+  profiler_->finish(&samples);
+  own_work(false);
+  std::lock_guard<std::mutex> lock(mu_);
+  policy_.done(BlockProfilePolicy::Action::kStop, uv_hrtime(), true);
+  send_samples(samples);
+}
+
+void BlockSampler::own_work(bool on) {
+  if (on) self_from_ns_ = uv_hrtime();
+  else self_to_ns_ = uv_hrtime();
+  self_busy_.store(on, std::memory_order_relaxed);
 }
 
 void BlockSampler::stop() {
@@ -171,7 +247,13 @@ void BlockSampler::answer(uint32_t gen) {
   std::lock_guard<std::mutex> lock(mu_);
   const uint64_t now = uv_hrtime();
   if (stopped_ || !tracker_.answer(gen, now, turn_->read().at_ns)) return;
-  send(block_line(ms(now), ms(tracker_.start_ns()), frames, true));
+  // An interrupt that waited through the probe's own work (its profiler's
+  // start) was held up by the probe, not by the target.
+  const uint64_t asked = now - tracker_.last_wait_ns();
+  const bool held_by_probe = self_busy_.load(std::memory_order_relaxed) || (self_to_ns_ > asked && self_from_ns_ < now);
+  send(block_line(ms(now), ms(tracker_.start_ns()), frames, true,
+                  {.wait_ms = static_cast<double>(tracker_.last_wait_ns()) / 1e6, .probe = held_by_probe}));
+  if (tracker_.native_seen()) policy_.native_block(gen, now);
   last_frames_ = std::move(frames);
   frames_gen_ = gen;
 }

@@ -2,7 +2,10 @@
 // checks the loop (check()); on a block it asks V8 to interrupt the JS
 // thread (Isolate::RequestInterrupt), and the interrupt, on the JS thread,
 // reads the stack (StackTrace::CurrentStackTrace) and sends a `block` line.
-// The decisions are BlockTracker's (block_core.h).
+// The decisions are BlockTracker's (block_core.h). Blocks seen in native
+// code, where no interrupt runs, start the block profiler when they recur
+// (block_profile_core.h): the watchdog wakes the loop, and the JS thread
+// starts, reads and stops it (service_profile()).
 // One per isolate with block stacks on (the main thread, each probed worker).
 // An interrupt finds its sampler by its isolate in a registry, so a worker's
 // sampler can be freed when the worker ends: an interrupt still queued in V8
@@ -13,10 +16,13 @@
 #include <time.h>
 
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <vector>
 
 #include "block_core.h"
+#include "block_profile_core.h"
+#include "block_profiler.h"
 #include "line_writer.h"
 #include "watchdog_core.h"
 
@@ -36,6 +42,20 @@ class BlockSampler {
   void check(const BlockView& v);  // watchdog thread
   uint64_t next_due_ns();          // watchdog thread; 0: none
   uint32_t blocks_seen();          // any thread: the blocks started so far
+  // Watchdog thread: the block profiler has something to do at now_ns and
+  // the loop has not been woken for it yet (true once, until serviced).
+  bool profile_wake(uint64_t now_ns);
+  // JS thread, outside JS (the watchdog's async callback): starts, reads or
+  // stops the block profiler as due, and sends its samples' block lines.
+  void service_profile();
+  // JS thread: the profiler's last samples sent and the profiler gone;
+  // before stop(), which the watchdog's stop() calls right after.
+  void finish_profile();
+  // JS thread: the probe's own work that may hold the loop begins (true) or
+  // ends: the block profiler's start, the JS probe's inspector profiler.
+  // Native lines meanwhile, and an interrupt that waited through it, say
+  // "probe":true.
+  void own_work(bool on);
   void stop();                     // no line after this; idempotent
   // JS thread: the sampler answers its isolate's interrupts / no longer.
   void register_self();
@@ -47,6 +67,8 @@ class BlockSampler {
   double ms(uint64_t ns) const;
   void send(std::string line);  // with the thread, when a worker's
   void read_loop_thread(BlockView* v) const;  // watchdog thread
+  void log_blocks(bool was_in, uint32_t was_gen);  // mu_ held, after a check
+  void send_samples(const std::vector<ProfileSample>& samples);  // JS thread, mu_ held
 
   v8::Isolate* const isolate_;
   LineWriter* const writer_;
@@ -64,6 +86,17 @@ class BlockSampler {
   bool stopped_ = false;
   uint32_t frames_gen_ = 0;          // the block last_frames_ belong to
   std::vector<StackFrame> last_frames_;  // its last JS capture, for native lines
+  // The block profiler: its decisions (mu_), the blocks its samples are
+  // placed in (mu_), V8's side (JS thread only).
+  BlockProfilePolicy policy_;
+  BlockLog log_;
+  bool woken_ = false;  // the loop was woken for the profiler and has not serviced it
+  std::unique_ptr<BlockProfiler> profiler_;
+  const uint64_t interval_ns_;
+  // The JS thread is in the profiler's own work: a block the watchdog sees
+  // then is the probe's (its native lines say "probe":true).
+  std::atomic<bool> self_busy_{false};
+  uint64_t self_from_ns_ = 0, self_to_ns_ = 0;  // JS thread: its last such work
 };
 
 }  // namespace loopdoctor::probe

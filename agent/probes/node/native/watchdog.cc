@@ -269,9 +269,13 @@ uint32_t Watchdog::blocks_seen() {
   return blocks_ != nullptr ? blocks_->blocks_seen() : 0;
 }
 
+// The loop, woken by the watchdog: for the block profiler (its start, a
+// harvest, its stop) and, after a new block, for onBlock's callback. One
+// handle serves both: libuv coalesces sends, so each says what it was for.
 void Watchdog::on_async(uv_async_t* h) {
   auto* self = static_cast<Watchdog*>(h->data);
-  if (self->on_block_ != nullptr) self->on_block_(self->on_block_arg_);
+  if (self->profile_wake_.exchange(false) && self->blocks_ != nullptr) self->blocks_->service_profile();
+  if (self->block_wake_.exchange(false) && self->on_block_ != nullptr) self->on_block_(self->on_block_arg_);
 }
 
 void Watchdog::notify_blocks(void (*on_block)(void*), void* arg) {
@@ -284,7 +288,19 @@ void Watchdog::notify_if_new_block() {
   const uint32_t seen = blocks_->blocks_seen();
   if (seen == notified_blocks_) return;
   notified_blocks_ = seen;
-  if (notify_.load(std::memory_order_relaxed)) uv_async_send(async_);
+  if (!notify_.load(std::memory_order_relaxed)) return;
+  block_wake_.store(true);
+  uv_async_send(async_);
+}
+
+void Watchdog::wake_for_profile(uint64_t now) {
+  if (!blocks_->profile_wake(now)) return;
+  profile_wake_.store(true);
+  uv_async_send(async_);
+}
+
+void Watchdog::own_work(bool on) {
+  if (blocks_ != nullptr) blocks_->own_work(on);  // blocks_ is set and freed on this thread
 }
 
 void Watchdog::request_flush() {
@@ -339,6 +355,7 @@ void Watchdog::run() {
         lock.unlock();
         blocks_->check(*b);  // blocks_ lives until this thread is joined
         notify_if_new_block();
+        wake_for_profile(now);
         lock.lock();
       }
     }
@@ -355,6 +372,9 @@ void Watchdog::run() {
 }
 
 void Watchdog::stop() {
+  // The block profiler's last samples go out with the rest (V8's side: on
+  // this, the JS thread, before the sampler stops sending).
+  if (blocks_ != nullptr) blocks_->finish_profile();
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (blocks_ != nullptr) blocks_->stop();  // an interrupt still queued sends nothing

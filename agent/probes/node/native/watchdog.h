@@ -57,6 +57,9 @@ class Watchdog {
   // there once JS runs again: the on-block profiler starts right after the
   // block, with no timer polling blocks_seen() while it waits.
   void notify_blocks(void (*on_block)(void*), void* arg);
+  // JS thread: the probe's own work that may hold the loop begins / ends
+  // (BlockSampler::own_work); nothing without block stacks.
+  void own_work(bool on);
   void request_flush();
   void stop();                      // JS thread: writes everything, joins; idempotent
   // JS thread, env cleanup, after stop(): `done(arg)` once the loop let
@@ -67,6 +70,7 @@ class Watchdog {
   static void on_prepare(uv_prepare_t* h);
   static void on_async(uv_async_t* h);
   void notify_if_new_block();  // watchdog thread
+  void wake_for_profile(uint64_t now);  // watchdog thread: the block profiler is due
   bool enable_blocks_locked(BlockConfig cfg, uint32_t thread);  // mu_ held
   void serve(const TurnMark& prev, const TurnMark& now);  // loop thread
   void run();
@@ -93,6 +97,8 @@ class Watchdog {
   uv_prepare_t* prepare_ = nullptr;  // never freed while the loop may use it
   uv_async_t* async_ = nullptr;      // likewise
   std::atomic<bool> notify_{false};
+  // What the async handle was sent for (on_async): a new block, the profiler.
+  std::atomic<bool> block_wake_{false}, profile_wake_{false};
   void (*on_block_)(void*) = nullptr;  // loop thread
   void* on_block_arg_ = nullptr;
   uint32_t notified_blocks_ = 0;       // watchdog thread

@@ -26,11 +26,17 @@ function assertBlockShape(b) {
   assert.ok(Math.abs(b.t - b.start - b.duration_ms) < 0.01, 'duration_ms = t - start');
   assert.ok(b.in === 'js' || b.in === 'native', `in: ${b.in}`);
   assert.ok(Array.isArray(b.frames) && b.frames.length <= 64);
+  // An interrupt's capture says how long it waited; a profile's sample says
+  // so, and has no column (V8's profiler keeps the line of each call only).
+  if (b.in === 'js' && b.by === undefined) assert.ok(typeof b.wait_ms === 'number' && b.wait_ms >= 0, `wait_ms ${b.wait_ms}`);
+  assert.ok(b.by === undefined || b.by === 'profile', `by: ${b.by}`);
+  const minColumn = b.by === 'profile' ? 0 : 1;
   for (const f of b.frames) {
     assert.deepEqual(Object.keys(f), ['function', 'url', 'line', 'column']);
     assert.equal(typeof f.function, 'string');
     assert.equal(typeof f.url, 'string');
-    assert.ok(Number.isInteger(f.line) && f.line >= 1 && Number.isInteger(f.column) && f.column >= 1);
+    assert.ok(Number.isInteger(f.line) && f.line >= 1 && Number.isInteger(f.column) && f.column >= minColumn,
+      `frame ${JSON.stringify(f)}`);
   }
 }
 
@@ -134,6 +140,40 @@ test('a long pbkdf2Sync: "native" lines while the C++ call runs then its JS fram
     assert.ok(names.includes('pbkdf2Sync') && names.includes('hashPassword'), `frames ${names}`);
     assert.ok(js[0].t >= nat[nat.length - 1].t, 'after the native lines');
   }
+});
+
+// Issue 35: JSON.parse is a builtin no interrupt runs inside. The
+// interrupt asked during it runs where JS resumed (after parseDoc
+// returned), late; once such blocks recur, V8's profiler samples them and
+// its samples name the parse's line.
+test('JSON.parse blocks: late interrupts where JS resumed, then profile samples name the parse', { timeout: TEST_TIMEOUT_MS, skip: skipNative }, async () => {
+  const { r, msgs } = await runFd('parse-block.js', native());
+  assert.equal(r.code, 0, r.stderr);
+  const bs = blocks(msgs);
+  bs.forEach(assertBlockShape);
+  const starts = [...new Set(bs.map((b) => b.start))].sort((a, b) => a - b);
+  assert.ok(starts.length >= 4, `${starts.length} blocks (parse ${r.stdout.trim()})`);
+  // An interrupt that ran 1 ms or more after it was asked (block_limits.h
+  // kPromptInterruptMs) found JS after the parse: never the parse's line.
+  const parseLine = lineOf('parse-block.js', '// PARSE');
+  const late = bs.filter((b) => b.in === 'js' && b.by === undefined && b.wait_ms >= 1 && !b.probe);
+  assert.ok(late.length >= 2, `${late.length} late interrupts`);
+  assert.ok(late.every((b) => !(b.frames[0] && b.frames[0].function === 'parseDoc' && b.frames[0].line === parseLine)),
+    `late captures at ${late.map((b) => b.frames[0] && b.frames[0].function)}`);
+  // The profiler starts at the second block seen native: not before.
+  const sampled = bs.filter((b) => b.by === 'profile');
+  assert.ok(sampled.length >= 4, `${sampled.length} profile samples in blocks`);
+  assert.ok(sampled.every((b) => b.start > starts[0]), 'no sample of the first block');
+  assert.ok(sampled.every((b) => starts.includes(b.start)), 'each sample in a block the watchdog saw');
+  const onParse = sampled.filter((b) => b.frames[0].function === 'parseDoc' && b.frames[0].line === parseLine);
+  assert.ok(onParse.length >= 0.6 * sampled.length,
+    `${onParse.length} of ${sampled.length} samples on parseDoc's JSON.parse line (${sampled.map((b) => `${b.frames[0].function}:${b.frames[0].line}`)})`);
+  const caller = onParse[0].frames[1];
+  assert.equal(caller.function, 'round');
+  assert.equal(caller.line, lineOf('parse-block.js', 'const doc = parseDoc();'));
+  // Its start pauses the loop (V8 logs every compiled function): a block
+  // then is the probe's, and says so.
+  assert.ok(bs.filter((b) => b.probe).every((b) => b.by === undefined));
 });
 
 test('an idle loop (a 100 ms setTimeout chain) sends no block line', { timeout: TEST_TIMEOUT_MS, skip: skipNative }, async () => {

@@ -240,3 +240,41 @@ TEST_CASE("block: after a wait the run counts from the reading of the check that
   CHECK(step_text(b.check(v)) == "R");  // this look's own reading would count 0 ms of run
   CHECK(b.start_ns() == 110 * kMs);
 }
+
+TEST_CASE("block: an answer says how long the interrupt waited, from the first request it answers") {
+  BlockTracker b(BlockConfig{});
+  CHECK(steps(b, 55, 0) == "R");
+  CHECK(b.answer(b.generation(), 55 * kMs + 40'000, 0));  // 40 us: JS was running
+  CHECK(b.last_wait_ns() == 40'000);
+  CHECK_FALSE(b.native_seen());
+  // A builtin holds the thread: asked at 75, unanswered at 85 (native),
+  // asked again at 95 (superseded), answered at 101 when it returns.
+  CHECK(steps(b, 75, 0) == "R");
+  CHECK(steps(b, 85, 0) == "N");
+  CHECK(b.native_seen());
+  CHECK(steps(b, 95, 0) == "");
+  CHECK(b.answer(b.generation(), 101 * kMs, 0));
+  CHECK(b.last_wait_ns() == 26 * kMs);  // from 75, not 95
+}
+
+TEST_CASE("block: an answer later than kPromptInterruptMs marks the block native with no native line") {
+  BlockTracker b(BlockConfig{});
+  CHECK(steps(b, 55, 0) == "R");
+  CHECK(b.answer(b.generation(), 61 * kMs, 0));  // a 6 ms binding call returned
+  CHECK(b.native_seen());
+  CHECK(steps(b, 130, 120) == "");  // over
+  CHECK(steps(b, 175, 120) == "R");  // a new block: not native until seen so
+  CHECK_FALSE(b.native_seen());
+}
+
+TEST_CASE("block line: an interrupt's wait, a profile's sample, the probe's own work") {
+  json j = json::parse(block_line(70, 0, {}, true, {.wait_ms = 45.25}));
+  CHECK(j["wait_ms"] == 45.25);
+  CHECK_FALSE(j.contains("by"));
+  j = json::parse(block_line(70, 0, {}, true, {.by_profile = true}));
+  CHECK(j["by"] == "profile");
+  CHECK_FALSE(j.contains("wait_ms"));
+  j = json::parse(block_line(70, 0, {}, false, {.probe = true}));
+  CHECK(j["probe"] == true);
+  CHECK(j["in"] == "native");
+}
