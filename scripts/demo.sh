@@ -4,7 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-scripts/build.sh
+# Only what the demo runs: the binary and the native probe (not the tests,
+# benchmarks and their libraries).
+scripts/build.sh --target loopdoctor loopdoctor_probe_native
 echo
 echo "== loopdoctor run: samples/node/pbkdf2-sync (hashes passwords with pbkdf2Sync per request)"
 # The report and the recording go to .loopdoctor/<time>-server.js.*; a second

@@ -16,7 +16,6 @@
 #include <deque>
 #include <map>
 #include <mutex>
-#include <random>
 #include <thread>
 
 #include <fmt/format.h>
@@ -30,6 +29,7 @@
 #include "agent/attach/proc_facts.h"
 #include "agent/attach/refusals.h"
 #include "agent/attach/worker_session.h"
+#include "base/random_hex.h"
 
 namespace loopdoctor::attach {
 namespace {
@@ -74,10 +74,6 @@ UniqueFd listen_unix(const std::string& path, uid_t owner, std::string* error) {
   return fd;
 }
 
-std::string random_hex() {
-  std::random_device rd;
-  return fmt::format("{:08x}{:08x}", rd(), rd());
-}
 
 }  // namespace
 
@@ -97,7 +93,7 @@ struct Attacher::Impl {
   UniqueFd endpoint;
   std::string endpoint_name;  // the socket's path as the process sees it
   ProbeFiles files;
-  std::string token = random_hex();
+  std::string token = base::random_hex(8);
 
   // Worker threads, existing and new: their attachedToWorker events arrive
   // on the client's I/O thread, where no call may wait; this thread loads

@@ -7,10 +7,11 @@
 #include <cstring>
 
 #include <filesystem>
-#include <random>
 #include <system_error>
 
 #include <fmt/format.h>
+
+#include "base/random_hex.h"
 
 namespace loopdoctor::attach {
 namespace fs = std::filesystem;
@@ -19,11 +20,6 @@ namespace {
 // Where a copy may go inside a container, the first writable wins: /tmp is
 // usual, /dev/shm is a tmpfs even on a read-only root, /var/tmp last.
 constexpr const char* kCopyDirs[] = {"/tmp", "/dev/shm", "/var/tmp"};
-
-std::string random_suffix() {
-  std::random_device rd;
-  return fmt::format("{:08x}", rd());
-}
 
 // The probe's scripts (attach.js and the files beside it), lib/, and the
 // addons (loopdoctor_probe-<abi>.node: the process picks its ABI's).
@@ -50,7 +46,7 @@ std::error_code copy_probe(const fs::path& probe_dir, const fs::path& native_dir
 
 // A new private folder under `parent_here` (as we reach it), `owner`'s.
 std::string make_folder(const fs::path& parent_here, uid_t owner, std::string* name) {
-  *name = "loopdoctor-attach-" + std::to_string(::getpid()) + "-" + random_suffix();
+  *name = "loopdoctor-attach-" + std::to_string(::getpid()) + "-" + base::random_hex(4);
   const fs::path dir = parent_here / *name;
   if (::mkdir(dir.c_str(), 0700) != 0) return std::strerror(errno);
   if (owner != ::geteuid() && ::chown(dir.c_str(), owner, static_cast<gid_t>(-1)) != 0) {
