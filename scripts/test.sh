@@ -61,9 +61,15 @@ if [[ $after != 1 ]]; then
 fi
 
 # The npm package's tests (label npm: a static release build of its own,
-# minutes on two cores the first time) are left to .ci/run.
+# minutes on two cores the first time) and the slower second runs of what
+# this one already covers (label extra: the probe's suites on Node 22, the
+# .deb, the --on-port load) are left to .ci/run.
+# -j3 on two cores: the tests that measure a run under load are RUN_SERIAL
+# (alone, whatever -j says); the rest assert only what holds under
+# contention and mostly wait (on a server, a timer, a child), so a third
+# keeps the CPUs busy while one waits.
 ctest_rc=0
-phase ctest bash -c 'cd build && ctest --output-on-failure -j2 --timeout 300 -LE "^npm$"' 2>&1 | tee build/ctest.log ||
+phase ctest bash -c 'cd build && ctest --output-on-failure -j3 --timeout 300 -LE "^(npm|extra)$"' 2>&1 | tee build/ctest.log ||
   ctest_rc=${PIPESTATUS[0]}
 # Once ctest is done, the rest of the sanitizer pass runs at normal priority
 # again (a parent before its children: what it starts from then on inherits it).

@@ -125,15 +125,17 @@ sandbox)
   # Its own pid, network and mount namespaces, loopback up, as a container
   # runtime makes them; the server prints its port inside.
   # A /tmp of its own, as a container's filesystem is: the probe is copied
-  # there through /proc/PID/root, and must be gone after the detach.
+  # there through /proc/PID/root, and must be gone after the detach. The
+  # sample is bound at /mnt first: a source tree under /tmp (a clone in
+  # /tmp) is hidden by that /tmp.
   unshare --pid --net --mount --fork --mount-proc sh -c \
-    "mount -t tmpfs tmpfs /tmp && { ip link set lo up 2>/dev/null || ifconfig lo up; } && exec env -u NODE_OPTIONS PORT=0 node '$ROOT/samples/node/pbkdf2-sync/server.js'" \
+    "mount --bind '$ROOT/samples/node/pbkdf2-sync' /mnt && mount -t tmpfs tmpfs /tmp && { ip link set lo up 2>/dev/null || ifconfig lo up; } && exec env -u NODE_OPTIONS PORT=0 node /mnt/server.js" \
     > server.out 2>&1 &
   outer=$!
   trap 'pkill -9 -P $outer 2>/dev/null; kill -9 $outer 2>/dev/null; wait 2>/dev/null; rm -rf "$WORK"' EXIT
   for _ in $(seq 150); do grep -q "listening on" server.out && break; sleep 0.1; done
   grep -q "listening on" server.out || fail "the sandboxed server did not start: $(cat server.out)"
-  PID=$(pgrep -P "$outer" -x node || pgrep -f "pbkdf2-sync/server.js" | grep -v "^$outer$" | head -1)
+  PID=$(pgrep -P "$outer" -x node || pgrep -f "node /mnt/server.js" | grep -v "^$outer$" | head -1)
   [[ -n $PID ]] || fail "no node process in the sandbox"
   attach_run a1.json "$PID"
   verdict_is a1.json blocked-loop
