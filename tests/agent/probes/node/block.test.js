@@ -127,8 +127,12 @@ test('a long pbkdf2Sync: "native" lines while the C++ call runs then its JS fram
   assert.equal(new Set(bs.map((b) => b.start)).size, 1, 'one block');
   // The first native line comes ~10 ms (the timeout) after the request,
   // made once the call ran 80 % of the threshold: later on a loaded machine.
+  // The bound holds for a call that had most of a CPU; below that the
+  // watchdog thread waits for a CPU as long as the call does (520 ms beside
+  // two CPU hogs at a share of 0.34), and all that holds is that the line
+  // comes while the call runs.
   const share = Math.min(1, cpuShare);
-  const firstBy = Math.max(200, (40 + 10) / share + 70);
+  const firstBy = share >= 0.8 ? Math.max(200, (40 + 10) / share + 70) : wallMs;
   assert.ok(nat[0].duration_ms >= 55 && nat[0].duration_ms < firstBy,
     `first native at ${nat[0].duration_ms} ms, by ${firstBy.toFixed(0)} at a CPU share of ${share.toFixed(2)}`);
   // When the call returns into JS, still in the block, the interrupt runs.

@@ -165,7 +165,11 @@ test('http view: pipelined requests are all counted, each timed to its own answe
     // Each response is timed to its own 'finish': the quick two waited
     // behind the slow one, so all three took the slow answer's time at least.
     assert.equal(t.timed, 3);
-    assert.ok(t.timedMs / 3 >= 25, `the quick two waited behind the slow one (mean ${t.timedMs / 3} ms)`);
+    // Timed from their own arrival they took ~0 ms; behind the slow one,
+    // most of its 30 ms (on a crowded machine the second and third are
+    // parsed a few ms after the first: 22 ms each was seen beside two CPU
+    // hogs). A mean of 20 ms needs both to have waited 15 ms or more.
+    assert.ok(t.timedMs / 3 >= 20, `the quick two waited behind the slow one (mean ${t.timedMs / 3} ms)`);
     assert.ok(t.max >= 25 && t.max < 1000, `the slowest took ${t.max} ms`);
   } finally {
     target.child.kill('SIGTERM');
