@@ -19,7 +19,7 @@ Diagnosis analyze(const Timeline& tl);
 Diagnosis analyze_loop(const Timeline& tl);
 
 // The combiner alone (analyzer/rules.cc): findings -> verdict and issues.
-// The precedence between causes is written down there and in README.md.
+// The precedence between causes is written down there and in docs/verdicts.md.
 Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding> findings);
 
 // Orders issues most severe first: severity, then confidence; issues equal in

@@ -1,5 +1,5 @@
 // What is behind a verdict (DESIGN "Extensions agreed": issues[].cause), from
-// a fixed vocabulary documented in README ("What is behind it: causes").
+// a fixed vocabulary documented in docs/verdicts.md ("What is behind it: causes").
 // Every output formats one Cause: JSON, report, Markdown and terminal.
 #pragma once
 

@@ -1,4 +1,4 @@
-// cpu-starved (README "How the verdict is decided", 3): the loop stalled
+// cpu-starved (docs/verdicts.md "How the verdict is decided", 3): the loop stalled
 // because its process waited for a CPU it did not get, not because its code
 // held it. Two ways the scheduler says so, each a cause:
 //  - cpu-quota: the cpu cgroup's quota throttled the process in a quarter

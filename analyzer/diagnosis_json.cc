@@ -185,7 +185,7 @@ json load_json(const Timeline& tl, const Diagnosis& dx) {
   else if (ls.present) load["source"] = "load-generator";
   if (!tl.load_kind.empty()) load["kind"] = tl.load_kind;
   if (!tl.load_command.empty()) load["command"] = tl.load_command;
-  // The built-in load as configured (README "Contracts"): which load ran.
+  // The built-in load as configured (docs/contracts.md "Contracts"): which load ran.
   if (tl.load_config) load["config"] = recording::encode(*tl.load_config);
   set_load_outcome(load, dx);
   return load;

@@ -3,7 +3,7 @@
 // cluster workers, child Node processes.
 //
 // Each loop's timeline gets the same rules as a single loop (analyze_loop).
-// Then, in this order (also in README.md, "How the verdict is decided"):
+// Then, in this order (also in docs/verdicts.md, "How the verdict is decided"):
 //  1. The connecting rule: a main thread whose requests waited (responses
 //     slow with requests in flight, its own loop not stalled) while a worker
 //     thread of the same process was blocked during the same windows waited

@@ -1,6 +1,6 @@
 // The combiner: the one place that turns per-signal findings into a verdict.
 //
-// Precedence (also in README.md, "How the verdict is decided"):
+// Precedence (also in docs/verdicts.md, "How the verdict is decided"):
 //  1. No probe data in the window, or too little         -> insufficient-data
 //  2. GC pauses over their limit, or a growing heap, and GC explains the
 //     loop's stalls (or there are none, or the heap would hit V8's limit

@@ -7,7 +7,7 @@
 // recording, HTML report, JSON, Markdown, terminal, /processes, /report and
 // the Prometheus labels all show the same redacted text.
 //
-// What is redacted (README, "Secrets in reports"):
+// What is redacted (docs/manual.md, "Secrets in reports"):
 //  - `name=value` where the name looks secret (`--password=…`, `?token=…`,
 //    `&api_key=…`, `DB_PASSWORD=…`): the value;
 //  - `--token VALUE`, a secret-named option followed by its value;

@@ -1,4 +1,4 @@
-// Where loopdoctor's files go when the user names no path (README, Files):
+// Where loopdoctor's files go when the user names no path (docs/manual.md, Files):
 // the one owner of that rule, for run, attach and analyze.
 //
 //   .loopdoctor/                         in the working directory, made on first use

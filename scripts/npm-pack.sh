@@ -63,6 +63,8 @@ mkdir -p "$pkg/share"
 mv "$stage/prefix/bin" "$pkg/bin"
 mv "$stage/prefix/share/loopdoctor" "$pkg/share/loopdoctor"
 cp README.md "$pkg/README.md"
+mkdir -p "$pkg/docs"
+cp docs/*.md "$pkg/docs/"   # the manual README.md links to
 
 # Refuse to pack a binary that needs more than the C library.
 extra=$(ldd "$pkg/bin/loopdoctor" | awk '{print $1}' |
@@ -80,7 +82,7 @@ cat >"$pkg/package.json" <<EOF
   "description": "Diagnoses the event loop of a Node.js server under load: blocked loop, GC pressure, I/O bound, with the line to blame and an HTML report",
   "keywords": ["event loop", "diagnostics", "performance", "profiling", "load testing"],
   "bin": { "loopdoctor": "bin/loopdoctor" },
-  "files": ["bin/", "share/"],
+  "files": ["bin/", "share/", "docs/"],
   "os": ["linux"],
   "cpu": ["x64"],
   "libc": ["glibc"],

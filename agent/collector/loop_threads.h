@@ -2,7 +2,7 @@
 // loop is one OS thread, whose time on a CPU and waiting for one
 // /proc/<pid>/task/<tid>/{stat,schedstat} give, as the process's stat and
 // schedstat do for the whole process and its main thread. Written into the
-// owning process's `proc` record as "loop_threads" (README, Every loop).
+// owning process's `proc` record as "loop_threads" (docs/contracts.md, Every loop).
 #pragma once
 
 #include <map>

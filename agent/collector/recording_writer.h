@@ -27,7 +27,7 @@ inline constexpr int kGzipLevel = 6;
 // of the collector's CPU on an idle target (perf), taken beside the target.
 inline constexpr double kFlushIntervalMs = 100;
 
-// The loop a probe line came from, as the recording names it (README, Every
+// The loop a probe line came from, as the recording names it (docs/contracts.md, Every
 // loop of the target): `pid` for a process other than the first (0: the
 // first), `thread` for a worker thread (0: the main thread).
 struct LoopTag {

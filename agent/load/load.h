@@ -41,7 +41,7 @@ std::string validate(const Config& cfg);
 
 // Records are JSON objects without "type"/"t"; the caller stamps both.
 //  per second: {"requests","bytes","errors","non_2xx","latency_ms":{"p50","p90","p99","max"}}
-//  summary:    the `loopdoctor load --json` object of README (requests,
+//  summary:    the `loopdoctor load --json` object of docs/manual.md (requests,
 //              duration_s, rps, bytes, latency_ms{p50,p90,p99,max},
 //              errors{connect,read,write,timeout,parse}, status{"200":n},
 //              plus "rate_not_met": bool in constant-rate mode)

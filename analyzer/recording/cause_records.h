@@ -1,4 +1,4 @@
-// The probe's measures of what is behind an io-bound verdict (README "Probe
+// The probe's measures of what is behind an io-bound verdict (docs/contracts.md "Probe
 // protocol": `outbound`, `threadpool`), one line each per second while
 // sampling. Included by records.h; encoders and decoders in cause_records.cc.
 #pragma once

@@ -1,4 +1,4 @@
-// The fields of a record that can hold a user's secret (README, "Secrets in
+// The fields of a record that can hold a user's secret (docs/manual.md, "Secrets in
 // reports"): the one list of them. The collector redacts a record through it
 // before the record reaches the file (a killed loopdoctor never leaves a raw
 // recording), and the timeline reader through it before a record enters the

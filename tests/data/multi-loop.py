@@ -2,7 +2,7 @@
 """Writes two recordings of more than one event loop, in the format the probe
 and the collector use for them (DESIGN "Extensions agreed"): a worker
 thread's lines carry "thread", another process's lines carry "pid", proc
-records carry the sampled loops' "loop_threads" (README, "Every loop of the
+records carry the sampled loops' "loop_threads" (docs/contracts.md, "Every loop of the
 target"). Collector records are written as the collector's encoders write
 them (sorted keys, counts as integers), so they re-encode to the same bytes.
 Stand-ins until real recordings

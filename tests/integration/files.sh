@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Files in the user's project (issue 35 item 6; README, Files): what a run
+# Files in the user's project (issue 35 item 6; docs/manual.md, Files): what a run
 # or an attach leaves in the working directory when no path is given.
 #   files.sh run      two runs of `node server.js --password=…` in a scratch
 #                     project (a git repository): only .loopdoctor/ appears,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Secrets stay out of every output (README, "Secrets in reports"). Plants a
+# Secrets stay out of every output (docs/manual.md, "Secrets in reports"). Plants a
 # secret of each kind in the target's argv, in the environment (expanded
 # into an argument, as a shell does), in the load URL and in a load header,
 # then greps each output for each of them:

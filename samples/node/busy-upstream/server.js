@@ -3,7 +3,7 @@
 // CPU, then waits ~180 ms on an upstream. Under 50 connections the process
 // uses about half a core and its loop is busy about half the time, yet each
 // response takes ~90x its CPU time: it waits. (A CPU or utilisation cut
-// called this server healthy in one run of four; see README, io-bound.)
+// called this server healthy in one run of four; see docs/verdicts.md, io-bound.)
 // Not a labelled sample yet: responses come back from the upstream in
 // bursts of up to 50, and 50 renders in a row stall the loop ~100 ms, more
 // on a crowded machine, so its verdict sits between io-bound and

@@ -3,7 +3,7 @@
 // calls per destination (outbound.js) and the threadpool's queue
 // (threadpool.js). The probe's slow tick (slow-tick.js) reads their gauges
 // and, every CAUSES_INTERVAL_MS while sampling, queues one `outbound` and one
-// `threadpool` line (README, "Probe protocol"). It ticks every
+// `threadpool` line (docs/contracts.md, "Probe protocol"). It ticks every
 // SLOW_REFRESH_MS while there is something to watch: a destination called
 // in this interval (its pool's gauges), or a canary that waited (the pool's
 // queue); a server doing neither is looked at once a second.

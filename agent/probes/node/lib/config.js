@@ -77,7 +77,7 @@ const DEFAULT_PROFILE_INTERVAL_US = 10000;
 // loop is seen blocked for the block threshold: the addon calls back right
 // after a block starts (onBlock: the watchdog wakes the loop through an
 // async handle), and the slow tick checks the addon's count of blocks
-// (blocksSeen()) and its own lateness for one the callback missed. V8's profiler costs a server whatever its interval (README,
+// (blocksSeen()) and its own lateness for one the callback missed. V8's profiler costs a server whatever its interval (docs/building.md,
 // probe-overhead), so a server that never blocks should not pay for it;
 // block stacks name what blocks, and the profile then adds hot lines,
 // source maps and the flame graph. The default threshold, 50 ms, is the

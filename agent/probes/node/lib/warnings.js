@@ -2,7 +2,7 @@
 // The target's process warnings (process.on('warning'): MaxListenersExceeded,
 // Deprecation, ...) as evidence. Each distinct warning (name, code, message)
 // is counted; once a second, while sampling, the ones seen since the last
-// line go out as one `process-warnings` line (README, "Probe protocol").
+// line go out as one `process-warnings` line (docs/contracts.md, "Probe protocol").
 // Listening does not change what node prints: its own handler writes the
 // warning to stderr whether or not anyone else listens.
 //

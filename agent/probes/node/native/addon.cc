@@ -5,7 +5,7 @@
 // One thread per loop rather than one thread watching N loops: a loop's
 // thread then sleeps and wakes on that loop's clock alone, the Watchdog stays
 // one loop's logic, and the count is bounded (kMaxWatchedLoops); the cost of
-// N threads is in README (bench/probe-overhead with workers).
+// N threads is in docs/building.md (bench/probe-overhead with workers).
 // The main thread's Instance is never freed, so nothing of it is destroyed
 // under a thread still running at exit(); a worker's is stopped, its thread
 // joined, its handle closed and freed when the worker ends, however it ends

@@ -141,7 +141,7 @@ struct StackFrame {
 std::string cap_utf8(const std::string& s, std::size_t max_bytes);
 
 // What a `block` line says beyond its stack (DESIGN "Extensions agreed",
-// compatible additions; README, the probe protocol).
+// compatible additions; docs/contracts.md, the probe protocol).
 struct BlockLineTags {
   // in:"js" from an interrupt: how long it waited (BlockTracker::last_wait_ns),
   // "wait_ms"; < 0: not sent.

@@ -14,7 +14,7 @@
 // compiled function (27-44 ms on the loop for samples/node/parse-catalog
 // here, up to ~100 ms with the machine loaded), and sampling at the block
 // interval (20 ms) cost a saturated hello-world 1-4 % of its req/s
-// (README, the native probe's "Block profiler"). It never starts on a
+// (docs/verdicts.md, the native probe's "Block profiler"). It never starts on a
 // server whose blocks are all in JS, nor on one that never blocks.
 //
 // No V8, no clock here: times are passed in (ns of uv_hrtime's clock, which
