@@ -87,7 +87,13 @@ blocked|node22|esm)
   attach_run a1.json "$PID"
   verdict_is a1.json blocked-loop
   top=$(hotspot_top a1.json)
-  [[ $top == "$want_fn"* ]] || fail "top hotspot '$top', not $want_fn: $(json_get a1.json 'j.issues[0].hotspots')"
+  # Or the callback it hands a builtin: rankPrices' sort comparator, on its
+  # own line, and rankPrices' own time (slice and the sort builtin, which
+  # have no frame) are a near tie (54 % / 43 % one run, the other way the
+  # next) -- the same work, named from either side of one call.
+  top_caller=$(json_get a1.json '(j.issues[0].hotspots[0] || {}).caller || ""')
+  [[ $top == "$want_fn"* || $top_caller == "$want_fn ("* ]] ||
+    fail "top hotspot '$top', not $want_fn: $(json_get a1.json 'j.issues[0].hotspots')"
   [[ $(json_get a1.json 'j.target.probe') == native ]] || fail "probe $(json_get a1.json 'j.target.probe'): $(json_get a1.json 'j.target.probe_fallback')"
   grep -q "attaching to process $PID" attach.err || fail "no attach line: $(cat attach.err)"
   grep -q "attached to process $PID, already running: not restarted; it ran on after loopdoctor detached at" a1.md ||
