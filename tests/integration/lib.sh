@@ -3,7 +3,12 @@ set -euo pipefail
 LD=${LOOPDOCTOR:?set LOOPDOCTOR to the binary}
 ROOT=${LOOPDOCTOR_ROOT:?set LOOPDOCTOR_ROOT to the source tree}
 WORK=$(mktemp -d /tmp/ld-it.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+# A failed test keeps its files to read (a pass or a skip removes them).
+drop_work() {
+  local rc=$?
+  if [[ $rc -eq 0 || $rc -eq 77 ]]; then rm -rf "$WORK"; else echo "(files kept in $WORK)" >&2; fi
+}
+trap drop_work EXIT
 cd "$WORK"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -60,5 +65,5 @@ make_cgroup() {
     echo "SKIP: no writable $controller cgroup (v2 /sys/fs/cgroup with the $controller controller, or v1 $v1_dirs): run as root on a host that delegates one"
     exit 77
   fi
-  trap 'rmdir "$CG" 2>/dev/null; rm -rf "$WORK"' EXIT
+  trap 'rc=$?; rmdir "$CG" 2>/dev/null; (exit $rc); drop_work' EXIT
 }

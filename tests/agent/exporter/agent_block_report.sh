@@ -29,7 +29,7 @@ js "$WORK/run.json" '(i => (i.hotspots_source === "block-stacks" ? i.hotspots : 
   fail "the one-shot run named no block-stack hotspot: $(js "$WORK/run.json" 'j.verdict')"
 
 APORT=$(free_port)
-start_agent "$APORT" --window 10s
+start_agent "$APORT" --window 5s
 PROBE_INTERVAL_MS=100 start_node target "$sample" blocked
 wrk -t1 -c50 -d5s "http://127.0.0.1:$NODE_PORT/" >"$WORK/wrk.out" 2>&1 || true
 curl -sf "http://127.0.0.1:$APORT/report/$NODE_PID" >"$WORK/report.html" || fail "no /report/$NODE_PID"

@@ -101,7 +101,7 @@ void Watchdog::serve(const TurnMark& prev, const TurnMark& now) {
   if (!lock.owns_lock() || !sampling_ || now.at_ns < ticks_.next_due_ns()) return;
   turn_cpu_ns_ = thread_cpu_ns();
   turn_cpu_at_ns_ = now.at_ns;
-  advance(now.at_ns, [&](uint64_t until) { ticks_.serve(prev, now, until, &delays_); });
+  advance(now.at_ns, [&](uint64_t until) { ticks_.serve(prev, now, until, &delays_, waits_.seen_after(prev)); });
 }
 
 void Watchdog::start_thread() {
@@ -182,7 +182,7 @@ uint64_t Watchdog::rss_cached(uint64_t now, bool refresh) {
 Counters Watchdog::read_counters(uint64_t now) {
   Counters c;
   c.now_ns = now;
-  c.idle_ns = uv_metrics_idle_time(loop_);
+  c.idle_ns = uv_metrics_idle_time(loop_) + waits_.lost_ns();  // what libuv lost to signals, back
   rusage ru{};
   ::getrusage(RUSAGE_SELF, &ru);
   c.cpu_user_us = tv_us(ru.ru_utime);
@@ -247,7 +247,7 @@ void Watchdog::sample_now() {
   const TurnMark last = turn_.read();
   const uint64_t now = uv_hrtime();
   const uint64_t idle = uv_metrics_idle_time(loop_);
-  advance(now, [&](uint64_t until) { ticks_.overdue(last, now, idle, until, &delays_); });
+  advance(now, [&](uint64_t until) { ticks_.overdue(last, now, idle, until, &delays_, waits_.seen_after(last)); });
   if (last_sample_ns_ != now) queue_sample(read_counters(now));  // the rest, however short
 }
 
@@ -321,10 +321,14 @@ std::optional<BlockView> Watchdog::look(uint64_t now) {
   const uint64_t idle = uv_metrics_idle_time(loop_);
   const uint64_t idle2 = uv_metrics_idle_time(loop_);
   const bool waiting = idle2 > idle;
-  next_look_ns_ = std::max(last.at_ns + takeover_ns_, now + cfg_.resolution_ns);
+  if (waiting) waits_.saw_waiting(last, idle2, now);
+  // While waits lose idle time to signals the loop is watched every tick:
+  // a wait's end is then known within one, not a takeover period late.
+  const bool losing = waits_.losing(now);
+  next_look_ns_ = losing ? now + cfg_.resolution_ns : std::max(last.at_ns + takeover_ns_, now + cfg_.resolution_ns);
   if (now >= last.at_ns + takeover_ns_ && now >= ticks_.next_due_ns()) {
-    advance(now, [&](uint64_t until) { ticks_.overdue(last, now, idle2, until, &delays_); });
-    next_look_ns_ = waiting ? now + takeover_ns_ : ticks_.next_due_ns();
+    advance(now, [&](uint64_t until) { ticks_.overdue(last, now, idle2, until, &delays_, waits_.seen_after(last)); });
+    next_look_ns_ = waiting ? now + (losing ? cfg_.resolution_ns : takeover_ns_) : ticks_.next_due_ns();
   }
   return block_view(now, idle2, waiting);
 }

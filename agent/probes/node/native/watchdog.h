@@ -112,6 +112,7 @@ class Watchdog {
   std::condition_variable cv_;
   bool stopping_ = false, flush_wanted_ = false, sampling_ = false, stopped_ = false;
   TickClock ticks_;
+  WaitWitness waits_;  // the loop's waits as the watchdog saw them (watchdog_core.h)
   DelayStats delays_;
   SampleBuilder builder_;
   JsView js_;

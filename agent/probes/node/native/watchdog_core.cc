@@ -71,13 +71,24 @@ void TickClock::start(uint64_t now_ns, uint64_t resolution_ns) {
   next_ns_ = now_ns + resolution_ns_;
 }
 
-uint64_t wait_end_ns(const TurnMark& t, uint64_t idle_now_ns, uint64_t now_ns) {
+uint64_t wait_end_ns(const TurnMark& t, uint64_t idle_now_ns, uint64_t now_ns, uint64_t seen_waiting_ns) {
   const uint64_t waited = idle_now_ns > t.idle_ns ? idle_now_ns - t.idle_ns : 0;
-  return std::min(now_ns, t.at_ns + waited);
+  return std::min(now_ns, std::max(t.at_ns + waited, seen_waiting_ns));
 }
 
-void TickClock::serve(const TurnMark& prev, const TurnMark& now, uint64_t until_ns, DelayStats* out) {
-  const uint64_t wait_end = wait_end_ns(prev, now.idle_ns, now.at_ns);
+void WaitWitness::saw_waiting(const TurnMark& turn, uint64_t idle_now_ns, uint64_t now_ns) {
+  if (turn.at_ns != turn_ns_) turn_ns_ = turn.at_ns, seen_ns_ = 0, lost_in_turn_ns_ = 0;
+  seen_ns_ = std::max(seen_ns_, now_ns);
+  const uint64_t since = now_ns > turn.at_ns ? now_ns - turn.at_ns : 0;
+  const uint64_t counted = idle_now_ns > turn.idle_ns ? idle_now_ns - turn.idle_ns : 0;
+  const uint64_t lost = since > counted ? since - counted : 0;
+  if (lost > lost_in_turn_ns_) lost_ns_ += lost - lost_in_turn_ns_, lost_in_turn_ns_ = lost;
+  if (lost >= kLostNs) lost_at_ns_ = now_ns;
+}
+
+void TickClock::serve(const TurnMark& prev, const TurnMark& now, uint64_t until_ns, DelayStats* out,
+                      uint64_t seen_waiting_ns) {
+  const uint64_t wait_end = wait_end_ns(prev, now.idle_ns, now.at_ns, seen_waiting_ns);
   const uint64_t until = std::min(until_ns, now.at_ns);
   const bool watched = stall_from_ns_ != 0 && stall_from_ns_ == wait_end;
   stall_from_ns_ = 0;
@@ -93,8 +104,8 @@ void TickClock::serve(const TurnMark& prev, const TurnMark& now, uint64_t until_
 }
 
 void TickClock::overdue(const TurnMark& last, uint64_t now_ns, uint64_t idle_now_ns, uint64_t until_ns,
-                        DelayStats* out) {
-  const uint64_t wait_end = wait_end_ns(last, idle_now_ns, now_ns);
+                        DelayStats* out, uint64_t seen_waiting_ns) {
+  const uint64_t wait_end = wait_end_ns(last, idle_now_ns, now_ns, seen_waiting_ns);
   const uint64_t until = std::min(until_ns, now_ns);
   for (; next_ns_ <= until; next_ns_ += resolution_ns_) {
     const bool waiting = next_ns_ < wait_end;

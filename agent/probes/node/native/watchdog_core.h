@@ -57,11 +57,14 @@ class TickClock {
   // Loop thread, at the turn `now` that follows `prev`: the ticks due by
   // min(until_ns, now). A tick due before `prev` (left by a turn that could
   // not take the lock) was served at `prev`.
-  void serve(const TurnMark& prev, const TurnMark& now, uint64_t until_ns, DelayStats* out);
+  // seen_waiting_ns: the latest time the wait after `prev` was seen in
+  // progress (WaitWitness; 0: never), which that wait ended no earlier than.
+  void serve(const TurnMark& prev, const TurnMark& now, uint64_t until_ns, DelayStats* out,
+             uint64_t seen_waiting_ns = 0);
   // Watchdog, at now_ns, the loop not turned since `last`, its idle time
   // now idle_now_ns: the ticks due by until_ns (<= now_ns).
   void overdue(const TurnMark& last, uint64_t now_ns, uint64_t idle_now_ns, uint64_t until_ns,
-               DelayStats* out);
+               DelayStats* out, uint64_t seen_waiting_ns = 0);
 
  private:
   uint64_t next_ns_ = 0, resolution_ns_ = 0;
@@ -70,8 +73,46 @@ class TickClock {
 };
 
 // When the one wait after turn `t` ended, given the idle time at `now_ns`
-// (a wait still in progress ends now).
-uint64_t wait_end_ns(const TurnMark& t, uint64_t idle_now_ns, uint64_t now_ns);
+// (a wait still in progress ends now), and no earlier than seen_waiting_ns
+// (the wait was seen in progress then; 0: never seen).
+uint64_t wait_end_ns(const TurnMark& t, uint64_t idle_now_ns, uint64_t now_ns, uint64_t seen_waiting_ns = 0);
+
+// libuv loses a wait's idle time when a signal interrupts it: epoll_pwait
+// returns EINTR, libuv polls again and overwrites the wait's entry time
+// (uv__metrics_set_provider_entry_time; libuv 1.46 and still at 1.51), so
+// uv_metrics_idle_time counts only the piece after the last signal. A CPU
+// profiler signals the loop's thread at every sample (V8's SIGPROF): while
+// the CPU profile on block ran in an idle cluster primary, each of its
+// waits counted the last <=10 ms, the rest read as a stall growing tick by
+// tick to ~100 ms, utilisation read 100 %, and the idle primary was called
+// blocked. A poll phase runs no callback before its wait ends, so whenever
+// the watchdog sees the loop waiting, all the time since its last turn was
+// that one wait: the witness keeps when it was last seen (a wait ends no
+// earlier) and the idle time libuv lost (utilisation adds it back).
+class WaitWitness {
+ public:
+  // The loop seen waiting in epoll at now_ns; `turn` its last turn, libuv's
+  // idle time now idle_now_ns.
+  void saw_waiting(const TurnMark& turn, uint64_t idle_now_ns, uint64_t now_ns);
+  // The latest time the wait after `turn` was seen in progress (0: never).
+  uint64_t seen_after(const TurnMark& turn) const { return turn.at_ns == turn_ns_ ? seen_ns_ : 0; }
+  // Whether waits lost idle time lately (something signals the loop's
+  // thread: a profiler runs): the watchdog then looks every tick.
+  bool losing(uint64_t now_ns) const { return lost_at_ns_ != 0 && now_ns < lost_at_ns_ + kLosingForNs; }
+  // All the idle time libuv lost so far, in ns.
+  uint64_t lost_ns() const { return lost_ns_; }
+
+ private:
+  // A shortfall under this is the few us from the turn to epoll_pwait.
+  static constexpr uint64_t kLostNs = 1'000'000;
+  // How long after a loss the waits are still watched closely: a profiler
+  // signals every 1-10 ms, so a second without a loss means it stopped.
+  static constexpr uint64_t kLosingForNs = 1'000'000'000;
+  uint64_t turn_ns_ = 0, seen_ns_ = 0;
+  uint64_t lost_in_turn_ns_ = 0;  // the largest shortfall seen in turn_ns_'s wait
+  uint64_t lost_ns_ = 0;
+  uint64_t lost_at_ns_ = 0;  // when a shortfall over kLostNs was last seen
+};
 
 // The delays of one sample interval: min/mean/max exact, percentiles from
 // the first kMaxValues values (as the JS probe's MAX_DELAYS_PER_SAMPLE).

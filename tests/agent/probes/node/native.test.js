@@ -74,6 +74,18 @@ test('a loop waiting 100 ms in epoll is not blocked', { timeout: TEST_TIMEOUT_MS
   assert.ok(busy.length <= 3, `elu stays low: ${busy.length} samples over 0.5`);
 });
 
+// A profiler interrupting every wait (SIGPROF): libuv loses the waits'
+// idle time, which read as stalls growing to 100 ms and utilisation near 1.
+test('a loop waiting 100 ms in epoll under a CPU profiler is not blocked', { timeout: TEST_TIMEOUT_MS, skip: skipNative }, async () => {
+  const { r, samples } = await runFd('idle-poll-profiled.js', native());
+  assert.equal(r.code, 0);
+  assert.ok(samples.length >= 40, `${samples.length} samples in ~700 ms`);
+  const stalled = samples.filter((s) => s.delay.max >= 50);
+  assert.equal(stalled.length, 0, `no stall seen in an idle profiled loop: ${samples.map((s) => s.delay.max)}`);
+  const elu = samples.reduce((a, s) => a + s.elu, 0) / samples.length;
+  assert.ok(elu < 0.5, `elu stays low: mean ${elu.toFixed(2)}`);
+});
+
 test('process.exit() inside a block: exit code kept, samples and bye out', { timeout: TEST_TIMEOUT_MS, skip: skipNative }, async () => {
   const { r, msgs, samples } = await runFd('exit-in-block.js', native());
   assert.equal(r.code, 3);

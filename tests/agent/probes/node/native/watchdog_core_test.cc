@@ -87,6 +87,36 @@ TEST_CASE("ticks: a watchdog that saw the loop waiting leaves the turn's latenes
   CHECK(values(d) == std::vector<double>{5, 15, 2});
 }
 
+// A profiler's SIGPROF interrupts epoll_pwait every 10 ms and libuv then
+// counts only the wait's last piece (WaitWitness): idle since the turn at
+// 0 reads 5 ms at 115 ms, though the loop was seen waiting at 90 ms.
+TEST_CASE("ticks: a wait that lost idle time to signals ends no earlier than it was seen") {
+  TickClock c;
+  c.start(0, 10 * kMs);
+  DelayStats d;
+  WaitWitness w;
+  w.saw_waiting(turn(0, 0), 8 * kMs, 90 * kMs);  // 90 ms since the turn, 8 counted
+  c.overdue(turn(0, 0), 115 * kMs, 5 * kMs, 115 * kMs, &d, w.seen_after(turn(0, 0)));
+  CHECK(values(d) == std::vector<double>{0, 20, 11});  // waiting to 90, then ran: 0 at 90, 20 at 110
+  // The witness knows nothing of a later turn's wait.
+  CHECK(w.seen_after(turn(116, 5)) == 0);
+}
+
+TEST_CASE("waits: the idle time libuv lost is counted once per wait, and marks the waits as losing") {
+  WaitWitness w;
+  w.saw_waiting(turn(0, 0), 0, 500'000);  // 0.5 ms from the turn to epoll: no loss worth watching
+  CHECK(w.lost_ns() == 500'000);
+  CHECK_FALSE(w.losing(1 * kMs));
+  w.saw_waiting(turn(0, 0), 2 * kMs, 40 * kMs);   // lost 38 ms
+  w.saw_waiting(turn(0, 0), 10 * kMs, 50 * kMs);  // lost 40 ms: 2 more, not 40 more
+  CHECK(w.lost_ns() == 40 * kMs);
+  CHECK(w.losing(60 * kMs));
+  w.saw_waiting(turn(100, 10), 12 * kMs, 150 * kMs);  // the next wait: 48 ms more
+  CHECK(w.lost_ns() == 88 * kMs);
+  CHECK(w.seen_after(turn(100, 10)) == 150 * kMs);
+  CHECK_FALSE(w.losing(150 * kMs + 1001 * kMs));  // a second without a loss: the profiler stopped
+}
+
 TEST_CASE("ticks: one left by a turn that could not serve it counts at that turn") {
   TickClock c;
   c.start(0, 10 * kMs);
