@@ -71,7 +71,12 @@ test('native: the profiler starts at the first block and names what runs after i
   const msgs = await runProfiled('block-then-spin.js', { LOOPDOCTOR_NATIVE_DIR: NATIVE_DIR }, 0, 600);
   assert.equal(hello(msgs).probe, 'native');
   const [p] = profiles(msgs);
-  assert.ok(p && p.profile, 'a profile');
+  // What the probe sent instead, when it sent no profile: the blocks and
+  // the lines' types say whether the block came before the profiler was
+  // armed, or the profile failed.
+  const seen = () => JSON.stringify({ profile: p, blocks: msgs.filter((m) => m.type === 'block').map((b) => [b.start, b.duration_ms, b.in]),
+    types: [...new Set(msgs.map((m) => m.type))] }).slice(0, 2000);
+  assert.ok(p && p.profile, `a profile: ${seen()}`);
   const block = msgs.find((m) => m.type === 'block' && m.start > msgs[0].t);
   assert.ok(block, 'the block was seen');
   assert.ok(p.t >= block.start + 50, `the profile starts (${p.t}) after the block (${block.start})`);
