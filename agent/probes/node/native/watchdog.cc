@@ -101,7 +101,9 @@ void Watchdog::serve(const TurnMark& prev, const TurnMark& now) {
   if (!lock.owns_lock() || !sampling_ || now.at_ns < ticks_.next_due_ns()) return;
   turn_cpu_ns_ = thread_cpu_ns();
   turn_cpu_at_ns_ = now.at_ns;
-  advance(now.at_ns, [&](uint64_t until) { ticks_.serve(prev, now, until, &delays_, waits_.seen_after(prev)); });
+  const uint64_t waited = waits_.waited_until(prev, now.at_ns, turn_cpu_ns_);
+  waits_.wait_ended(prev, now, wait_end_ns(prev, now.idle_ns, now.at_ns, waited));
+  advance(now.at_ns, [&](uint64_t until) { ticks_.serve(prev, now, until, &delays_, waited); });
 }
 
 void Watchdog::start_thread() {
@@ -116,6 +118,7 @@ void Watchdog::start_thread() {
   uv_unref(reinterpret_cast<uv_handle_t*>(async_));
   prev_turn_ = {uv_hrtime(), uv_metrics_idle_time(loop_)};
   turn_.write(prev_turn_);
+  loop_clock_known_ = pthread_getcpuclockid(pthread_self(), &loop_clock_) == 0;  // the loop's thread, here
   thread_ = std::thread([this] { run(); });
 }
 
@@ -169,6 +172,14 @@ std::optional<BlockView> Watchdog::block_view(uint64_t now, uint64_t idle, bool 
 bool Watchdog::loop_waiting() {
   const uint64_t a = uv_metrics_idle_time(loop_);
   return uv_metrics_idle_time(loop_) > a;
+}
+
+// The loop thread's CPU time from another thread (a syscall, ~1 us); 0 if
+// unknown.
+uint64_t Watchdog::loop_cpu_ns() const {
+  timespec ts{};
+  if (!loop_clock_known_ || clock_gettime(loop_clock_, &ts) != 0) return 0;
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ts.tv_nsec);
 }
 
 uint64_t Watchdog::rss_cached(uint64_t now, bool refresh) {
@@ -247,7 +258,8 @@ void Watchdog::sample_now() {
   const TurnMark last = turn_.read();
   const uint64_t now = uv_hrtime();
   const uint64_t idle = uv_metrics_idle_time(loop_);
-  advance(now, [&](uint64_t until) { ticks_.overdue(last, now, idle, until, &delays_, waits_.seen_after(last)); });
+  const uint64_t waited = waits_.waited_until(last, now, thread_cpu_ns());  // this is the loop's thread
+  advance(now, [&](uint64_t until) { ticks_.overdue(last, now, idle, until, &delays_, waited); });
   if (last_sample_ns_ != now) queue_sample(read_counters(now));  // the rest, however short
 }
 
@@ -321,13 +333,15 @@ std::optional<BlockView> Watchdog::look(uint64_t now) {
   const uint64_t idle = uv_metrics_idle_time(loop_);
   const uint64_t idle2 = uv_metrics_idle_time(loop_);
   const bool waiting = idle2 > idle;
-  if (waiting) waits_.saw_waiting(last, idle2, now);
+  const uint64_t cpu = loop_cpu_ns();
+  if (waiting) waits_.saw_waiting(last, idle2, now, cpu);
   // While waits lose idle time to signals the loop is watched every tick:
   // a wait's end is then known within one, not a takeover period late.
   const bool losing = waits_.losing(now);
   next_look_ns_ = losing ? now + cfg_.resolution_ns : std::max(last.at_ns + takeover_ns_, now + cfg_.resolution_ns);
   if (now >= last.at_ns + takeover_ns_ && now >= ticks_.next_due_ns()) {
-    advance(now, [&](uint64_t until) { ticks_.overdue(last, now, idle2, until, &delays_, waits_.seen_after(last)); });
+    const uint64_t waited = waits_.waited_until(last, now, cpu);
+    advance(now, [&](uint64_t until) { ticks_.overdue(last, now, idle2, until, &delays_, waited); });
     next_look_ns_ = waiting ? now + (losing ? cfg_.resolution_ns : takeover_ns_) : ticks_.next_due_ns();
   }
   return block_view(now, idle2, waiting);

@@ -8,9 +8,11 @@
 // every tick, on time while JS blocks, and captures the blocked stack.
 #pragma once
 
+#include <pthread.h>
 #include <uv.h>
 
 #include <atomic>
+#include <ctime>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
@@ -84,6 +86,7 @@ class Watchdog {
   void queue_sample(const Counters& c);  // mu_ held
   Counters read_counters(uint64_t now);
   bool loop_waiting();
+  uint64_t loop_cpu_ns() const;
   std::optional<BlockView> block_view(uint64_t now, uint64_t idle, bool waiting);  // mu_ held
   uint64_t next_wake(uint64_t now, uint64_t last_flush);         // mu_ held
   // mu_ held: the resident set, read anew when stale only if `refresh`
@@ -113,6 +116,8 @@ class Watchdog {
   bool stopping_ = false, flush_wanted_ = false, sampling_ = false, stopped_ = false;
   TickClock ticks_;
   WaitWitness waits_;  // the loop's waits as the watchdog saw them (watchdog_core.h)
+  clockid_t loop_clock_{};  // the loop thread's CPU clock (start_thread)
+  bool loop_clock_known_ = false;
   DelayStats delays_;
   SampleBuilder builder_;
   JsView js_;

@@ -76,14 +76,34 @@ uint64_t wait_end_ns(const TurnMark& t, uint64_t idle_now_ns, uint64_t now_ns, u
   return std::min(now_ns, std::max(t.at_ns + waited, seen_waiting_ns));
 }
 
-void WaitWitness::saw_waiting(const TurnMark& turn, uint64_t idle_now_ns, uint64_t now_ns) {
-  if (turn.at_ns != turn_ns_) turn_ns_ = turn.at_ns, seen_ns_ = 0, lost_in_turn_ns_ = 0;
-  seen_ns_ = std::max(seen_ns_, now_ns);
+void WaitWitness::count_lost(uint64_t lost_ns, uint64_t now_ns) {
+  if (lost_ns > lost_in_turn_ns_) lost_ns_ += lost_ns - lost_in_turn_ns_, lost_in_turn_ns_ = lost_ns;
+  if (lost_ns >= kLostNs) lost_at_ns_ = now_ns;
+}
+
+void WaitWitness::saw_waiting(const TurnMark& turn, uint64_t idle_now_ns, uint64_t now_ns, uint64_t loop_cpu_ns) {
+  if (turn.at_ns != turn_ns_) turn_ns_ = turn.at_ns, seen_ns_ = 0, seen_cpu_ns_ = 0, lost_in_turn_ns_ = 0;
+  if (now_ns >= seen_ns_) seen_ns_ = now_ns, seen_cpu_ns_ = loop_cpu_ns;
   const uint64_t since = now_ns > turn.at_ns ? now_ns - turn.at_ns : 0;
   const uint64_t counted = idle_now_ns > turn.idle_ns ? idle_now_ns - turn.idle_ns : 0;
-  const uint64_t lost = since > counted ? since - counted : 0;
-  if (lost > lost_in_turn_ns_) lost_ns_ += lost - lost_in_turn_ns_, lost_in_turn_ns_ = lost;
-  if (lost >= kLostNs) lost_at_ns_ = now_ns;
+  count_lost(since > counted ? since - counted : 0, now_ns);
+}
+
+uint64_t WaitWitness::waited_until(const TurnMark& turn, uint64_t now_ns, uint64_t cpu_now_ns) const {
+  if (turn.at_ns != turn_ns_) return 0;
+  uint64_t until = seen_ns_;
+  if (lost_in_turn_ns_ >= kLostNs && seen_cpu_ns_ != 0 && cpu_now_ns >= seen_cpu_ns_) {
+    const uint64_t ran = cpu_now_ns - seen_cpu_ns_;
+    if (now_ns > ran) until = std::max(until, now_ns - ran);
+  }
+  return std::min(until, now_ns);
+}
+
+void WaitWitness::wait_ended(const TurnMark& prev, const TurnMark& now, uint64_t wait_end_ns) {
+  if (prev.at_ns != turn_ns_ || wait_end_ns <= prev.at_ns) return;
+  const uint64_t counted = now.idle_ns > prev.idle_ns ? now.idle_ns - prev.idle_ns : 0;
+  const uint64_t waited = wait_end_ns - prev.at_ns;
+  count_lost(waited > counted ? waited - counted : 0, now.at_ns);
 }
 
 void TickClock::serve(const TurnMark& prev, const TurnMark& now, uint64_t until_ns, DelayStats* out,

@@ -87,15 +87,26 @@ uint64_t wait_end_ns(const TurnMark& t, uint64_t idle_now_ns, uint64_t now_ns, u
 // tick to ~100 ms, utilisation read 100 %, and the idle primary was called
 // blocked. A poll phase runs no callback before its wait ends, so whenever
 // the watchdog sees the loop waiting, all the time since its last turn was
-// that one wait: the witness keeps when it was last seen (a wait ends no
-// earlier) and the idle time libuv lost (utilisation adds it back).
+// that one wait: the witness keeps when it was last seen, with the loop
+// thread's CPU time then, and the idle time libuv lost (utilisation adds
+// it back). The wait went on after the last look: when it lost idle time,
+// its end is placed by the thread's run since that look (a waiting thread
+// does not run; from the wait's end to its turn it ran its callbacks).
 class WaitWitness {
  public:
   // The loop seen waiting in epoll at now_ns; `turn` its last turn, libuv's
-  // idle time now idle_now_ns.
-  void saw_waiting(const TurnMark& turn, uint64_t idle_now_ns, uint64_t now_ns);
+  // idle time now idle_now_ns, the loop thread's CPU time loop_cpu_ns (0:
+  // unknown).
+  void saw_waiting(const TurnMark& turn, uint64_t idle_now_ns, uint64_t now_ns, uint64_t loop_cpu_ns = 0);
   // The latest time the wait after `turn` was seen in progress (0: never).
   uint64_t seen_after(const TurnMark& turn) const { return turn.at_ns == turn_ns_ ? seen_ns_ : 0; }
+  // The time the wait after `turn` lasted to at least, at now_ns with the
+  // loop thread's CPU time cpu_now_ns (0: unknown): when it was last seen,
+  // or, when it lost idle time, now less the thread's run since then.
+  uint64_t waited_until(const TurnMark& turn, uint64_t now_ns, uint64_t cpu_now_ns) const;
+  // The loop thread, at the turn `now` that ends the wait after `prev`,
+  // which ended at wait_end_ns: the idle time lost after the last look.
+  void wait_ended(const TurnMark& prev, const TurnMark& now, uint64_t wait_end_ns);
   // Whether waits lost idle time lately (something signals the loop's
   // thread: a profiler runs): the watchdog then looks every tick.
   bool losing(uint64_t now_ns) const { return lost_at_ns_ != 0 && now_ns < lost_at_ns_ + kLosingForNs; }
@@ -103,13 +114,14 @@ class WaitWitness {
   uint64_t lost_ns() const { return lost_ns_; }
 
  private:
+  void count_lost(uint64_t lost_ns, uint64_t now_ns);
   // A shortfall under this is the few us from the turn to epoll_pwait.
   static constexpr uint64_t kLostNs = 1'000'000;
   // How long after a loss the waits are still watched closely: a profiler
   // signals every 1-10 ms, so a second without a loss means it stopped.
   static constexpr uint64_t kLosingForNs = 1'000'000'000;
-  uint64_t turn_ns_ = 0, seen_ns_ = 0;
-  uint64_t lost_in_turn_ns_ = 0;  // the largest shortfall seen in turn_ns_'s wait
+  uint64_t turn_ns_ = 0, seen_ns_ = 0, seen_cpu_ns_ = 0;
+  uint64_t lost_in_turn_ns_ = 0;  // the shortfall of turn_ns_'s wait counted so far
   uint64_t lost_ns_ = 0;
   uint64_t lost_at_ns_ = 0;  // when a shortfall over kLostNs was last seen
 };

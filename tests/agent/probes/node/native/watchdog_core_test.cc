@@ -117,6 +117,28 @@ TEST_CASE("waits: the idle time libuv lost is counted once per wait, and marks t
   CHECK_FALSE(w.losing(150 * kMs + 1001 * kMs));  // a second without a loss: the profiler stopped
 }
 
+// The wait went on after the last look: with the loop thread's CPU time
+// seen then and at the turn, the end is the turn less the thread's run.
+TEST_CASE("waits: a wait that lost idle time ends where the loop thread's run since the last look began") {
+  WaitWitness w;
+  w.saw_waiting(turn(0, 0), 5 * kMs, 90 * kMs, 1000 * kMs);  // lost 85 ms; the thread had run 1 s then
+  // The turn at 118: libuv counted 6 ms of the wait; the thread ran 2 ms
+  // since the look: the wait ended at 116.
+  CHECK(w.waited_until(turn(0, 0), 118 * kMs, 1002 * kMs) == 116 * kMs);
+  w.wait_ended(turn(0, 0), turn(118, 6), 116 * kMs);
+  CHECK(w.lost_ns() == 110 * kMs);  // 116 waited, 6 counted
+  TickClock c;
+  c.start(0, 10 * kMs);
+  DelayStats d;
+  c.serve(turn(0, 0), turn(118, 6), 118 * kMs, &d, 116 * kMs);
+  CHECK(values(d) == std::vector<double>{0, 0, 11});  // every tick due in the wait
+  // Without a loss the thread's run says nothing more than libuv (a wait's
+  // end libuv counted right is kept, a run-queue wait after it too).
+  WaitWitness exact;
+  exact.saw_waiting(turn(200, 100), 140 * kMs, 240 * kMs, 1000 * kMs);
+  CHECK(exact.waited_until(turn(200, 100), 300 * kMs, 1001 * kMs) == 240 * kMs);
+}
+
 TEST_CASE("ticks: one left by a turn that could not serve it counts at that turn") {
   TickClock c;
   c.start(0, 10 * kMs);
