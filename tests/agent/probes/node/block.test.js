@@ -169,9 +169,12 @@ test('JSON.parse blocks: late interrupts where JS resumed, then profile samples 
   assert.ok(sampled.length >= 4, `${sampled.length} profile samples in blocks`);
   assert.ok(sampled.every((b) => b.start > starts[0]), 'no sample of the first block');
   assert.ok(sampled.every((b) => starts.includes(b.start)), 'each sample in a block the watchdog saw');
-  const onParse = sampled.filter((b) => b.frames[0].function === 'parseDoc' && b.frames[0].line === parseLine);
-  assert.ok(onParse.length >= 0.6 * sampled.length,
-    `${onParse.length} of ${sampled.length} samples on parseDoc's JSON.parse line (${sampled.map((b) => `${b.frames[0].function}:${b.frames[0].line}`)})`);
+  // A sample can hold no JS frame (V8 in GC or its own code then: the
+  // parse allocates): it names nothing, for or against the parse.
+  const named = sampled.filter((b) => b.frames.length > 0);
+  const onParse = named.filter((b) => b.frames[0].function === 'parseDoc' && b.frames[0].line === parseLine);
+  assert.ok(onParse.length >= 0.6 * named.length,
+    `${onParse.length} of ${named.length} samples on parseDoc's JSON.parse line (${named.map((b) => `${b.frames[0].function}:${b.frames[0].line}`)})`);
   const caller = onParse[0].frames[1];
   assert.equal(caller.function, 'round');
   assert.equal(caller.line, lineOf('parse-block.js', 'const doc = parseDoc();'));
