@@ -162,8 +162,9 @@ double stall_overlap(const Timeline& main, const Timeline& worker, const Window&
     if (w.contains(s.t) && s.http.present && (s.http.inflight > 0 || s.http.requests > 0))
       busy.push_back({s.t - s.interval, s.t});
   std::size_t stalled = 0, overlapped = 0;
+  const ProbePauses pauses = probe_pauses(worker);
   for (const ProbeSample& s : worker.samples) {
-    if (!w.contains(s.t) || s.delay.max < kBlockedIntervalMs) continue;
+    if (!w.contains(s.t) || app_delay_max(s, pauses) < kBlockedIntervalMs) continue;
     ++stalled;
     // A stalled interval overlaps when any busy interval intersects it.
     const Window iv{s.t - s.interval, s.t};

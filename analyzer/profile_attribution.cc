@@ -9,6 +9,7 @@
 #include "analyzer/profile_place.h"
 #include "analyzer/stack_charge.h"
 #include "analyzer/thresholds.h"
+#include "analyzer/window_stats.h"
 
 namespace loopdoctor::profile {
 namespace {
@@ -180,8 +181,9 @@ std::vector<Hotspot> hotspots_of(const CpuProfile& p, const std::map<int, Tally>
 
 std::vector<Window> blocked_intervals(const Timeline& tl, const Window& w) {
   std::vector<Window> out;
+  const ProbePauses pauses = probe_pauses(tl);
   for (const ProbeSample& s : tl.samples) {
-    if (!w.contains(s.t) || s.delay.max < thresholds::kBlockedIntervalMs) continue;
+    if (!w.contains(s.t) || app_delay_max(s, pauses) < thresholds::kBlockedIntervalMs) continue;
     Window b{std::max(w.start, s.t - s.interval), std::min(w.end, s.t)};
     if (b.length() > 0) out.push_back(b);
   }

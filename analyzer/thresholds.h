@@ -32,6 +32,14 @@ inline constexpr double kBlockedIntervalMs = 50;
 // Share of the window spent in blocked intervals that is a finding by itself
 // even when the p99 is under its limit (many medium stalls).
 inline constexpr double kBlockedShareLimit = 0.25;
+// The probe's own pauses (a block line with "probe":true: the inspector's
+// CPU profile starting walks every compiled function, 30-170 ms) are not
+// the app's stalls: samples within one of them, or this long after its last
+// capture, count no delay. The last capture comes up to one block interval
+// (20 ms by default) before the pause ends, and the sample holding the turn
+// that ends it up to a 10 ms tick after; 50 ms covers both. A 2 s run of a
+// healthy server was called blocked-loop on one such 100 ms pause (p99).
+inline constexpr double kProbePauseSlackMs = 50;
 
 // --- utilisation and CPU ---------------------------------------------------
 // The loop's thread waited in a run queue for at least this share of the

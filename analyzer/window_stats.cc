@@ -166,7 +166,7 @@ double leading_inflight(const std::vector<const ProbeSample*>& in) {
 
 // Every probe figure, in one pass over the window's samples.
 void add_probe_stats(WindowStats& st, const Timeline& tl, const Window& w,
-                     const std::vector<const ProbeSample*>& in) {
+                     const std::vector<const ProbeSample*>& in, const ProbePauses& pauses) {
   if (in.empty()) return;
   const double lead_inflight = leading_inflight(in);
   bool counted = lead_inflight < 0;
@@ -179,9 +179,10 @@ void add_probe_stats(WindowStats& st, const Timeline& tl, const Window& w,
   double hx_sum = 0, hy_sum = 0;  // handles over time, for the slope
   double lat = 0, responses = 0;
   for (const ProbeSample* p : in) {
-    maxima.push_back(p->delay.max);
+    const double delay = app_delay_max(*p, pauses);
+    maxima.push_back(delay);
     covered_ms += p->interval;
-    if (p->delay.max >= thresholds::kBlockedIntervalMs) blocked_ms += p->interval;
+    if (delay >= thresholds::kBlockedIntervalMs) blocked_ms += p->interval;
     cpu_us += p->cpu_user_us + p->cpu_system_us;
     st.heap_used_max = std::max(st.heap_used_max, p->heap_used);
     st.heap_total_max = std::max(st.heap_total_max, p->heap_total);
@@ -349,15 +350,15 @@ SchedSpan sched_within(const std::vector<SchedPoint>& s, double from, double to)
 
 // What the loop's thread did during the stalled intervals (window_stats.h).
 void add_stall_sched(WindowStats& st, const std::vector<SchedPoint>& s,
-                     const std::vector<const ProbeSample*>& in) {
+                     const std::vector<const ProbeSample*>& in, const ProbePauses& pauses) {
   for (const ProbeSample* p : in) {
-    if (p->delay.max < thresholds::kBlockedIntervalMs) continue;
+    if (app_delay_max(*p, pauses) < thresholds::kBlockedIntervalMs) continue;
     const SchedSpan d = sched_within(s, p->t - p->interval, p->t);
     if (d.ms <= 0) continue;
     st.stall_sched_ms += d.ms;
     st.stall_run_ms += d.run;
     st.stall_wait_ms += d.wait;
-    if (p->delay.max >= st.delay_p99_ms / 2) st.p99_stall_sched_ms += d.ms, st.p99_stall_run_ms += d.run;
+    if (app_delay_max(*p, pauses) >= st.delay_p99_ms / 2) st.p99_stall_sched_ms += d.ms, st.p99_stall_run_ms += d.run;
   }
 }
 
@@ -387,6 +388,31 @@ void add_gc_stats(WindowStats& st, const Timeline& tl, const Window& w, const st
 
 }  // namespace
 
+ProbePauses probe_pauses(const Timeline& tl) {
+  ProbePauses out;
+  for (const BlockCapture& b : tl.blocks) {
+    if (!b.probe) continue;
+    // The probe's work began after the block's last capture that was not
+    // the probe's: a block that held the app first (the block profiler
+    // started from the same poll phase as a 600 ms parse) keeps that part.
+    double from = b.start;
+    for (const BlockCapture& o : tl.blocks)
+      if (o.start == b.start && !o.probe && !o.by_profile && o.duration_ms < b.duration_ms)
+        from = std::max(from, b.start + o.duration_ms);
+    const double to = b.start + b.duration_ms + thresholds::kProbePauseSlackMs;
+    auto same = std::find_if(out.begin(), out.end(), [&](const auto& s) { return s.second >= from && s.first <= to; });
+    if (same == out.end()) out.emplace_back(from, to);
+    else same->first = std::min(same->first, from), same->second = std::max(same->second, to);
+  }
+  return out;
+}
+
+double app_delay_max(const ProbeSample& p, const ProbePauses& pauses) {
+  for (const auto& [from, to] : pauses)
+    if (p.t > from && p.t - p.interval < to) return 0;
+  return p.delay.max;
+}
+
 WindowStats compute_window_stats(const Timeline& tl, const Window& w) {
   WindowStats st;
   st.window_ms = w.length();
@@ -396,10 +422,11 @@ WindowStats compute_window_stats(const Timeline& tl, const Window& w) {
     if (w.contains(s.t)) in.push_back(&s);
   st.samples = in.size();
 
-  add_probe_stats(st, tl, w, in);
+  const ProbePauses pauses = probe_pauses(tl);
+  add_probe_stats(st, tl, w, in, pauses);
   add_proc_stats(st, tl, w);
   const std::vector<SchedPoint> sched = sched_series(tl, w);
-  add_stall_sched(st, sched, in);
+  add_stall_sched(st, sched, in, pauses);
   add_gc_stats(st, tl, w, sched);
   if (tl.load_summary.present) {
     st.client_present = true;

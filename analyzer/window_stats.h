@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "analyzer/timeline.h"
@@ -125,6 +126,16 @@ struct WindowStats {
 };
 
 WindowStats compute_window_stats(const Timeline& tl, const Window& w);
+
+// The probe's own pauses (block lines with "probe":true), as [from, to] in
+// run time: from the block's last capture before them that was not the
+// probe's, to their last capture plus thresholds::kProbePauseSlackMs.
+using ProbePauses = std::vector<std::pair<double, double>>;
+ProbePauses probe_pauses(const Timeline& tl);
+// A sample's delay max, or 0 when its interval lies in one of the probe's
+// pauses: that stall was the probe's, not the app's. Every figure made of
+// the loop's delay (p99, max, stalled share, the stalls' CPU) reads this.
+double app_delay_max(const ProbeSample& p, const ProbePauses& pauses);
 
 // Where a request's time went: its CPU cost, what the loop (its own work and
 // the queue for it) explains of the response time, and the rest, waited on

@@ -170,3 +170,26 @@ TEST_CASE("in flight: the window's first samples take its first counted reading,
     if (w.contains(p.t) && p.t >= w.start + 2000 && p.t < w.start + 3000) p.http.inflight = 0;
   CHECK(compute_window_stats(tl, w).http_inflight_mean == Approx(40.0 * 9 / 10).epsilon(0.02));  // a 10 s window
 }
+
+// The probe's own pause (its profiler starting: a block capture with
+// "probe":true) is no stall of the app's; when the app held the loop first
+// in the same block, the app's part stays (thresholds::kProbePauseSlackMs).
+TEST_CASE("delay: the probe's own pause is not the app's stall; the app's part of that block stays") {
+  testing::Scenario sc;
+  Timeline tl = build_timeline(testing::make_recording(sc));
+  const Window w = analysis_window(tl);
+  const double start = w.start + 2000;  // a 140 ms stall: the delay grows sample by sample
+  for (ProbeSample& p : tl.samples)
+    if (p.t > start && p.t <= start + 140) p.delay.max = p.t - start;
+  REQUIRE(compute_window_stats(tl, w).delay_max_ms >= 130);
+  BlockCapture probe;
+  probe.t = start + 130, probe.start = start, probe.duration_ms = 130, probe.probe = true;
+  tl.blocks.push_back(probe);
+  CHECK(compute_window_stats(tl, w).delay_max_ms < 10);
+  BlockCapture app = probe;  // the app's capture at 100 ms, before the probe's work
+  app.t = start + 100, app.duration_ms = 100, app.probe = false;
+  tl.blocks.insert(tl.blocks.begin(), app);
+  const WindowStats both = compute_window_stats(tl, w);
+  CHECK(both.delay_max_ms >= 90);
+  CHECK(both.delay_max_ms <= 100);
+}
