@@ -82,7 +82,8 @@ JS
   grep -q "^listening on" err.txt || fail "the target's stdout is not on stderr"
   # A load under the useful length is named before the verdict.
   limit=$(grep -n "the load ran only 2 s" err.txt | cut -d: -f1)
-  verdict=$(grep -n "^  $(json_get out.json 'j.verdict')\$" err.txt | cut -d: -f1)
+  # The verdict's line: its name alone, or with its severity after it.
+  verdict=$(grep -nE "^  $(json_get out.json 'j.verdict')( |\$)" err.txt | head -1 | cut -d: -f1 || true)
   [[ -n $limit && -n $verdict && $limit -lt $verdict ]] || fail "no short-load line before the verdict: $(grep -v '^request' err.txt)"
   ;;
 never-listens)
