@@ -351,6 +351,31 @@ std::optional<std::string> heap_limit_note(const Timeline& tl) {
       suggested_mb, pct(kHeapShareOfMemLimit));
 }
 
+// The notes every verdict carries: what the run's conditions did to its
+// figures (a crowded CPU, the heap limit, no load, an early exit, a cut
+// recording, saturation beside a problem).
+static void add_run_notes(const Timeline& tl, const WindowStats& st, Diagnosis* d) {
+  Diagnosis& dx = *d;
+  if (st.sched_present && st.loop_thread_wait_share >= kCpuWaitNotable)
+    dx.notes.push_back(fmt::format(
+        "The loop's thread waited for a CPU {} of the time (it ran {}): the machine was "
+        "oversubscribed or the process throttled, and delays and utilisation include that wait. "
+        "Rerun with the target on a quieter machine or with more CPU to tell the code's share.",
+        pct(st.loop_thread_wait_share), pct(st.loop_thread_run_share)));
+  if (auto note = heap_limit_note(tl)) dx.notes.push_back(*note);
+  if (!tl.load_window)
+    dx.notes.push_back("No load ran during this recording: the analysis covers the whole run.");
+  if (dx.exit.by_itself)
+    dx.notes.push_back("The target " + dx.exit.what +
+                       ", before loopdoctor stopped it; the analysis covers the run up to then.");
+  if (tl.truncated)
+    dx.notes.push_back("The recording was cut off; everything before the cut was analysed.");
+  // The healthy verdict's sentence says the saturation; a problem's says it
+  // in a note (its req/s is the capacity, its latency the queue).
+  if (dx.saturation.saturated && dx.verdict != Verdict::kHealthy && dx.verdict != Verdict::kInsufficientData)
+    dx.notes.push_back(dx.saturation.text);
+}
+
 Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding> findings) {
   Diagnosis dx;
   const auto& fs = findings;
@@ -419,24 +444,7 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
     for (Issue& i : dx.issues)
       if (i.kind != Verdict::kBlockedLoop)
         i.summary = "In the loop of " + tl.loop_name + ": " + i.summary;
-  if (st.sched_present && st.loop_thread_wait_share >= kCpuWaitNotable)
-    dx.notes.push_back(fmt::format(
-        "The loop's thread waited for a CPU {} of the time (it ran {}): the machine was "
-        "oversubscribed or the process throttled, and delays and utilisation include that wait. "
-        "Rerun with the target on a quieter machine or with more CPU to tell the code's share.",
-        pct(st.loop_thread_wait_share), pct(st.loop_thread_run_share)));
-  if (auto note = heap_limit_note(tl)) dx.notes.push_back(*note);
-  if (!tl.load_window)
-    dx.notes.push_back("No load ran during this recording: the analysis covers the whole run.");
-  if (dx.exit.by_itself)
-    dx.notes.push_back("The target " + dx.exit.what +
-                       ", before loopdoctor stopped it; the analysis covers the run up to then.");
-  if (tl.truncated)
-    dx.notes.push_back("The recording was cut off; everything before the cut was analysed.");
-  // The healthy verdict's sentence says the saturation; a problem's says it
-  // in a note (its req/s is the capacity, its latency the queue).
-  if (dx.saturation.saturated && dx.verdict != Verdict::kHealthy && dx.verdict != Verdict::kInsufficientData)
-    dx.notes.push_back(dx.saturation.text);
+  add_run_notes(tl, st, &dx);
   dx.findings = std::move(findings);
   return dx;
 }
