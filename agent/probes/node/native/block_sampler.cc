@@ -33,6 +33,15 @@ bool thread_sleeping(long tid) {
   return paren != nullptr && paren[1] == ' ' && (paren[2] == 'S' || paren[2] == 'D');
 }
 
+// V8's GC callbacks on the loop thread; data: the sampler's in_gc_.
+void on_gc_prologue(v8::Isolate*, v8::GCType, v8::GCCallbackFlags, void* data) {
+  static_cast<std::atomic<bool>*>(data)->store(true, std::memory_order_relaxed);
+}
+
+void on_gc_epilogue(v8::Isolate*, v8::GCType, v8::GCCallbackFlags, void* data) {
+  static_cast<std::atomic<bool>*>(data)->store(false, std::memory_order_relaxed);
+}
+
 // The samplers by isolate. Never freed: a worker's watchdog may still be
 // unregistering while the process's static destructors run.
 struct Registry {
@@ -99,7 +108,8 @@ void BlockSampler::read_loop_thread(BlockView* v) const {
   v->cpu_known = loop_cpu_known_ && clock_gettime(loop_cpu_clock_, &ts) == 0;
   if (!v->cpu_known) return;
   v->loop_cpu_ns = static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000 + static_cast<uint64_t>(ts.tv_nsec);
-  if (!v->waiting && v->now_ns >= v->last_turn_ns + threshold_ns_) v->sleeping = thread_sleeping(loop_tid_);
+  if (!v->waiting && v->now_ns >= v->last_turn_ns + threshold_ns_ && !in_gc_.load(std::memory_order_relaxed))
+    v->sleeping = thread_sleeping(loop_tid_);
 }
 
 void BlockSampler::check(const BlockView& seen) {
@@ -215,15 +225,20 @@ void BlockSampler::stop() {
 }
 
 void BlockSampler::register_self() {
+  isolate_->AddGCPrologueCallback(on_gc_prologue, &in_gc_);
+  isolate_->AddGCEpilogueCallback(on_gc_epilogue, &in_gc_);
   std::lock_guard<std::mutex> lock(registry().mu);
   registry().samplers.push_back(this);
 }
 
 void BlockSampler::unregister_self() {
+  isolate_->RemoveGCPrologueCallback(on_gc_prologue, &in_gc_);
+  isolate_->RemoveGCEpilogueCallback(on_gc_epilogue, &in_gc_);
   std::lock_guard<std::mutex> lock(registry().mu);
   auto& v = registry().samplers;
   v.erase(std::remove(v.begin(), v.end(), this), v.end());
 }
+
 
 // JS thread, between two JS operations. Must not call into JS, nor block.
 // The sampler is used outside the registry's lock: only this same thread

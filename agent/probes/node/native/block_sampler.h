@@ -57,7 +57,8 @@ class BlockSampler {
   // "probe":true.
   void own_work(bool on);
   void stop();                     // no line after this; idempotent
-  // JS thread: the sampler answers its isolate's interrupts / no longer.
+  // JS thread: the sampler answers its isolate's interrupts and follows
+  // its collections / no longer.
   void register_self();
   void unregister_self();
 
@@ -80,6 +81,13 @@ class BlockSampler {
   clockid_t loop_cpu_clock_{};
   bool loop_cpu_known_ = false;
   long loop_tid_ = 0;
+  // The loop thread is in a collection (between V8's GC prologue and
+  // epilogue). Asleep then, it waits for V8's helper threads, not in a call
+  // of the app's: a GC pause, which the gc lines report, and no block by
+  // sleep (only by the thread's own run). On a crowded machine a helper
+  // kept off its CPU held a starved loop asleep in a scavenge for 60 ms, and
+  // its block line named the statement the scavenge interrupted.
+  std::atomic<bool> in_gc_{false};
   uint64_t threshold_ns_ = 0;
   std::mutex mu_;
   BlockTracker tracker_;
