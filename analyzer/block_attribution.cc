@@ -176,6 +176,7 @@ BlockAttribution attribute(const std::vector<BlockCapture>& captures, const Wind
       longest = std::max(longest, c->duration_ms);
       if (c->duration_ms >= sampled_from && !c->by_profile) continue;
       const double ms = std::max(0.0, c->duration_ms - seen);
+      const double covered_from = c->start + seen;  // this capture covers [covered_from, its t]
       seen = std::max(seen, c->duration_ms);
       const bool named = names_blocker(*c, after_native);
       after_native = c->in_native && !c->by_profile;
@@ -186,14 +187,20 @@ BlockAttribution attribute(const std::vector<BlockCapture>& captures, const Wind
       in_block[place(native ? t.function + std::string(kInNativeSuffix) : t.function, t.place.location)] += ms;
       if (!w.contains(c->t)) continue;
       inside = true;
+      // Only the part in the window: the agent's window keeps no capture
+      // from before its start, so the first one kept of a block that began
+      // earlier would carry all of its run before the window (parse-catalog's
+      // start-up generate(), seconds on a crowded machine, outranked the
+      // requests' loadCatalog).
+      const double in_window = std::min(ms, std::max(0.0, c->start + c->duration_ms - std::max(covered_from, w.start)));
       Tally& tally = tallies[{t.function, t.url}];
-      tally.ms += ms;
-      if (native) tally.native_ms += ms;
-      tally.locations[t.place.location] += ms;
+      tally.ms += in_window;
+      if (native) tally.native_ms += in_window;
+      tally.locations[t.place.location] += in_window;
       tally.places.try_emplace(t.place.location, t.place);
-      tally.callers[t.caller.text] += ms;
+      tally.callers[t.caller.text] += in_window;
       tally.caller_lines.try_emplace(t.caller.text, t.caller.line_text);
-      charged += ms;
+      charged += in_window;
     }
     if (!inside) continue;
     ++b.summary.blocks;

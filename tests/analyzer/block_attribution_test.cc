@@ -212,18 +212,32 @@ TEST_CASE("block stacks: the lines of one function are one hotspot at its busies
   CHECK(b.hotspots[0].location == "server.js:5");  // 50 ms there, 40 at line 7
 }
 
-TEST_CASE("block stacks: only captures inside the window are charged") {
+TEST_CASE("block stacks: only the part of a block inside the window is charged") {
   // A block from 900 ms captured at 950 and 970 ms: with the window from
-  // 960 ms only the second capture's 20 ms are inside.
+  // 960 ms only the last 10 ms of the second capture's 20 are inside.
   auto b = run({capture(900, 50, {kSpin, kHandler}), capture(900, 70, {kHash, kHandler}),
                 capture(5000, 50, {kSpin, kHandler})},
                Window{960, 2000});
   CHECK(b.summary.blocks == 1);
-  CHECK(b.summary.blocked_ms == Approx(20));
+  CHECK(b.summary.blocked_ms == Approx(10));
   REQUIRE(b.hotspots.size() == 1);
   CHECK(b.hotspots[0].function == "hash");
   // The block is named by all it ran, also before the window: 50 ms of spin.
   CHECK(b.summary.longest_in == "spin (server.js:5)");
+}
+
+TEST_CASE("block stacks: a long block before the window, its earlier captures gone, is charged its part inside") {
+  // The agent keeps no capture from before its window: of a 2 s start-up
+  // block (generate, from 0 ms) only its capture at 2000 ms is left, and the
+  // window begins at 1990 ms. Its 10 ms there, not 2 s, weigh against the
+  // requests' 60 ms block inside the window.
+  auto b = run({capture(0, 2000, {kSpin, kHandler}), capture(3000, 60, {kHash, kHandler})},
+               Window{1990, 5000});
+  CHECK(b.summary.blocks == 2);
+  CHECK(b.summary.blocked_ms == Approx(70));
+  REQUIRE(b.hotspots.size() == 2);
+  CHECK(b.hotspots[0].function == "hash");
+  CHECK(b.hotspots[0].share == Approx(60.0 / 70));
 }
 
 TEST_CASE("block stacks: a block spent in one binding call is native code until a sample names it") {
