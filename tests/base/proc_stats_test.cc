@@ -74,24 +74,37 @@ TEST_CASE("parse_proc_io reads storage bytes and not cancelled ones") {
   CHECK_FALSE(parse_proc_io("rchar: 1\n"));
 }
 
-TEST_CASE("group_runs_node finds a node binary in a process group, and only there") {
-  // This test binary is no Node; a node started in a group of its own is.
-  CHECK_FALSE(group_runs_node(::getpgrp()));
+namespace {
+// A child in a process group of its own, running `argv`.
+pid_t spawn_in_own_group(const char* file, const char* arg1, const char* arg2) {
   const pid_t child = ::fork();
-  REQUIRE(child >= 0);
   if (child == 0) {
     ::setpgid(0, 0);
-    ::execlp("node", "node", "-e", "setTimeout(() => {}, 10000)", static_cast<char*>(nullptr));
+    ::execlp(file, file, arg1, arg2, static_cast<char*>(nullptr));
     ::_exit(127);
   }
-  ::setpgid(child, child);  // whichever of the two runs first
+  if (child > 0) ::setpgid(child, child);  // whichever of the two runs first
+  return child;
+}
+}  // namespace
+
+TEST_CASE("group_runs_node finds a node binary in a process group, and only there") {
+  // Not this test's own group: ctest may run it in its own, beside other
+  // tests' node processes (a check of getpgrp() failed that way under -j3).
+  const pid_t other = spawn_in_own_group("sleep", "10", nullptr);
+  const pid_t child = spawn_in_own_group("node", "-e", "setTimeout(() => {}, 10000)");
+  REQUIRE(other > 0);
+  REQUIRE(child > 0);
   bool seen = false;
   for (int i = 0; i < 100 && !seen; i++) {  // until it has exec'd: up to 5 s
     seen = group_runs_node(child);
     if (!seen) ::usleep(50'000);
   }
-  ::kill(child, SIGKILL);
-  ::waitpid(child, nullptr, 0);
+  CHECK_FALSE(group_runs_node(other));  // a group with no node in it
+  for (pid_t p : {child, other}) {
+    ::kill(p, SIGKILL);
+    ::waitpid(p, nullptr, 0);
+  }
   CHECK(seen);
   CHECK_FALSE(group_runs_node(child));  // gone
 }

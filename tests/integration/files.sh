@@ -45,8 +45,8 @@ check_run() {
   [[ $report =~ ^\.loopdoctor/${stamp}-$2\.html$ ]] || fail "report path '$report' ($(cat "$1"))"
   [[ $recording == "${report%.html}.ndjson.gz" ]] || fail "recording '$recording' beside report '$report'"
   [[ -s $report && -s $recording ]] || fail "not written: $(ls -la .loopdoctor)"
-  ! text_of "$recording" | grep -qF "$secret" || fail "the recording $recording keeps the secret"
-  text_of "$recording" | grep -qF -- "--password=[REDACTED]" || fail "the recording $recording has no redacted argv"
+  ! text_of "$recording" | grep_q -F "$secret" || fail "the recording $recording keeps the secret"
+  text_of "$recording" | grep_q -F -- "--password=[REDACTED]" || fail "the recording $recording has no redacted argv"
   ! grep -qF "$secret" "$report" || fail "the report keeps the secret"
 }
 
@@ -78,7 +78,7 @@ run)
 
   # --no-redact keeps the raw values in the recording.
   ld_run "$WORK/raw.err" --no-redact
-  text_of "$(said "$WORK/raw.err" recording)" | grep -qF -- "--password=$secret" || fail "--no-redact: the recording lost the secret"
+  text_of "$(said "$WORK/raw.err" recording)" | grep_q -F -- "--password=$secret" || fail "--no-redact: the recording lost the secret"
   rm "$(said "$WORK/raw.err" recording)" "$(said "$WORK/raw.err" report)"
   # analyze's report of a kept recording goes beside it, as the run's did.
   rec1=$(said "$WORK/run1.err" recording)
@@ -115,8 +115,8 @@ run)
   [[ -n $children ]] && kill -9 $children 2> /dev/null || true
   rec=$(ls .loopdoctor/*.ndjson.gz)
   [[ $rec =~ ^\.loopdoctor/${stamp}-server\.js\.ndjson\.gz$ ]] || fail "killed run's recording: $rec"
-  text_of "$rec" | grep -qF -- "--password=[REDACTED]" || fail "the killed run's recording has no redacted argv"
-  ! text_of "$rec" | grep -qF "$secret" || fail "the killed run's recording keeps the secret"
+  text_of "$rec" | grep_q -F -- "--password=[REDACTED]" || fail "the killed run's recording has no redacted argv"
+  ! text_of "$rec" | grep_q -F "$secret" || fail "the killed run's recording keeps the secret"
   echo "ok: .loopdoctor/ only, ignored by git; $(ls -A "$WORK/explicit" | tr '\n' ' ')with explicit paths"
   ;;
 attach)

@@ -17,7 +17,7 @@ grep -q "^loopdoctor [0-9]" v.txt || fail "no version line: $(cat v.txt)"
 grep -q "probe: *$WORK/prefix/share/loopdoctor/probes/node/probe.js" v.txt || fail "installed binary uses another probe: $(cat v.txt)"
 grep -q "templates: *$WORK/prefix/share/loopdoctor/report_templates" v.txt || fail "installed binary uses other templates"
 # And the build-tree binary finds the source tree's files.
-"$LD" --version | grep -q "probe: *$ROOT/agent/probes/node/probe.js" || fail "build binary does not find the source probe"
+"$LD" --version | grep_q "probe: *$ROOT/agent/probes/node/probe.js" || fail "build binary does not find the source probe"
 # The installed binary runs a diagnosis end to end.
 timeout 60 "$bin" run --duration 2s --json out.json -o r.html -- node -e 'setInterval(()=>{}, 100)' 2>/dev/null
 [[ $(json_get out.json 'j.target.runtime') == node ]] || fail "the installed probe did not connect"

@@ -15,7 +15,7 @@ tgz=${tarballs[0]}
 
 # The package's manifest: the binary as bin, the platform npm checks.
 tar -xzf "$tgz" package/package.json
-json_get package/package.json 'j.bin.loopdoctor' | grep -qx 'bin/loopdoctor' || fail "bin: $(json_get package/package.json 'j.bin')"
+json_get package/package.json 'j.bin.loopdoctor' | grep_q -x 'bin/loopdoctor' || fail "bin: $(json_get package/package.json 'j.bin')"
 [[ $(json_get package/package.json 'j.os.join()+" "+j.cpu.join()+" "+j.libc.join()') == "linux x64 glibc" ]] ||
   fail "os/cpu/libc: $(cat package/package.json)"
 [[ $(json_get package/package.json 'Object.keys(j.dependencies||{}).length') == 0 ]] || fail "the package has dependencies"
@@ -36,7 +36,7 @@ bin=node_modules/loopdoctor/bin/loopdoctor
 ldd "$bin" >ldd.txt
 extra=$(awk '{print $1}' ldd.txt | grep -Ev '^(linux-vdso\.so\.1|libc\.so\.6|libm\.so\.6|/lib64/ld-linux-x86-64\.so\.2)$' || true)
 [[ -z $extra ]] || fail "the installed binary needs more than the C library: $(cat ldd.txt)"
-readelf -S "$bin" | grep -q '\.symtab' && fail "the installed binary is not stripped"
+readelf -S "$bin" | grep_q '\.symtab' && fail "the installed binary is not stripped"
 # The glibc README promises (2.35: Ubuntu 22.04), binary and addons alike.
 glibc=$(objdump -T "$bin" node_modules/loopdoctor/share/loopdoctor/probes/node/native/*.node |
   grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)

@@ -19,7 +19,7 @@ for dep in libuv1 libstdc\\+\\+6 libc6 zlib1g; do
   grep -Eq "^Depends:.*\\b$dep\\b" control.txt || fail "Depends lacks $dep: $(grep Depends control.txt)"
 done
 grep -q '^Recommends: nodejs$' control.txt || fail "Recommends: $(grep Recommends control.txt)"
-dpkg-deb -I "$deb" postinst | grep -q "systemd-sysusers loopdoctor.conf" || fail "no postinst creating the agent's user"
+dpkg-deb -I "$deb" postinst | grep_q "systemd-sysusers loopdoctor.conf" || fail "no postinst creating the agent's user"
 
 dpkg-deb -x "$deb" root
 r=$WORK/root

@@ -62,10 +62,10 @@ shutdown)
 env)
   start_agent "$PORT"
   out=$(env -u NODE_OPTIONS "$LD" env --socket "$SOCK" --job "my app")
-  echo "$out" | grep -q "^export LOOPDOCTOR_ENDPOINT='$SOCK'$" || fail "env output: $out"
+  echo "$out" | grep_q "^export LOOPDOCTOR_ENDPOINT='$SOCK'$" || fail "env output: $out"
   # From a build tree, the native probe's addon is named for the probe to find.
   if [ -d "$(dirname "$LD")/probes/node/native" ]; then
-    echo "$out" | grep -q "^export LOOPDOCTOR_NATIVE_DIR=.*/probes/node/native'\?$" || fail "env names no addon folder: $out"
+    echo "$out" | grep_q "^export LOOPDOCTOR_NATIVE_DIR=.*/probes/node/native'\?$" || fail "env names no addon folder: $out"
   fi
   ( eval "$out"
     # Evaluated twice, the probe is still required once.
@@ -111,7 +111,7 @@ lying-probe)
   lie 1 init-liar
   wait_for 10 bash -c "curl -sf http://127.0.0.1:$PORT/metrics | grep -q '^nodejs_eventloop_lag_max_seconds{pid=\"$LIAR_PID\",job=\"init-liar\",thread=\"main\"} 9.999'" ||
     fail "the lying probe's series are not under its own pid $LIAR_PID: $(curl -s http://127.0.0.1:$PORT/metrics | grep init-liar)"
-  curl -sf "http://127.0.0.1:$PORT/metrics" | grep -q 'pid="1",' && fail "a series is labelled with the claimed pid 1"
+  curl -sf "http://127.0.0.1:$PORT/metrics" | grep_q 'pid="1",' && fail "a series is labelled with the claimed pid 1"
   grep -q "probe job init-liar: the probe claims pid 1 but the connection comes from pid $LIAR_PID; its series are labelled pid $LIAR_PID" \
     "$WORK/agent.log" || fail "no logged reason for the re-keyed pid"
   # 2. It claims the honest probe's pid and job: the victim keeps its window.

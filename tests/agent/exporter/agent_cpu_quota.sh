@@ -34,7 +34,7 @@ QUOTA_PORT=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$WORK/quota.
 
 # The agent reads the counters every 5 s: its verdict weighs the change
 # between two readings, so one comes before the load (and one after, below).
-read_once() { curl -sf "http://127.0.0.1:$PORT/metrics" | grep -q "^loopdoctor_cpu_cfs_periods_total{pid=\"$QUOTA_PID\""; }
+read_once() { curl -sf "http://127.0.0.1:$PORT/metrics" | grep_q "^loopdoctor_cpu_cfs_periods_total{pid=\"$QUOTA_PID\""; }
 wait_for 12 read_once || fail "the agent read no cfs counters of pid $QUOTA_PID within 12 s"
 # hello-world under 20 connections wants a whole core: it gets a tenth.
 "$LD" load "http://127.0.0.1:$QUOTA_PORT/" -c 20 -d 4s >"$WORK/load.out" 2>&1 || fail "load: $(cat "$WORK/load.out")"

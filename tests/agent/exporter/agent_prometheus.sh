@@ -121,7 +121,7 @@ if [ -n "$ADDON" ] && [ "$(node -p "typeof require('$ADDON').blocks")" = functio
 else
   node "$ROOT/tests/agent/exporter/fake_block_probe.js" "$SOCK" fakeblocks >"$WORK/fake.out" 2>&1 &
   PIDS+=($!)
-  fake_seen() { query 'loopdoctor_eventloop_blocks_total{job="fakeblocks"}' | grep -q ' 2$'; }
+  fake_seen() { query 'loopdoctor_eventloop_blocks_total{job="fakeblocks"}' | grep_q ' 2$'; }
   wait_for 15 fake_seen || fail "Prometheus did not see the stand-in's 2 blocks: $(query 'loopdoctor_eventloop_blocks_total')"
   kill "${PIDS[-1]}"
 fi

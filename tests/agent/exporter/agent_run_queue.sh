@@ -17,7 +17,7 @@ start_agent "$PORT" --window 10s
 CROWD_SPINNERS=8 start_node crowded crowded-cpu crowded
 # The agent reads schedstat every 5 s: its verdict weighs the change
 # between readings, so one comes before the load.
-read_once() { curl -sf "http://127.0.0.1:$PORT/metrics" | grep -q "^loopdoctor_eventloop_schedstat_runqueue_seconds_total{pid=\"$NODE_PID\""; }
+read_once() { curl -sf "http://127.0.0.1:$PORT/metrics" | grep_q "^loopdoctor_eventloop_schedstat_runqueue_seconds_total{pid=\"$NODE_PID\""; }
 wait_for 12 read_once || fail "the agent read no schedstat of pid $NODE_PID within 12 s"
 "$LD" load "http://127.0.0.1:$NODE_PORT/" -c 50 -d 8s >"$WORK/load.out" 2>&1 &
 LOAD_PID=$!

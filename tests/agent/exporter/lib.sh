@@ -1,6 +1,12 @@
 # Helpers for the agent's end-to-end tests (sourced). Every wait is bounded
 # and every process started here is killed on exit.
 set -euo pipefail
+
+# `producer | grep_q x` under pipefail fails at random: grep leaves at its
+# first match, and a producer still writing (sed of a report, curl of a
+# page, a recording's decompression) gets SIGPIPE, its non-zero status
+# the pipeline's. This grep reads all of its input.
+grep_q() { grep "$@" >/dev/null; }
 LD=${LOOPDOCTOR:?set LOOPDOCTOR to the binary}
 ROOT=${LOOPDOCTOR_ROOT:?set LOOPDOCTOR_ROOT to the source tree}
 WORK=$(mktemp -d /tmp/ld-agent.XXXXXX)

@@ -252,6 +252,12 @@ test('a CommonJS server under load: attach, hello, its listen, samples, a block 
     const named = block.frames.find((f) => f.function === 'blockFor');
     assert.ok(named, JSON.stringify(block.frames));
     assert.match(named.url, /attach-server\.js$/);
+    // The profile starts at the first block after the probe read
+    // profile-start; the first block's request and profile-start can arrive
+    // in one poll, the request handled first. A second block, 200 ms on,
+    // comes after it whatever that order was.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(await get(t.port, '/block?ms=300'), 200);
     await traffic.stop();
 
     assert.deepEqual(await t.cdp.evaluate(DETACH), { ok: true });
