@@ -12,6 +12,7 @@ std::string_view advice_file(Advice a) {
     case Advice::kRunQueue: return "cpu-starved-run-queue";
     case Advice::kTargetExited: return "insufficient-data-exited";
     case Advice::kLoadFailed: return "insufficient-data-load-failed";
+    case Advice::kNoLoad: return "insufficient-data-no-load";
     case Advice::kSaturated: return "healthy-saturated";
   }
   return "";
@@ -25,6 +26,7 @@ std::string_view hotspot_action(Advice a) {
     case Advice::kRunQueue:
     case Advice::kTargetExited:
     case Advice::kLoadFailed:
+    case Advice::kNoLoad:
     case Advice::kSaturated:
     case Advice::kGcLeak:
     case Advice::kGcGrowth: break;

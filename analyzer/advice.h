@@ -18,17 +18,22 @@ enum class Advice {
   kRunQueue,       // cpu-starved by other processes on its CPUs, not by a quota (cpu_starved.h)
   kTargetExited,   // insufficient-data because the target ended (or died) by itself first (rules.cc)
   kLoadFailed,     // insufficient-data because most of the load's requests failed (load_outcome.h)
+  kNoLoad,         // insufficient-data because the load asked for never ran (rules.cc)
   kSaturated,      // healthy, but the load saturated the server (load_outcome.h)
 };
 
 inline constexpr Advice kAllAdvice[] = {Advice::kVerdict,       Advice::kGcLeak,        Advice::kGcGrowth,
                                         Advice::kBlockedWorker, Advice::kPoolSaturated, Advice::kRunQueue,
-                                        Advice::kTargetExited,  Advice::kLoadFailed,    Advice::kSaturated};
+                                        Advice::kTargetExited,  Advice::kLoadFailed,    Advice::kNoLoad,
+                                        Advice::kSaturated};
 
 // An insufficient-data that is the run's, not one loop's short data: the
-// target ended by itself, or the load failed. It outranks a loop's healthy
-// verdict (loops.cc), so no loop's health hides a dead target.
-inline bool judges_the_run(Advice a) { return a == Advice::kTargetExited || a == Advice::kLoadFailed; }
+// target ended by itself, the load failed or never ran. It outranks a
+// loop's healthy verdict (loops.cc), so no loop's health hides a dead
+// target or a run with no load.
+inline bool judges_the_run(Advice a) {
+  return a == Advice::kTargetExited || a == Advice::kLoadFailed || a == Advice::kNoLoad;
+}
 
 // The file's name without ".txt"; "" for kVerdict (the verdict names it).
 std::string_view advice_file(Advice a);

@@ -13,6 +13,7 @@
 #include "analyzer/load_outcome.h"
 #include "analyzer/profile.h"
 #include "analyzer/timeline.h"
+#include "analyzer/verdicts.h"
 #include "analyzer/warning_summary.h"
 #include "analyzer/window_stats.h"
 
@@ -22,9 +23,6 @@ namespace profile {
 struct Attribution;
 }
 
-enum class Verdict { kBlockedLoop, kGcPressure, kIoBound, kCpuStarved, kHealthy, kInsufficientData };
-const char* to_string(Verdict v);                     // "blocked-loop", ..., "cpu-starved"
-bool parse_verdict(const std::string& s, Verdict* v); // inverse; false if unknown
 
 // What one analyser concluded about its signal. "Not enough data" is a real
 // outcome, not an exception: the combiner must weigh it.

@@ -32,11 +32,6 @@ json evidence_json(const std::vector<Evidence>& ev) {
   return a;
 }
 
-bool is_problem(Verdict v) {
-  return v == Verdict::kBlockedLoop || v == Verdict::kGcPressure || v == Verdict::kIoBound ||
-         v == Verdict::kCpuStarved;
-}
-
 json hotspots_json(const std::vector<Hotspot>& hotspots) {
   json hs = json::array();
   for (const auto& h : hotspots) {

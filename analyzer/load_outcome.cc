@@ -128,7 +128,7 @@ Saturation saturation(const Timeline& tl, const WindowStats& st, const LoadFailu
   if (!served || st.elu_mean < kSaturatedElu) return s;
   s.saturated = true;
   s.elu = st.elu_mean;
-  s.rps = st.client_present ? st.client_rps : st.http_rps;
+  s.rps = st.rps();
   if (st.client_present) s.client_p99_ms = st.client_latency_p99_ms;
   const std::string rps = fmt::format("{:.0f} req/s", s.rps);
   const std::string latency =

@@ -163,6 +163,7 @@ class Builder {
     tl_.host = std::move(m.host);
     tl_.command.insert(tl_.command.end(), m.command.begin(), m.command.end());
     tl_.attach = m.attach;
+    tl_.load_asked = std::move(m.load);
   }
   void on_hello(recording::Hello h) {
     tl_.probe_connected = true;

@@ -14,25 +14,13 @@ namespace {
 
 using thresholds::kBlockedIntervalMs;
 
-bool is_problem(Verdict v) {
-  return v == Verdict::kBlockedLoop || v == Verdict::kGcPressure || v == Verdict::kCpuStarved ||
-         v == Verdict::kIoBound;
-}
-
-// blocked-loop first (the order of rules.cc's precedence). An
-// insufficient-data that is the run's (the target died, the load failed:
-// judges_the_run) comes before healthy, so another loop's health does not
-// hide it; one loop's own short data comes last.
+// The verdict table's rank (verdicts.h). An insufficient-data that is the
+// run's (judges_the_run) comes before healthy, so another loop's health
+// does not hide it.
 int kind_rank(const Diagnosis& dx) {
-  switch (dx.verdict) {
-    case Verdict::kBlockedLoop: return 0;
-    case Verdict::kGcPressure: return 1;
-    case Verdict::kCpuStarved: return 2;
-    case Verdict::kIoBound: return 3;
-    case Verdict::kHealthy: return 5;
-    case Verdict::kInsufficientData: return judges_the_run(dx.issues.front().advice) ? 4 : 6;
-  }
-  return 6;
+  if (dx.verdict == Verdict::kInsufficientData && judges_the_run(dx.issues.front().advice))
+    return kRunInsufficientRank;
+  return info(dx.verdict).rank;
 }
 
 // The main thread's requests waited while its own loop was free to run them.

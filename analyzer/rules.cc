@@ -46,6 +46,11 @@
 namespace loopdoctor {
 namespace {
 
+// Healthy with little load: the verdict cannot say much (rules below).
+constexpr std::string_view kLightLoadNote =
+    "The load was too light to judge: the loop was busy under 5 % of the time and few "
+    "requests arrived. Run with --load or --on-port to see the server under pressure.";
+
 using namespace thresholds;
 using analysers::abnormal;
 using analysers::confidence_over;
@@ -286,7 +291,7 @@ Issue healthy_issue(const WindowStats& st, const std::vector<Finding>& fs, bool 
     i.summary = fmt::format(
         "No problem found: loop delay p99 {:.1f} ms, loop busy {}, GC {} of the time{}.", st.delay_p99_ms,
         pct(st.elu_mean), pct(st.gc_effective_share()),
-        st.http_present && st.http_requests > 0 ? fmt::format(", {:.0f} req/s", st.http_rps) : std::string());
+        st.rps_present() ? fmt::format(", {:.0f} req/s", st.rps()) : std::string());
   }
   append(&i.evidence, find_finding(fs, Signal::kDelay));
   append(&i.evidence, find_finding(fs, Signal::kUtilisation));
@@ -324,6 +329,75 @@ Issue load_failed_issue(const LoadFailure& lf) {
       fmt::format("{:.0f} of {:.0f} requests failed (a non-2xx status or an error)", lf.failures, lf.attempts)));
   i.advice = Advice::kLoadFailed;
   return i;
+}
+
+// What the problem rules read, each fact computed once in combine().
+struct Facts {
+  bool gc_bad = false;       // the GC or memory analyser is abnormal
+  bool delay_bad = false;    // the delay analyser is abnormal: the loop stalled
+  bool gc_explains = false;  // GC pauses are a large part of the loop's busy time
+  bool leak_urgent = false;  // a leak meets a memory limit within kLeakExhaustionS
+  bool starved = false;      // a CPU quota or the run queue held the loop (cpu_starved.h)
+  bool waiting = false;      // responses waited with the loop free: I/O
+};
+
+// The problem rules, in their precedence (docs/verdicts.md); each states its
+// whole condition, and several may hold (rank_issues then puts the most
+// severe first). GC that explains the stalls is one issue, not two.
+enum class Rule { kGcLeads, kStarved, kBlocked, kGcBeside, kIoBound };
+constexpr Rule kPrecedence[] = {Rule::kGcLeads, Rule::kStarved, Rule::kBlocked, Rule::kGcBeside, Rule::kIoBound};
+
+bool holds(Rule r, const Facts& f) {
+  // GC is the verdict: no stalls beside it, or it explains them, or the heap
+  // runs out soon whatever else happens.
+  const bool gc_leads = f.gc_bad && (!f.delay_bad || f.gc_explains || f.leak_urgent);
+  switch (r) {
+    case Rule::kGcLeads: return gc_leads;
+    case Rule::kStarved: return f.starved && !gc_leads;
+    case Rule::kBlocked: return f.delay_bad && !f.starved && !(f.gc_bad && f.gc_explains);
+    case Rule::kGcBeside: return f.gc_bad && !gc_leads;  // beside stalls it does not explain
+    case Rule::kIoBound: return f.waiting && !f.gc_bad && !f.starved;  // waiting: the loop did not stall
+  }
+  return false;
+}
+
+// The run was asked for load (--load, --on-port) and none ran: it measured
+// no request, so it has no verdict on the server, as its exit code (2)
+// says. The sentence says why, in the collector's order (run_limits.cc).
+bool load_never_ran(const Timeline& tl) { return !tl.load_asked.kind.empty() && !tl.load_window; }
+
+Issue no_load_issue(const Timeline& tl, const ExitDescription& exit) {
+  Issue i = make_issue(Verdict::kInsufficientData, Severity::kLow, 0.9);
+  const std::string option = tl.load_asked.kind == recording::kLoadOnPort ? "--on-port" : "--load";
+  std::string why;
+  if (!tl.interrupted.empty())
+    why = "the run was interrupted before it ran";
+  else if (tl.listen_t < 0 && exit.by_itself)
+    why = fmt::format("the target ended ({}) before it listened on a port; its own messages, passed through above, "
+                      "say why",
+                      exit.what);
+  else if (tl.listen_t < 0)
+    why = fmt::format("the target did not listen on a port within {:.0f} s (raise --listen-timeout if it starts "
+                      "slowly, or check that it listens)",
+                      tl.load_asked.listen_timeout_ms / 1000.0);
+  else
+    why = "it did not start" + (tl.recorded_warnings.empty() ? std::string() : " (" + tl.recorded_warnings.back() + ")");
+  i.summary = fmt::format("No verdict on the server: no load ran, as {} asked, because {}. Whatever the loop did "
+                          "meanwhile, this run did not see it serve a request.",
+                          option, why);
+  i.advice = Advice::kNoLoad;
+  return i;
+}
+
+// Without its load the run judges nothing: the no-load issue comes first,
+// in place of a healthy verdict or another reason for no verdict; a
+// problem seen meanwhile (a start-up that blocked the loop) follows it.
+void put_no_load_first(const Timeline& tl, Diagnosis* dx) {
+  std::erase_if(dx->issues, [](const Issue& i) {
+    return i.kind == Verdict::kHealthy || i.kind == Verdict::kInsufficientData;
+  });
+  dx->issues.insert(dx->issues.begin(), no_load_issue(tl, dx->exit));
+  std::erase_if(dx->notes, [](const std::string& n) { return n.starts_with(kLightLoadNote); });
 }
 
 }  // namespace
@@ -372,7 +446,7 @@ static void add_run_notes(const Timeline& tl, const WindowStats& st, Diagnosis* 
     dx.notes.push_back("The recording was cut off; everything before the cut was analysed.");
   // The healthy verdict's sentence says the saturation; a problem's says it
   // in a note (its req/s is the capacity, its latency the queue).
-  if (dx.saturation.saturated && dx.verdict != Verdict::kHealthy && dx.verdict != Verdict::kInsufficientData)
+  if (dx.saturation.saturated && is_problem(dx.verdict))
     dx.notes.push_back(dx.saturation.text);
 }
 
@@ -412,16 +486,18 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
     const bool leak_urgent =
         heap_trend(st, fs) == HeapTrend::kLeak && eta && *eta < kLeakExhaustionS;
 
-    // Candidates in the documented precedence; rank_issues then puts the most
-    // severe first. GC that explains the stalls is one issue, not two.
-    const bool gc_first = !delay_bad || gc_explains || leak_urgent;
     std::optional<Issue> starved_issue = cpu_starved_issue(st, fs, delay_bad);
-    const bool starved = starved_issue.has_value();
-    if (gc_bad && gc_first) dx.issues.push_back(gc_issue(st, fs, lim, leak_urgent));
-    if (starved && !(gc_bad && gc_first)) dx.issues.push_back(std::move(*starved_issue));
-    if (delay_bad && !(gc_bad && gc_explains) && !starved) dx.issues.push_back(blocked_issue(tl, st, fs));
-    if (gc_bad && !gc_first) dx.issues.push_back(gc_issue(st, fs, lim, leak_urgent));
-    if (dx.issues.empty() && waiting) dx.issues.push_back(io_issue(tl, st, rt, fs));
+    const Facts facts{gc_bad, delay_bad, gc_explains, leak_urgent, starved_issue.has_value(), waiting};
+    for (Rule r : kPrecedence) {
+      if (!holds(r, facts)) continue;
+      switch (r) {
+        case Rule::kGcLeads:
+        case Rule::kGcBeside: dx.issues.push_back(gc_issue(st, fs, lim, leak_urgent)); break;
+        case Rule::kStarved: dx.issues.push_back(std::move(*starved_issue)); break;
+        case Rule::kBlocked: dx.issues.push_back(blocked_issue(tl, st, fs)); break;
+        case Rule::kIoBound: dx.issues.push_back(io_issue(tl, st, rt, fs)); break;
+      }
+    }
     // Nothing found, yet the run cannot vouch for the server: its death is
     // the reason before a failed load (the failures may be its dying).
     if (dx.issues.empty() && dx.exit.died) dx.issues.push_back(died_issue(tl, dx.exit, st));
@@ -429,13 +505,11 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
     if (dx.issues.empty()) {
       const bool light = st.elu_mean < kLightLoadElu && st.http_rps < kMinLoadRps;
       dx.issues.push_back(healthy_issue(st, fs, light, dx.saturation));
-      if (light)
-        dx.notes.push_back(
-            "The load was too light to judge: the loop was busy under 5 % of the time and few "
-            "requests arrived. Run with --load or --on-port to see the server under pressure.");
+      if (light) dx.notes.emplace_back(kLightLoadNote);
     }
     rank_issues(&dx.issues);
   }
+  if (load_never_ran(tl)) put_no_load_first(tl, &dx);
 
   dx.verdict = dx.issues.front().kind;
   // Every sentence of another loop says which loop it is about (blocked-loop's

@@ -109,6 +109,9 @@ struct Timeline {
   // The built-in load as configured (load-start's, else load-summary's
   // `config`); absent for --on-port and for recordings made before it.
   std::optional<recording::LoadConfig> load_config;
+  // The load the run was asked for (meta's `load`): with no load-start, it
+  // never ran, and the run has no verdict on the server (rules.cc).
+  recording::LoadAsked load_asked;
 
   ExitInfo exit;
   double end_t = 0;  // last time seen in the recording

@@ -2,27 +2,21 @@
 
 namespace loopdoctor {
 
-const char* to_string(Verdict v) {
-  switch (v) {
-    case Verdict::kBlockedLoop: return "blocked-loop";
-    case Verdict::kGcPressure: return "gc-pressure";
-    case Verdict::kIoBound: return "io-bound";
-    case Verdict::kCpuStarved: return "cpu-starved";
-    case Verdict::kHealthy: return "healthy";
-    case Verdict::kInsufficientData: return "insufficient-data";
-  }
-  return "insufficient-data";
-}
+const char* to_string(Verdict v) { return info(v).name.data(); }  // each name is a literal: NUL-terminated
 
 bool parse_verdict(const std::string& s, Verdict* v) {
-  for (Verdict c : {Verdict::kBlockedLoop, Verdict::kGcPressure, Verdict::kIoBound,
-                    Verdict::kCpuStarved, Verdict::kHealthy, Verdict::kInsufficientData}) {
-    if (s == to_string(c)) {
-      *v = c;
+  for (const VerdictInfo& i : kVerdicts)
+    if (s == i.name) {
+      *v = i.kind;
       return true;
     }
-  }
   return false;
+}
+
+std::string verdict_names() {
+  std::string out;
+  for (const VerdictInfo& i : kVerdicts) out += (out.empty() ? "" : ", ") + std::string(i.name);
+  return out;
 }
 
 const char* to_string(Signal s) {

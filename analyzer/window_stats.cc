@@ -432,6 +432,9 @@ WindowStats compute_window_stats(const Timeline& tl, const Window& w) {
     st.client_present = true;
     st.client_rps = tl.load_summary.rps;
     st.client_latency_p99_ms = tl.load_summary.p99;
+    // The first process's main thread served the load, unless its probe
+    // counted no request (a cluster's primary: its workers did).
+    st.served_load = tl.loop.is_main() && (!st.http_present || st.http_requests > 0);
   }
   return st;
 }

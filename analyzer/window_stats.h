@@ -123,6 +123,17 @@ struct WindowStats {
   // request, which the server-side figures above cannot.
   bool client_present = false;
   double client_rps = 0, client_latency_p99_ms = 0;
+
+  // This loop served the load the clients measured (the first process's
+  // main thread, unless its probe counted no request).
+  bool served_load = false;
+
+  // THE throughput, for every sentence and output: the load generator's
+  // (what the clients got) for the loop that served it, else the probe's
+  // count of this loop's requests, so a headline and a table never give
+  // two figures, and a worker or a cluster's primary not the run's.
+  bool rps_present() const { return served_load || (http_present && http_requests > 0); }
+  double rps() const { return served_load ? client_rps : http_rps; }
 };
 
 WindowStats compute_window_stats(const Timeline& tl, const Window& w);

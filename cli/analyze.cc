@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "analyzer/verdicts.h"
 #include "cli/commands.h"
 #include "cli/output_files.h"
 #include "cli/report_outputs.h"
@@ -77,7 +78,8 @@ Command add_analyze(CLI::App& root) {
   s->add_option("-o,--output", a->output, "HTML report (default .loopdoctor/<the recording's name>.html)");
   s->add_option("--json", a->json, "Diagnosis as JSON ('-' for stdout)");
   s->add_option("--markdown", a->markdown, "Markdown summary ('-' for stdout)");
-  s->add_option("--fail-on", a->fail_on, "Exit 3 when the verdict is one of these")->delimiter(',');
+  s->add_option("--fail-on", a->fail_on, "Exit 3 when the verdict is one of these (comma-separated): " + verdict_names())
+      ->delimiter(',');
   s->add_flag("--open", a->open, "Open the report in a browser");
   add_no_redact_flag(s, &a->no_redact);
   s->add_option("--path-map", a->path_map,

@@ -47,8 +47,7 @@ bool check_fail_on(const std::vector<std::string>& kinds, std::string* error) {
   for (const auto& k : kinds) {
     Verdict v;
     if (!parse_verdict(k, &v)) {
-      *error = "--fail-on: unknown verdict '" + k +
-               "' (use blocked-loop, gc-pressure, io-bound, healthy or insufficient-data)";
+      *error = "--fail-on: unknown verdict '" + k + "' (use one of " + verdict_names() + ")";
       return false;
     }
   }

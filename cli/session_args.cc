@@ -14,6 +14,7 @@
 #include "base/duration.h"
 #include "base/redact.h"
 #include "base/units.h"
+#include "analyzer/verdicts.h"
 #include "cli/commands.h"
 #include "cli/output_files.h"
 #include "cli/paths.h"
@@ -197,14 +198,11 @@ int report(const SessionArgs& a, const collector::RunOptions& ro, const collecto
   // Only a kept recording can be compared later: the line names this one.
   if (!a.no_record) oo.earlier_recording = earlier_recording(files.label, record);
   oo.print_recorded_warnings = false;  // said during the run or among its limits
-  const bool no_load = collector::load_never_ran(ro, res);
-  oo.quiet_summary = no_load;  // a verdict about load that never ran would mislead
+  // A load that never ran is the diagnosis's own no-verdict issue (rules.cc),
+  // said alike by every output and matched by the exit status.
   int rc = analyze_and_report(record, oo);
   drop_unwritten(files);
-  const std::string kept = dispose_recording(a, record, rc);
-  if (no_load)
-    std::cerr << "loopdoctor: no verdict, as no load ran; kept the report " << oo.html_path
-              << (kept.empty() ? "" : " and the recording " + kept) << "\n";
+  dispose_recording(a, record, rc);
   return run_exit_status(rc, ro, res);
 }
 
@@ -310,7 +308,8 @@ void add_session_options(CLI::App* s, SessionArgs* a, SessionKind kind) {
   s->add_flag("--no-record", a->no_record,
               "Keep no recording: it goes to a private temporary file, removed once the outputs "
               "are written (kept, and its path printed, if they could not be)");
-  s->add_option("--fail-on", a->fail_on, "Exit 3 when the verdict is one of these (comma-separated)")->delimiter(',');
+  s->add_option("--fail-on", a->fail_on, "Exit 3 when the verdict is one of these (comma-separated): " + verdict_names())
+      ->delimiter(',');
   s->add_flag("--open", a->open, "Open the report in a browser");
   add_no_redact_flag(s, &a->no_redact);
 }

@@ -86,18 +86,6 @@ std::vector<std::string> warning_lines(const Diagnosis& dx, bool markdown) {
   return out;
 }
 
-const char* verdict_colour(Verdict v) {
-  switch (v) {
-    case Verdict::kBlockedLoop: return "\x1b[1;31m";       // bold red
-    case Verdict::kGcPressure: return "\x1b[1;35m";        // bold magenta
-    case Verdict::kIoBound: return "\x1b[1;33m";           // bold yellow
-    case Verdict::kCpuStarved: return "\x1b[1;36m";        // bold cyan
-    case Verdict::kHealthy: return "\x1b[1;32m";           // bold green
-    case Verdict::kInsufficientData: return "\x1b[1;37m";  // bold
-  }
-  return "";
-}
-
 // Loops listed under the verdict (worst first, the first process's main
 // thread always among them); the report and the JSON have every one.
 constexpr std::size_t kListedLoops = 8;
@@ -177,7 +165,7 @@ void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnos
                             const std::string& report_path, const std::string& recording_path,
                             bool colour, const std::string& earlier_recording) {
   const WindowStats& st = dx.stats;
-  const char* on = colour ? verdict_colour(dx.verdict) : "";
+  const char* on = colour ? info(dx.verdict).ansi.data() : "";
   const char* off = colour ? "\x1b[0m" : "";
   const char* dim = colour ? "\x1b[2m" : "";
   out << "\n";
@@ -188,7 +176,7 @@ void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnos
     const Issue& top = dx.issues.front();
     out << "  " << on << to_string(dx.verdict) << off;
     if (top.cause.present()) out << " — cause: " << top.cause.line();
-    if (top.kind != Verdict::kHealthy && top.kind != Verdict::kInsufficientData)
+    if (is_problem(top.kind))
       out << fmt::format("  ({} severity, confidence {:.2f})", to_string(top.severity),
                          top.confidence);
     out << "\n  " << top.summary << "\n";

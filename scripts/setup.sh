@@ -5,7 +5,7 @@
 #   scripts/setup.sh          build + run dependencies
 #   scripts/setup.sh --test   plus what the tests use (Chromium for the browser
 #                             test, Prometheus, clang-14 for the fuzz smoke, Node 22
-#                             in .tools/node22)
+#                             in .tools/node22, python3 for two test scripts)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 testing=0
@@ -29,7 +29,7 @@ elif [[ ! -f /usr/include/node/node_api.h ]] &&
   pkgs+=(libnode-dev)
 fi
 if ((testing)); then
-  pkgs+=(chromium prometheus libcivetweb-dev clang-14)
+  pkgs+=(chromium prometheus libcivetweb-dev clang-14 python3)  # python3: the layout and README tests
   command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 fi
 

@@ -40,7 +40,7 @@ class BuiltinLoad final : public LoadDriver {
 
   void start(int port, const std::string& address) override {
     cfg_ = builtin_load_target(cfg_, port, address);
-    emit_(recording::encode(recording::LoadStart{0, "builtin", target_url(cfg_), config_of(cfg_)}));
+    emit_(recording::encode(recording::LoadStart{0, recording::kLoadBuiltin, target_url(cfg_), config_of(cfg_)}));
     started_ = true;
     runner_ = load::start(
         loop_, cfg_,

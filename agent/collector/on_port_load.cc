@@ -27,7 +27,7 @@ class OnPortLoad final : public LoadDriver {
 
   void start(int port, const std::string&) override {
     std::string command = expand_port(tmpl_, port);
-    emit_(recording::encode(recording::LoadStart{0, "on-port", command, std::nullopt}));
+    emit_(recording::encode(recording::LoadStart{0, recording::kLoadOnPort, command, std::nullopt}));
     auto env = environment_with({{"PORT", std::to_string(port)}});
     int rc = child_.spawn(loop_, {"/bin/sh", "-c", command}, env, -1,
                           [this](const ChildExit& e) { on_exit(e); });

@@ -116,9 +116,10 @@ void RecordingWriter::close() {
 
 nlohmann::json meta_record(const std::vector<std::string>& command,
                            const std::string& loopdoctor_version, double interval_ms,
-                           const std::string& start_time_iso, const std::string& host, int pid) {
+                           const std::string& start_time_iso, const std::string& host, int pid,
+                           const recording::LoadAsked& load) {
   return recording::encode(recording::Meta{recording::kFormatVersion, loopdoctor_version, command,
-                                           start_time_iso, host, interval_ms, pid});
+                                           start_time_iso, host, interval_ms, pid, {}, load});
 }
 
 std::string iso8601_utc_now() {

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <zlib.h>
 
+#include "analyzer/recording/records.h"
 #include "base/redact.h"
 
 namespace loopdoctor::collector {
@@ -87,10 +88,12 @@ class RecordingWriter {
 
 bool is_gzip_path(std::string_view path);
 
-// The first line of every recording (recording::Meta, encoded).
+// The first line of every recording (recording::Meta, encoded); `load`:
+// the load asked for, if any.
 nlohmann::json meta_record(const std::vector<std::string>& command,
                            const std::string& loopdoctor_version, double interval_ms,
-                           const std::string& start_time_iso, const std::string& host, int pid);
+                           const std::string& start_time_iso, const std::string& host, int pid,
+                           const recording::LoadAsked& load = {});
 
 // Current wall-clock time as ISO-8601 UTC with milliseconds ("...T12:00:00.123Z").
 std::string iso8601_utc_now();

@@ -92,7 +92,7 @@ bool Session::start_spawned() {
     return false;
   }
   writer_.write(meta_record(opts_.command, opts_.loopdoctor_version, interval_ms(),
-                            iso8601_utc_now(), host_name(), target_.pid()));
+                            iso8601_utc_now(), host_name(), target_.pid(), load_asked()));
   writer_.flush();
   start_tree(target_.pid());
 
@@ -127,7 +127,7 @@ bool Session::start_attached() {
     return false;
   }
   nlohmann::json meta = meta_record(opts_.command, opts_.loopdoctor_version, interval_ms(), iso8601_utc_now(),
-                                    host_name(), at.pid);
+                                    host_name(), at.pid, load_asked());
   meta["attach"] = at.meta ? at.meta() : nlohmann::json::object();
   writer_.write(std::move(meta));
   writer_.flush();

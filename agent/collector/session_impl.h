@@ -63,6 +63,12 @@ class Session {
   double interval_ms() const {
     return opts_.sample_interval_ms > 0 ? opts_.sample_interval_ms : kDefaultSampleIntervalMs;
   }
+  // The meta's `load`: a recording whose load never ran still says one was asked.
+  recording::LoadAsked load_asked() const {
+    if (opts_.load) return {recording::kLoadBuiltin, opts_.listen_timeout_ms};
+    if (!opts_.on_port.empty()) return {recording::kLoadOnPort, opts_.listen_timeout_ms};
+    return {};
+  }
 
   void init_handles();
   bool start_spawned();

@@ -19,11 +19,6 @@ using Labels = std::vector<ClientMetric::Label>;
 
 using base::kMsPerS;
 
-// The six verdicts, each exported as its own series (1 for the current
-// verdict, 0 for the others) so `loopdoctor_diagnosis{kind="blocked-loop"} == 1`
-// is a plain PromQL condition and the series set stays stable.
-constexpr Verdict kAllVerdicts[] = {Verdict::kBlockedLoop, Verdict::kGcPressure, Verdict::kIoBound,
-                                    Verdict::kCpuStarved, Verdict::kHealthy, Verdict::kInsufficientData};
 
 class Families {
  public:
@@ -174,12 +169,17 @@ void add_process_wide(Families& f, const Labels& l, const ProcessState& p) {
   add_node_version(f, l, p.id);
 }
 
+// Every verdict is exported as its own series (1 for the current verdict, 0
+// for the others) so `loopdoctor_diagnosis{kind="blocked-loop"} == 1` is a
+// plain PromQL condition and the series set stays stable.
 void add_diagnosis(Families& f, const Labels& l, const VerdictState& verdict) {
-  for (Verdict v : kAllVerdicts)
+  for (const VerdictInfo& vi : kVerdicts) {
+    const Verdict v = vi.kind;
     f.value("loopdoctor_diagnosis",
             "1 for the verdict of the loop's rolling analysis window, 0 for the other kinds.",
             MetricType::Gauge, with(l, "kind", to_string(v)),
             verdict.analysed && verdict.verdict == v ? 1 : 0);
+  }
 }
 
 // `folded`: the process's workers without series of their own (main thread's

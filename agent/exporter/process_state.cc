@@ -63,8 +63,7 @@ VerdictState verdict_state(const Diagnosis& dx) {
   v.analysed = true;
   v.verdict = dx.verdict;
   for (const auto& issue : dx.issues)
-    if (issue.kind != Verdict::kHealthy && issue.kind != Verdict::kInsufficientData)
-      v.issue_kinds.push_back(issue.kind);
+    if (is_problem(issue.kind)) v.issue_kinds.push_back(issue.kind);
   v.summary = dx.issues.empty() ? (dx.notes.empty() ? "" : dx.notes.front()) : dx.issues.front().summary;
   v.window_samples = dx.window_samples;
   for (const auto& f : dx.findings)

@@ -37,7 +37,7 @@ Finding http(const WindowStats& st) {
     return f;
   }
   f.evidence.push_back(evidence("http_rps", st.http_rps, kMinLoadRps,
-                                fmt::format("{:.0f} requests/s reached the server", st.http_rps)));
+                                fmt::format("{:.0f} requests/s reached the server (the probe's count)", st.http_rps)));
   f.evidence.push_back(evidence(
       "http_response_mean_ms", st.http_latency_mean_ms, kIoLatencyMs,
       fmt::format("Responses took {:.1f} ms on average (max {:.0f} ms)", st.http_latency_mean_ms,
@@ -63,9 +63,10 @@ Finding http(const WindowStats& st) {
     f.note = fmt::format(
         "Requests queued before the server saw them: clients waited p99 {:.0f} ms for responses it "
         "made in {:.1f} ms on average ({:.0f} req/s).",
-        st.client_latency_p99_ms, st.http_latency_mean_ms, st.http_rps);
+        st.client_latency_p99_ms, st.http_latency_mean_ms, st.rps());
   else
-    f.note = fmt::format("{:.0f} req/s, {:.1f} ms per response.", st.http_rps, st.http_latency_mean_ms);
+    // The run's one throughput (WindowStats::rps), as every output gives it.
+    f.note = fmt::format("{:.0f} req/s, {:.1f} ms per response.", st.rps(), st.http_latency_mean_ms);
   return f;
 }
 

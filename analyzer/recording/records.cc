@@ -67,6 +67,7 @@ json encode(const Meta& r) {
             {"host", r.host},          {"interval_ms", r.interval_ms},
             {"pid", r.pid}};
   if (r.attach.present) j["attach"] = encode(r.attach);
+  if (!r.load.kind.empty()) j["load"] = {{"kind", r.load.kind}, {"listen_timeout_ms", r.load.listen_timeout_ms}};
   return j;
 }
 
@@ -89,6 +90,10 @@ Meta decode_meta(const json& r) {
     m.attach.container = flag(*a, "container");
     m.attach.inspector_port = opt_int(*a, "inspector_port").value_or(0);
     m.attach.inspector_was_open = flag(*a, "inspector_was_open");
+  }
+  if (auto l = r.find("load"); l != r.end() && l->is_object()) {
+    m.load.kind = str(*l, "kind");
+    m.load.listen_timeout_ms = num(*l, "listen_timeout_ms");
   }
   return m;
 }

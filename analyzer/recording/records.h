@@ -76,6 +76,18 @@ struct AttachInfo {
   bool operator==(const AttachInfo&) const = default;
 };
 
+// A load's kind, in `load-start` and in the meta's `load`.
+inline constexpr const char* kLoadBuiltin = "builtin";  // --load: the built-in generator
+inline constexpr const char* kLoadOnPort = "on-port";   // --on-port: the user's command
+
+// The load the run was asked for (`--load`, `--on-port`), written before it
+// could start: a recording whose load never ran still says one was meant to.
+struct LoadAsked {
+  std::string kind;              // kLoadBuiltin, kLoadOnPort; "": none asked
+  double listen_timeout_ms = 0;  // how long the run waited for the target to listen
+  bool operator==(const LoadAsked&) const = default;
+};
+
 struct Meta {
   int format = kFormatVersion;
   std::string loopdoctor_version;
@@ -85,6 +97,7 @@ struct Meta {
   double interval_ms = 0;  // the probe sampling period asked for
   int pid = 0;             // the target's
   AttachInfo attach = {};
+  LoadAsked load = {};  // written as "load" only when one was asked
   bool operator==(const Meta&) const = default;
 };
 
@@ -257,7 +270,7 @@ struct LoadConfig {
 
 struct LoadStart {
   double t = 0;
-  std::string kind;     // "builtin" | "on-port"
+  std::string kind;     // kLoadBuiltin | kLoadOnPort
   std::string command;  // the URL loaded, or the shell command run
   std::optional<LoadConfig> config;  // the built-in load's
   bool operator==(const LoadStart&) const = default;

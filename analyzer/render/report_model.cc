@@ -35,18 +35,6 @@ data list_of(const Items& items, Entry entry) {
 
 data text_entry(const std::string& text) { return data{"text", text}; }
 
-const char* verdict_title(Verdict v) {
-  switch (v) {
-    case Verdict::kBlockedLoop: return "Blocked event loop";
-    case Verdict::kGcPressure: return "GC pressure";
-    case Verdict::kIoBound: return "I/O bound";
-    case Verdict::kCpuStarved: return "Starved of CPU";
-    case Verdict::kHealthy: return "Healthy";
-    case Verdict::kInsufficientData: return "Not enough data";
-  }
-  return "Not enough data";
-}
-
 const char* outcome_text(Outcome o) {
   switch (o) {
     case Outcome::kNotEnoughData: return "not enough data";
@@ -134,8 +122,8 @@ data run_details(const Timeline& tl, const Diagnosis& dx, const ReportOptions& o
   rows.push_back(detail("Samples", std::to_string(tl.samples.size()) + " probe, " + std::to_string(tl.proc.size()) +
                                        " /proc, " + std::to_string(tl.gc.size()) + " GC events"));
   if (!tl.load_kind.empty() || !tl.load_command.empty()) {
-    std::string load = tl.load_kind == "builtin" ? "built-in load generator"
-                       : tl.load_kind == "on-port" ? "external command (--on-port)"
+    std::string load = tl.load_kind == recording::kLoadBuiltin ? "built-in load generator"
+                       : tl.load_kind == recording::kLoadOnPort ? "external command (--on-port)"
                                                    : tl.load_kind;
     rows.push_back(detail("Load", load));
     // The built-in load as configured when the recording has it; else what
@@ -214,7 +202,7 @@ void set_hotspots(data& d, const Issue& is, const BlockSummary& blocks) {
 data issue_data(const Issue& is, const BlockSummary& blocks) {
   data d;
   d.set("kind", to_string(is.kind));
-  d.set("kind_title", verdict_title(is.kind));
+  d.set("kind_title", std::string(info(is.kind).title));
   d.set("severity", to_string(is.severity));
   d.set("confidence", fmt_num(is.confidence * 100, 0) + " %");
   d.set("summary", is.summary);
@@ -236,9 +224,9 @@ data issue_data(const Issue& is, const BlockSummary& blocks) {
 
 void set_banner(data& m, const Timeline& tl, const Diagnosis& dx) {
   m.set("verdict", to_string(dx.verdict));
-  m.set("verdict_title", verdict_title(dx.verdict));
+  m.set("verdict_title", std::string(info(dx.verdict).title));
   std::string cmd = tl.command.empty() ? "" : shell_join(tl.command);
-  m.set("page_title", std::string("loopdoctor: ") + verdict_title(dx.verdict) + (cmd.empty() ? "" : " — " + cmd));
+  m.set("page_title", "loopdoctor: " + std::string(info(dx.verdict).title) + (cmd.empty() ? "" : " — " + cmd));
   m.set("command", cmd);
   m.set("command_html", html_with_wrap_points(cmd));
   const Issue* lead = dx.issues.empty() ? nullptr : &dx.issues.front();

@@ -103,3 +103,40 @@ TEST_CASE("saturation: not said for a load that mostly failed, nor without load"
   s.load = false;
   CHECK_FALSE(analyze(build_timeline(loopdoctor::testing::make_recording(s))).saturation.saturated);
 }
+
+namespace {
+// A run asked for load (the meta's "load") whose load never ran.
+Timeline without_its_load(Scenario s, nlohmann::json exit = nullptr, const char* kind = "builtin") {
+  s.load = false;
+  auto recs = loopdoctor::testing::make_recording(s);
+  recs[0]["load"] = {{"kind", kind}, {"listen_timeout_ms", 10000}};
+  if (!exit.is_null()) recs.push_back(exit);
+  return build_timeline(recs);
+}
+}  // namespace
+
+TEST_CASE("a load asked for that never ran: no verdict, first, with why; no healthy") {
+  const Diagnosis quiet = analyze(without_its_load(Scenario{}));
+  CHECK(quiet.verdict == Verdict::kInsufficientData);
+  CHECK(quiet.issues.size() == 1);
+  CHECK(quiet.issues[0].advice == Advice::kNoLoad);
+  CHECK(quiet.issues[0].summary.starts_with(
+      "No verdict on the server: no load ran, as --load asked, because it did not start"));
+  // The light-load note would send the user to the option they gave.
+  for (const std::string& n : quiet.notes) CHECK_FALSE(n.starts_with("The load was too light"));
+
+  // A loop that blocked meanwhile (a start-up that never got to listen) is
+  // said after it, not instead of it.
+  Scenario blocked;
+  blocked.delay_base_ms = 300, blocked.elu = 0.99, blocked.cpu_cores = 1.0;
+  const Diagnosis b = analyze(without_its_load(blocked, nullptr, "on-port"));
+  CHECK(b.verdict == Verdict::kInsufficientData);
+  CHECK(b.issues[0].summary.starts_with("No verdict on the server: no load ran, as --on-port asked"));
+  REQUIRE(b.issues.size() >= 2);
+  CHECK(b.issues[1].kind == Verdict::kBlockedLoop);
+
+  // The same recording without "load" in its meta is judged as before.
+  Scenario plain;
+  plain.load = false;
+  CHECK(analyze(build_timeline(loopdoctor::testing::make_recording(plain))).verdict == Verdict::kHealthy);
+}

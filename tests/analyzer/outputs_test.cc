@@ -359,3 +359,23 @@ TEST_CASE("A target that died is never healthy in the terminal, the Markdown or 
   CHECK(j["verdict"] == "insufficient-data");
   CHECK(j["target"]["exit"]["died"] == true);
 }
+
+TEST_CASE("One throughput: the load's, in the verdict's sentence, the terminal, the Markdown and the JSON") {
+  // The probe counted 150 req/s of the server's; the load generator 84211
+  // (a saturated hello-world's pair, issue 30): every output says the load's.
+  loopdoctor::testing::Scenario s;
+  s.rps = 150;
+  loopdoctor::testing::ClientView c;
+  c.rps = 84211;
+  const Timeline tl = build_timeline(loopdoctor::testing::with_client_view(loopdoctor::testing::make_recording(s), c));
+  const Diagnosis dx = analyze(tl);
+  REQUIRE(dx.verdict == Verdict::kHealthy);
+  CHECK(count(dx.issues[0].summary, "84211 req/s") == 1);
+  const std::string md = cli::markdown_summary(tl, dx, "");
+  std::ostringstream term;
+  cli::print_terminal_summary(term, tl, dx, "", "", false);
+  for (const std::string& out : {md, term.str(), diagnosis_json(tl, dx).dump()}) {
+    CHECK(count(out, "84211 req/s") >= 1);
+    CHECK(count(out, "150 req/s") == 0);
+  }
+}

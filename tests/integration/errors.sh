@@ -35,7 +35,7 @@ no-probe)
   rc=0; timeout 30 "$LD" run --duration 3s --json out.json -o r.html -- sleep 30 2> err.txt || rc=$?
   [[ $rc -eq 0 ]] || fail "exit $rc, want 0"
   [[ $(json_get out.json 'j.verdict') == insufficient-data ]] || fail "verdict $(json_get out.json 'j.verdict')"
-  json_get out.json 'j.summary' | grep -q "No probe connected" || fail "no explanation: $(json_get out.json 'j.summary')"
+  json_get out.json 'j.summary' | grep_q "No probe connected" || fail "no explanation: $(json_get out.json 'j.summary')"
   [[ -s r.html ]] || fail "no report"
   ;;
 truncated)
@@ -87,15 +87,22 @@ JS
   [[ -n $limit && -n $verdict && $limit -lt $verdict ]] || fail "no short-load line before the verdict: $(grep -v '^request' err.txt)"
   ;;
 never-listens)
-  rc=0; timeout 60 "$LD" run --load / -d 2s --listen-timeout 1s --json out.json -o r.html -- node -e 'setInterval(() => {}, 1000)' 2> err.txt || rc=$?
+  rc=0; timeout 60 "$LD" run --load / -d 2s --listen-timeout 1s --json out.json --markdown out.md -o r.html -- node -e 'setInterval(() => {}, 1000)' 2> err.txt || rc=$?
   [[ $rc -eq 2 ]] || fail "exit $rc, want 2: $(cat err.txt)"
+  # One state in every output, as the exit status says: no verdict, and why.
+  [[ $(json_get out.json 'j.verdict') == insufficient-data ]] || fail "JSON verdict $(json_get out.json 'j.verdict') with exit 2"
+  json_get out.json 'j.summary' | grep_q "^No verdict on the server: no load ran, as --load asked, because the target did not listen on a port within 1 s" ||
+    fail "JSON summary: $(json_get out.json 'j.summary')"
+  grep -q "insufficient-data" out.md && grep -q "no load ran" out.md && ! grep -qi "healthy" out.md || fail "Markdown: $(head -5 out.md)"
+  grep -q "No verdict on the server: no load ran" r.html || fail "the report does not say no load ran"
+  grep -q "insufficient-data" err.txt && grep -q "no load ran" err.txt || fail "terminal: $(cat err.txt)"
   # On a crowded machine Node may not even have loaded the probe within 1 s: the
   # line then adds that the probe never connected, which is true; the rest holds.
   [[ $(head -1 err.txt) == "loopdoctor: the target did not listen on a port within 1 s; --load needs a server. Raise --listen-timeout or check that it listens"* ]] || fail "first line: $(head -1 err.txt)"
   ! grep -q "healthy" err.txt || fail "a verdict about load that never ran: $(cat err.txt)"
   [[ -s out.json && -s r.html ]] || fail "report or JSON not written"
   # The collector's warning record reaches the JSON and the report.
-  json_get out.json 'j.warnings.join("|")' | grep -q "did not report a listening port within 1 s" || fail "JSON warnings: $(json_get out.json 'j.warnings')"
+  json_get out.json 'j.warnings.join("|")' | grep_q "did not report a listening port within 1 s" || fail "JSON warnings: $(json_get out.json 'j.warnings')"
   grep -q "did not report a listening port within 1 s" r.html || fail "report warnings"
   # No probe: the line says why it may be, Node or not.
   rc=0; timeout 60 "$LD" run --load / -d 2s --listen-timeout 1s -o r.html -- env NODE_OPTIONS= node -e 'setInterval(() => {}, 1000)' 2> err.txt || rc=$?
@@ -110,7 +117,10 @@ crash-on-start)
   [[ $rc -eq 2 ]] || fail "exit $rc, want 2"
   first=$(grep -m1 "^loopdoctor:" err.txt)
   [[ $first == *"(exited with code 1 at "*") before it listened"* ]] || fail "first message is not the cause: $first"
-  ! grep -q "insufficient-data" err.txt || fail "a verdict advising load: $(cat err.txt)"
+  # No verdict, for that reason: not the short run's "run for at least ...".
+  grep -q "no load ran, as --load asked, because the target ended (exited with code 1 at .*) before it listened" err.txt ||
+    fail "the verdict does not say why no load ran: $(cat err.txt)"
+  ! grep -q "run for at least" err.txt || fail "a verdict advising a longer run: $(cat err.txt)"
   ;;
 port-taken)
   node -e 'const s = require("net").createServer().listen(0, () => console.log(s.address().port))' > port.txt & holder=$!
@@ -137,7 +147,7 @@ load-url)
   said="GET $url, 3 connections, 1 thread, no pipelining, as fast as it goes, 1 s planned"
   grep -qF -- "- load: \`$said\`" out.md || fail "Markdown load: $(grep -- '- load' out.md)"
   # (<wbr>: where the report lets a long URL wrap; the text shown is the same)
-  grep -qF "Load configuration" r2.html && sed 's/<wbr>//g' r2.html | grep -qF "$said" || fail "report does not say which load ran"
+  grep -qF "Load configuration" r2.html && sed 's/<wbr>//g' r2.html | grep_q -F "$said" || fail "report does not say which load ran"
   grep '"type":"load-summary"' rec.ndjson | node -e 'let d="";process.stdin.on("data",c=>d+=c).on("end",()=>{const c=JSON.parse(d).config; if(c.url!==process.argv[1]||c.connections!==3||c.duration_s!==1) {console.error(JSON.stringify(c)); process.exit(1)}})' "$url" || fail "load-summary config"
   ;;
 bad-load-options)
@@ -226,7 +236,7 @@ JS
   [[ $(json_get out.json 'j.load.failure.share') == 1 && $(json_get out.json 'j.load.failure.top') == 404 ]] ||
     fail "JSON load.failure: $(json_get out.json 'j.load.failure')"
   [[ $(json_get out.json 'j.warnings[0]') == "$said" ]] || fail "JSON warnings: $(json_get out.json 'j.warnings')"
-  json_get out.json 'j.summary' | grep -q "^No verdict on the server's health: 100 % of the load's requests failed, so the run measured the server answering 404" ||
+  json_get out.json 'j.summary' | grep_q "^No verdict on the server's health: 100 % of the load's requests failed, so the run measured the server answering 404" ||
     fail "JSON summary: $(json_get out.json 'j.summary')"
   # The terminal says it before the verdict; the Markdown right under its title.
   said_at=$(grep -n -m1 -F -- "  $said" err.txt | cut -d: -f1)
