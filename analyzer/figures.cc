@@ -23,20 +23,20 @@ std::optional<double> read(const json& j, const char* key) {
 
 }  // namespace
 
-Figures figures_of(const Timeline& tl, const Diagnosis& dx) {
+const char* to_string(RpsSource s) {
+  switch (s) {
+    case RpsSource::kLoad: return "load";
+    case RpsSource::kProbe: return "probe";
+    case RpsSource::kNone: break;
+  }
+  return "";
+}
+
+Figures loop_figures_of(const Diagnosis& dx) {
   const WindowStats& st = dx.stats;
   Figures f;
   f.verdict = to_string(dx.verdict);
   f.window_s = dx.window.length() / base::kMsPerS;
-  if (tl.load_summary.present) {
-    f.rps = tl.load_summary.rps;
-    f.latency_p50_ms = tl.load_summary.p50;
-    f.latency_p99_ms = tl.load_summary.p99;
-    f.latency_max_ms = tl.load_summary.max;
-  } else if (st.http_present) {
-    f.rps = st.http_rps;
-    f.latency_max_ms = st.http_latency_max_ms;
-  }
   if (st.samples > 0) {
     f.loop_delay_p99_ms = st.delay_p99_ms;
     f.loop_delay_max_ms = st.delay_max_ms;
@@ -61,9 +61,31 @@ Figures figures_of(const Timeline& tl, const Diagnosis& dx) {
   return f;
 }
 
+Figures figures_of(const Timeline& tl, const Diagnosis& dx) {
+  const WindowStats& st = dx.stats;
+  Figures f = loop_figures_of(dx);
+  if (tl.load_summary.present) {
+    f.rps_source = RpsSource::kLoad;
+    f.rps = tl.load_summary.rps;
+    f.latency_p50_ms = tl.load_summary.p50;
+    f.latency_p99_ms = tl.load_summary.p99;
+    f.latency_max_ms = tl.load_summary.max;
+    f.failed_requests = tl.load_summary.errors + tl.load_summary.non_2xx;
+  } else if (shows_http(tl, st)) {
+    f.rps_source = RpsSource::kProbe;
+    f.rps = st.http_rps;
+    f.latency_mean_ms = st.http_latency_mean_ms;
+    f.latency_max_ms = st.http_latency_max_ms;
+  }
+  return f;
+}
+
 json figures_json(const Figures& f) {
   return {{"window_s", std::round(f.window_s * 1000) / 1000},
           {"rps", opt(f.rps)},
+          {"rps_source", f.rps_source == RpsSource::kNone ? json(nullptr) : json(to_string(f.rps_source))},
+          {"latency_mean_ms", opt(f.latency_mean_ms)},
+          {"failed_requests", opt(f.failed_requests)},
           {"latency_p50_ms", opt(f.latency_p50_ms)},
           {"latency_p99_ms", opt(f.latency_p99_ms)},
           {"latency_max_ms", opt(f.latency_max_ms)},
@@ -98,6 +120,10 @@ bool figures_from_diagnosis_json(const json& j, Figures* f, std::string* error) 
   f->verdict = j.value("verdict", "");
   f->window_s = read(g, "window_s").value_or(0);
   f->rps = read(g, "rps");
+  if (auto src = g.find("rps_source"); src != g.end() && src->is_string())
+    f->rps_source = *src == "load" ? RpsSource::kLoad : *src == "probe" ? RpsSource::kProbe : RpsSource::kNone;
+  f->latency_mean_ms = read(g, "latency_mean_ms");
+  f->failed_requests = read(g, "failed_requests");
   f->latency_p50_ms = read(g, "latency_p50_ms");
   f->latency_p99_ms = read(g, "latency_p99_ms");
   f->latency_max_ms = read(g, "latency_max_ms");
@@ -153,8 +179,8 @@ std::vector<FigureRow> compare_figures(const Figures& b, const Figures& a) {
       {"CPU", "% core", scale(b.cpu_cores, 100), scale(a.cpu_cores, 100), true},
       gc_time ? FigureRow{"time in GC", "%", scale(b.gc_time_share, 100), scale(a.gc_time_share, 100), true}
               : FigureRow{"GC pauses", "% time", scale(b.gc_pause_share, 100), scale(a.gc_pause_share, 100), true},
-      {"heap used peak", "MB", scale(b.heap_used_max_bytes, kMiB), scale(a.heap_used_max_bytes, kMiB), true},
-      {"RSS peak", "MB", scale(b.rss_max_bytes, kMiB), scale(a.rss_max_bytes, kMiB), true},
+      {"heap used peak", "MiB", scale(b.heap_used_max_bytes, kMiB), scale(a.heap_used_max_bytes, kMiB), true},
+      {"RSS peak", "MiB", scale(b.rss_max_bytes, kMiB), scale(a.rss_max_bytes, kMiB), true},
   };
 }
 

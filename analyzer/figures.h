@@ -12,10 +12,22 @@
 
 namespace loopdoctor {
 
+// Where a run's throughput and request latencies come from: the load
+// generator's clients when a load ran (the run's throughput; a latency there
+// includes the wait before the server's handler saw the request), else the
+// probe's count of the requests the server handled (its latencies are the
+// handler's only).
+enum class RpsSource { kNone, kLoad, kProbe };
+const char* to_string(RpsSource s);  // "", "load", "probe"
+
 struct Figures {
   std::string verdict;
   double window_s = 0;
+  RpsSource rps_source = RpsSource::kNone;
   std::optional<double> rps, latency_p50_ms, latency_p99_ms, latency_max_ms;
+  // The probe's mean request latency (rps_source kProbe), and the requests
+  // the load's clients saw fail, errors and non-2xx (rps_source kLoad).
+  std::optional<double> latency_mean_ms, failed_requests;
   std::optional<double> loop_delay_p99_ms, loop_delay_max_ms, blocked_share;
   std::optional<double> elu_mean, gc_pause_share, heap_used_max_bytes;
   // "time in GC", the figure every text output shows: the larger of the
@@ -35,6 +47,9 @@ struct Figures {
 };
 
 Figures figures_of(const Timeline& tl, const Diagnosis& dx);
+// One loop's own figures: all but the run's throughput and latencies, which
+// are the load's or the first process's main thread's.
+Figures loop_figures_of(const Diagnosis& dx);
 nlohmann::json figures_json(const Figures& f);
 // Reads the "figures" and "verdict" of a loopdoctor.diagnosis/1 document.
 // False with *error when it is not one.

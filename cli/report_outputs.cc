@@ -13,7 +13,8 @@
 #include "analyzer/render/html_report.h"
 #include "cli/commands.h"
 #include "cli/paths.h"
-#include "cli/terminal_summary.h"
+#include "analyzer/render/markdown_summary.h"
+#include "analyzer/render/terminal_summary.h"
 #include "cli/text_files.h"
 
 namespace loopdoctor::cli {
@@ -103,12 +104,12 @@ int analyze_and_report(const std::string& recording_path, const OutputOptions& o
     rc = kExitFailed;
   }
   if (!opts.markdown_path.empty() &&
-      !write_output(opts.markdown_path, markdown_summary(*tl, dx, report_path), &error)) {
+      !write_output(opts.markdown_path, render::markdown_summary(*tl, dx, report_path), &error)) {
     std::cerr << "loopdoctor: " << error << "\n";
     rc = kExitFailed;
   }
   if (!opts.quiet_summary)
-    print_terminal_summary(std::cerr, *tl, dx, report_path,
+    render::print_terminal_summary(std::cerr, *tl, dx, report_path,
                            opts.show_recording ? recording_path : std::string(),
                            isatty(STDERR_FILENO) == 1, opts.earlier_recording);
   if (opts.open && !report_path.empty() && rc == kExitOk) open_in_browser(report_path);

@@ -7,7 +7,8 @@
 #include "analyzer/render/html_report.h"
 #include "analyzer/recording/fast_decoder.h"
 #include "analyzer/timeline.h"
-#include "cli/terminal_summary.h"
+#include "analyzer/render/markdown_summary.h"
+#include "analyzer/render/terminal_summary.h"
 #include "fuzz/fuzz_support.h"
 
 namespace loopdoctor::fuzz {
@@ -40,9 +41,9 @@ void analyze_recording(const std::string& path, bool html) {
   // dump() throws on invalid UTF-8: the CLI writes the JSON exactly so.
   const std::string text = diagnosis_json(*tl, dx).dump(2);
   check(json::parse(text, nullptr, false).is_object(), "the diagnosis JSON does not parse back");
-  (void)cli::markdown_summary(*tl, dx, "report.html");
+  (void)render::markdown_summary(*tl, dx, "report.html");
   std::ostringstream terminal;
-  cli::print_terminal_summary(terminal, *tl, dx, "report.html", path, true);
+  render::print_terminal_summary(terminal, *tl, dx, "report.html", path, true);
   if (!html) return;
   // Read and parsed once per process: parsing it per input took 40 % of the
   // time (perf); html_report() is load + render, so render is what varies.

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "analyzer/analysers/analysers.h"
+#include "analyzer/figures.h"
 #include "analyzer/render/text.h"
 #include "analyzer/window_stats.h"
 #include "base/units.h"
@@ -26,12 +27,50 @@ bool has_issue(const Diagnosis& dx, Verdict kind) {
   return false;
 }
 
+std::string pauses(const WindowStats& st) {
+  std::string s = std::to_string(st.gc_count) + (st.gc_count == 1 ? " pause" : " pauses");
+  if (st.gc_count > 0) s += ", longest " + fmt_ms(st.gc_max_pause_ms);
+  return s;
+}
+
+// A share of one core: one decimal below 10 %, where a whole percent hides it.
+std::string core_share(double cores) { return fmt_percent(cores, cores < 0.1 ? 1 : 0); }
+
 // The loop's wait for a CPU (analysers::cpu_wait_figure), where it was read.
 void add_cpu_wait(std::vector<KeyFigure>* out, const Diagnosis& dx) {
   const analysers::CpuWaitFigure w = analysers::cpu_wait_figure(dx.stats);
   if (w.value.empty()) return;
-  out->push_back({"CPU wait", w.value, w.detail.empty() ? "loop thread, waiting for a CPU" : w.detail,
+  out->push_back({FigureId::kCpuWait, "CPU wait", w.value, w.detail.empty() ? "loop thread, waiting for a CPU" : w.detail,
                   has_issue(dx, Verdict::kCpuStarved)});
+}
+
+// The delay and utilisation figures every loop has once it has samples.
+void add_loop_figures(std::vector<KeyFigure>* out, const Figures& f, const Diagnosis& dx, const char* delay_label) {
+  if (!f.loop_delay_p99_ms || !f.elu_mean) return;
+  out->push_back({FigureId::kLoopDelay, delay_label, fmt_ms(*f.loop_delay_p99_ms),
+                  "max " + fmt_ms(f.loop_delay_max_ms.value_or(0)), finding_abnormal(dx, Signal::kDelay)});
+  const std::string split = analysers::busy_split(dx.stats);
+  out->push_back({FigureId::kUtilisation, "Utilisation", fmt_percent(*f.elu_mean, 0),
+                  split.empty() ? "event loop busy, 100 % = never idle" : split,
+                  finding_abnormal(dx, Signal::kUtilisation)});
+}
+
+// Throughput, said from whose count: the load's clients' or the probe's.
+void add_throughput(std::vector<KeyFigure>* out, const Figures& f, const Diagnosis& dx) {
+  if (f.rps_source == RpsSource::kNone || !f.rps) return;
+  const double rps = *f.rps;
+  const std::string value = fmt_num(rps, rps < 100 ? 1 : 0) + " req/s";
+  if (f.rps_source == RpsSource::kLoad) {
+    const double failed = f.failed_requests.value_or(0);
+    std::string detail = "latency p99 " + fmt_ms(f.latency_p99_ms.value_or(0)) + " at the clients";
+    if (failed > 0) detail += ", " + fmt_num(failed, 0) + " failed";
+    out->push_back({FigureId::kThroughput, "Throughput", value, detail,
+                    finding_abnormal(dx, Signal::kHttp) || failed > 0});
+  } else {
+    out->push_back({FigureId::kThroughput, "Throughput", value,
+                    "counted by the probe, mean latency " + fmt_ms(f.latency_mean_ms.value_or(0)),
+                    finding_abnormal(dx, Signal::kHttp)});
+  }
 }
 
 }  // namespace
@@ -46,66 +85,43 @@ double probe_cpu_share(const ProbeSample& s) {
 }
 
 std::vector<KeyFigure> key_figures(const Timeline& tl, const Diagnosis& dx) {
+  const Figures f = figures_of(tl, dx);
   const WindowStats& st = dx.stats;
   std::vector<KeyFigure> out;
-  if (st.samples > 0) {
-    out.push_back({"Loop delay p99", fmt_ms(st.delay_p99_ms), "max " + fmt_ms(st.delay_max_ms),
-                   finding_abnormal(dx, Signal::kDelay)});
-    const std::string split = analysers::busy_split(st);
-    out.push_back({"Utilisation", fmt_percent(st.elu_mean, 0),
-                   split.empty() ? "event loop busy, 100 % = never idle" : split,
-                   finding_abnormal(dx, Signal::kUtilisation)});
-  }
-  if (st.cpu_present) {
-    const double cpu = st.cpu_cores;
-    out.push_back({"CPU", fmt_percent(cpu, cpu < 0.1 ? 1 : 0), "mean, of one core", finding_abnormal(dx, Signal::kCpu)});
-  }
+  add_loop_figures(&out, f, dx, "Loop delay p99");
+  if (f.cpu_cores)
+    out.push_back({FigureId::kCpu, "CPU", core_share(*f.cpu_cores), "mean, of one core",
+                   finding_abnormal(dx, Signal::kCpu)});
   add_cpu_wait(&out, dx);
-  if (tl.probe_connected) {
-    std::string detail = std::to_string(st.gc_count) + (st.gc_count == 1 ? " pause" : " pauses");
-    if (st.gc_count > 0) detail += ", longest " + fmt_ms(st.gc_max_pause_ms);
-    out.push_back({"Time in GC", fmt_percent(st.gc_effective_share(), 1), detail, finding_abnormal(dx, Signal::kGc)});
-  }
-  if (st.rss_max > 0) {
-    out.push_back({"Peak RSS", fmt_bytes(st.rss_max), st.heap_used_max > 0 ? "heap " + fmt_bytes(st.heap_used_max) : "",
+  if (f.gc_time_share)
+    out.push_back({FigureId::kGcTime, "Time in GC", fmt_percent(*f.gc_time_share, 1), pauses(st),
+                   finding_abnormal(dx, Signal::kGc)});
+  if (f.rss_max_bytes)
+    out.push_back({FigureId::kMemory, "Peak RSS", fmt_bytes(*f.rss_max_bytes),
+                   f.heap_used_max_bytes && *f.heap_used_max_bytes > 0 ? "heap " + fmt_bytes(*f.heap_used_max_bytes) : "",
                    finding_abnormal(dx, Signal::kMemory)});
-  }
-  const LoadSummary& ls = tl.load_summary;
-  if (ls.present) {
-    std::string detail = "p99 " + fmt_ms(ls.p99);
-    if (ls.errors + ls.non_2xx > 0) detail += ", " + fmt_num(ls.errors + ls.non_2xx, 0) + " failed";
-    out.push_back({"Throughput", fmt_num(ls.rps, ls.rps < 100 ? 1 : 0) + " req/s", detail,
-                   finding_abnormal(dx, Signal::kHttp) || ls.errors + ls.non_2xx > 0});
-  } else if (shows_http(tl, st)) {
-    out.push_back({"Throughput", fmt_num(st.http_rps, st.http_rps < 100 ? 1 : 0) + " req/s",
-                   "seen by the probe, mean " + fmt_ms(st.http_latency_mean_ms), finding_abnormal(dx, Signal::kHttp)});
-  }
+  add_throughput(&out, f, dx);
   return out;
 }
 
-std::vector<KeyFigure> loop_key_figures(const Timeline& lt, const LoopDiagnosis& loop) {
+std::vector<KeyFigure> loop_key_figures(const LoopDiagnosis& loop) {
   const Diagnosis& dx = loop.dx;
   const WindowStats& st = dx.stats;
+  const Figures f = loop_figures_of(dx);
   std::vector<KeyFigure> out;
-  if (st.samples > 0) {
-    out.push_back({"Delay p99", fmt_ms(st.delay_p99_ms), "max " + fmt_ms(st.delay_max_ms),
-                   finding_abnormal(dx, Signal::kDelay)});
-    out.push_back({"Utilisation", fmt_percent(st.elu_mean, 0), "loop busy",
-                   finding_abnormal(dx, Signal::kUtilisation)});
-  }
+  add_loop_figures(&out, f, dx, "Delay p99");
   const bool worker = loop.loop.thread != 0;
   // A main thread's /proc figures (or probe's) are its process's, all threads.
-  if (st.cpu_present && (!worker || st.proc_samples > 1))
-    out.push_back({"CPU", fmt_percent(st.cpu_cores, st.cpu_cores < 0.1 ? 1 : 0),
+  if (f.cpu_cores && (!worker || st.proc_samples > 1))
+    out.push_back({FigureId::kCpu, "CPU", core_share(*f.cpu_cores),
                    worker ? "this thread, of one core" : "the process, of one core",
                    finding_abnormal(dx, Signal::kCpu)});
   add_cpu_wait(&out, dx);
-  if (st.heap_used_max > 0)
-    out.push_back({"Heap", fmt_bytes(st.heap_used_max), worker ? "peak, this thread" : "peak, main thread",
-                   finding_abnormal(dx, Signal::kMemory)});
-  if (lt.probe_connected && st.samples > 0)
-    out.push_back({"Time in GC", fmt_percent(st.gc_effective_share(), 1),
-                   std::to_string(st.gc_count) + (st.gc_count == 1 ? " pause" : " pauses"),
+  if (f.heap_used_max_bytes && *f.heap_used_max_bytes > 0)
+    out.push_back({FigureId::kMemory, "Heap", fmt_bytes(*f.heap_used_max_bytes),
+                   worker ? "peak, this thread" : "peak, main thread", finding_abnormal(dx, Signal::kMemory)});
+  if (f.gc_time_share)
+    out.push_back({FigureId::kGcTime, "Time in GC", fmt_percent(*f.gc_time_share, 1), pauses(st),
                    finding_abnormal(dx, Signal::kGc)});
   return out;
 }

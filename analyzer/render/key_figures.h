@@ -1,7 +1,8 @@
-// The handful of numbers shown under the verdict banner, over the analysed
-// window. They come from the analyzer's own window statistics
-// (analyzer/window_stats.h), so the report, the JSON and `compare` never
-// disagree about a number.
+// The handful of numbers shown under the verdict, over the analysed window:
+// chosen here once, from the run's Figures (analyzer/figures.h, the JSON's
+// "figures"), and formatted here once. The report's cards, the terminal's
+// figure block and the Markdown table only lay these out, so no output gives
+// a number another output gives differently.
 #pragma once
 
 #include <string>
@@ -12,10 +13,15 @@
 
 namespace loopdoctor::render {
 
+enum class FigureId { kLoopDelay, kUtilisation, kCpu, kCpuWait, kGcTime, kMemory, kThroughput };
+
 struct KeyFigure {
+  FigureId id;
   std::string label;   // "Loop delay p99"
   std::string value;   // "312 ms"
-  std::string detail;  // "max 1.2 s"
+  // The figures behind the value ("max 1.2 s"), else what the value means
+  // ("mean, of one core").
+  std::string detail;
   bool alarm = false;  // the finding behind it is abnormal
 };
 
@@ -25,12 +31,13 @@ Window report_window(const Timeline& tl, const Diagnosis& dx);
 
 std::vector<KeyFigure> key_figures(const Timeline& tl, const Diagnosis& dx);
 
-// One loop's figures for its card in the report's Loops section (a
-// recording of several loops): delay p99 and max, utilisation, the CPU of
-// its thread, peak heap and time in GC, from the loop's own diagnosis.
-// A worker's CPU is shown only from /proc's per-thread figures: the probe's
-// CPU in a worker (process.cpuUsage()) is the whole process's.
-std::vector<KeyFigure> loop_key_figures(const Timeline& lt, const LoopDiagnosis& loop);
+// One loop's figures for its card in the report's Loops section and its
+// row in the text outputs (a recording of several loops): delay p99 and max,
+// utilisation, the CPU of its thread, its wait for a CPU, peak heap and time
+// in GC, from the loop's own diagnosis. A worker's CPU is shown only from
+// /proc's per-thread figures: the probe's CPU in a worker
+// (process.cpuUsage()) is the whole process's.
+std::vector<KeyFigure> loop_key_figures(const LoopDiagnosis& loop);
 
 // CPU used in one probe interval as a share of one core (1.0 = 100 %).
 double probe_cpu_share(const ProbeSample& s);

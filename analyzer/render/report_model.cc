@@ -374,7 +374,7 @@ data lane_entry(const LoopLane& lane) {
   d.set("summary", l.dx.issues.empty() ? "" : l.dx.issues.front().summary);
   d.set("waited_on", l.waited_on);
   d.set("has_waited_on", !l.waited_on.empty());
-  const std::vector<KeyFigure> figures = loop_key_figures(*lane.timeline, l);
+  const std::vector<KeyFigure> figures = loop_key_figures(l);
   d.set("figures", list_of(figures, figure_entry));
   d.set("cards_style", cards_style(figures.size()));
   d.set("delay_svg", lane.delay_svg);

@@ -5,7 +5,8 @@
 #include <sstream>
 
 #include "analyzer/analyze.h"
-#include "cli/terminal_summary.h"
+#include "analyzer/render/markdown_summary.h"
+#include "analyzer/render/terminal_summary.h"
 #include "synthetic.h"
 
 using namespace loopdoctor;
@@ -34,7 +35,7 @@ TEST_CASE("exit: one description, printed by the note and the terminal") {
   for (const auto& n : dx.notes) noted |= n.starts_with("The target exited with code 1 at 4.2 s, before loopdoctor");
   CHECK(noted);
   std::ostringstream out;
-  cli::print_terminal_summary(out, tl, dx, "", "", false);
+  render::print_terminal_summary(out, tl, dx, "", "", false);
   CHECK(out.str().find("target " + dx.exit.text) != std::string::npos);
 }
 

@@ -8,7 +8,8 @@
 
 #include "analyzer/analyze.h"
 #include "analyzer/recording/records.h"
-#include "cli/terminal_summary.h"
+#include "analyzer/render/markdown_summary.h"
+#include "analyzer/render/terminal_summary.h"
 #include "synthetic.h"
 
 using namespace loopdoctor;
@@ -30,9 +31,9 @@ TEST_CASE("Markdown lists each hotspot once and the further issues, like the ter
   REQUIRE(dx.issues.size() == 2);
   // As attach_profile does: every issue carries the profile's hotspots.
   for (Issue& i : dx.issues) i.hotspots = {{"pbkdf2Sync", "node:internal/crypto/pbkdf2:62", 0.89, "server.js:14"}};
-  const std::string md = cli::markdown_summary(tl, dx, "");
+  const std::string md = render::markdown_summary(tl, dx, "");
   std::ostringstream term;
-  cli::print_terminal_summary(term, tl, dx, "", "", false);
+  render::print_terminal_summary(term, tl, dx, "", "", false);
   CHECK(count(md, "pbkdf2Sync") == 1);
   CHECK(count(term.str(), "pbkdf2Sync") == 1);
   const std::string also = "also: gc-pressure — " + dx.issues[1].summary;
@@ -49,11 +50,11 @@ TEST_CASE("A hotspot's hot line and its code read the same in the terminal the M
   REQUIRE_FALSE(dx.issues.empty());
   dx.issues[0].hotspots = {{"priceQuote", "src/pricing.ts:18", 0.76, "src/server.ts:10", "src/pricing.ts:23",
                             "if (p.sku !== `x`) continue;", "dist/pricing.js:12"}};
-  const std::string md = cli::markdown_summary(tl, dx, "");
+  const std::string md = render::markdown_summary(tl, dx, "");
   CHECK(count(md, "- hotspot `priceQuote` at `src/pricing.ts:23, function starts at line 18` called from "
                   "`src/server.ts:10` (76 %)\n  `` if (p.sku !== `x`) continue; ``\n") == 1);
   std::ostringstream term;
-  cli::print_terminal_summary(term, tl, dx, "", "", false);
+  render::print_terminal_summary(term, tl, dx, "", "", false);
   CHECK(count(term.str(), "hotspot: priceQuote (src/pricing.ts:23, function starts at line 18) called from "
                           "src/server.ts:10, 76 %\n           | if (p.sku !== `x`) continue;\n") == 1);
   const auto j = diagnosis_json(tl, dx)["issues"][0]["hotspots"][0];
@@ -87,7 +88,7 @@ TEST_CASE("JSON, Markdown and the report say which built-in load ran") {
                                               {"rate", 500.0}, {"duration_s", 5.0}, {"timeout_s", 2.0}});
   const std::string said = "GET http://127.0.0.1:8080/slow, 20 connections, 2 threads, no pipelining, "
                            "500 req/s, 5 s planned";
-  CHECK(count(cli::markdown_summary(tl, dx, ""), "- load: `" + said + "`") == 1);
+  CHECK(count(render::markdown_summary(tl, dx, ""), "- load: `" + said + "`") == 1);
 }
 
 TEST_CASE("a recording made before load config: the load's URL as before, no config") {
@@ -98,7 +99,7 @@ TEST_CASE("a recording made before load config: the load's URL as before, no con
   Timeline tl = build_timeline(recs);
   Diagnosis dx = analyze(tl);
   CHECK(!diagnosis_json(tl, dx)["load"].contains("config"));
-  CHECK(count(cli::markdown_summary(tl, dx, ""), "- load: `wrk -c 10 http://127.0.0.1:8080/`") == 1);
+  CHECK(count(render::markdown_summary(tl, dx, ""), "- load: `wrk -c 10 http://127.0.0.1:8080/`") == 1);
 }
 
 TEST_CASE("the JSON's warnings carry the collector's warning records") {
@@ -126,7 +127,7 @@ TEST_CASE("the JSON's probe-based load is the window statistics, as the Markdown
   CHECK(load["rps"].get<double>() == Approx(500).epsilon(0.05));
   CHECK(load["requests"].get<double>() == Approx(dx.stats.http_requests).epsilon(1e-3));
   CHECK(load["latency_ms"]["mean"].get<double>() == Approx(dx.stats.http_latency_mean_ms));
-  CHECK(count(cli::markdown_summary(tl, dx, ""), fmt::format("{:.0f} req/s", load["rps"].get<double>())) >= 1);
+  CHECK(count(render::markdown_summary(tl, dx, ""), fmt::format("{:.0f} req/s", load["rps"].get<double>())) >= 1);
 }
 
 namespace {
@@ -146,7 +147,7 @@ TEST_CASE("the outputs say which probe watched the loop and why the native one d
   Timeline native = build_timeline(with_probe(loopdoctor::testing::make_recording({}), "native", ""));
   Diagnosis dx = analyze(native);
   CHECK(diagnosis_json(native, dx)["target"]["probe"] == "native");
-  CHECK(count(cli::markdown_summary(native, dx, ""), " samples (native probe)") == 1);
+  CHECK(count(render::markdown_summary(native, dx, ""), " samples (native probe)") == 1);
 
   const char* why = "no addon built for Node ABI 127 (looked in /x)";
   Timeline js = build_timeline(with_probe(loopdoctor::testing::make_recording({}), "js", why));
@@ -155,7 +156,7 @@ TEST_CASE("the outputs say which probe watched the loop and why the native one d
   CHECK(j["target"]["probe"] == "js");
   CHECK(j["target"]["probe_fallback"] == why);
   std::ostringstream term;
-  cli::print_terminal_summary(term, js, dx, "", "", false);
+  render::print_terminal_summary(term, js, dx, "", "", false);
   CHECK(count(term.str(), std::string("(JS probe: ") + why + ")") == 1);
 
   // A recording from before the probe said: nothing claimed.
@@ -172,8 +173,8 @@ TEST_CASE("Markdown and the terminal name block stacks as the hotspots' source")
   REQUIRE(dx.verdict == Verdict::kBlockedLoop);
   auto outputs = [&] {
     std::ostringstream term;
-    cli::print_terminal_summary(term, tl, dx, "", "", false);
-    return std::pair{cli::markdown_summary(tl, dx, ""), term.str()};
+    render::print_terminal_summary(term, tl, dx, "", "", false);
+    return std::pair{render::markdown_summary(tl, dx, ""), term.str()};
   };
   CHECK(count(outputs().first, "block stacks") == 0);
   dx.blocks = {2, 390, 330, "spin (server.js:5)"};
@@ -266,9 +267,9 @@ TEST_CASE("an issue's cause reads the same in the terminal the Markdown the JSON
   dx.issues[0].cause = {CauseKind::kUpstream, "127.0.0.1:9001", "p50 180 ms of 190 ms per request", ""};
   const std::string line = "upstream 127.0.0.1:9001, p50 180 ms of 190 ms per request";
   std::ostringstream term;
-  cli::print_terminal_summary(term, tl, dx, "", "", false);
+  render::print_terminal_summary(term, tl, dx, "", "", false);
   CHECK(count(term.str(), "  io-bound — cause: " + line + "  (medium severity") == 1);
-  CHECK(count(cli::markdown_summary(tl, dx, ""), "**cause:** " + line + "\n") == 1);
+  CHECK(count(render::markdown_summary(tl, dx, ""), "**cause:** " + line + "\n") == 1);
   const auto j = diagnosis_json(tl, dx)["issues"][0];
   CHECK(j["cause"] == "upstream");
   CHECK(j["cause_text"] == line);
@@ -298,11 +299,11 @@ TEST_CASE("A load that mostly failed is said first in the terminal, the Markdown
   const std::string said = "Every response to GET / was 404 Not Found (21307 of 21307 requests) — check the --load path.";
   REQUIRE(dx.load_failure.text == said);
   std::ostringstream term;
-  cli::print_terminal_summary(term, tl, dx, "", "", false);
+  render::print_terminal_summary(term, tl, dx, "", "", false);
   // Its first line, before the verdict.
   CHECK(term.str().starts_with("\n  " + said + "\n\n  insufficient-data\n"));
   CHECK(count(term.str(), "No problem found") == 0);
-  const std::string md = cli::markdown_summary(tl, dx, "");
+  const std::string md = render::markdown_summary(tl, dx, "");
   CHECK(md.starts_with("### loopdoctor: `insufficient-data`\n\n**" + said + "**\n\n> No verdict on the server's health"));
   const auto j = diagnosis_json(tl, dx);
   CHECK(j["verdict"] == "insufficient-data");
@@ -330,10 +331,10 @@ TEST_CASE("A saturated healthy run says so in the terminal, the Markdown and the
   const std::string sat = dx.saturation.text;
   REQUIRE_FALSE(sat.empty());
   std::ostringstream term;
-  cli::print_terminal_summary(term, tl, dx, "", "", false);
+  render::print_terminal_summary(term, tl, dx, "", "", false);
   CHECK(term.str().starts_with("\n  healthy\n  " + sat));
   CHECK(count(term.str(), "No problem found") == 0);
-  CHECK(count(cli::markdown_summary(tl, dx, ""), "> " + sat) == 1);
+  CHECK(count(render::markdown_summary(tl, dx, ""), "> " + sat) == 1);
   const auto j = diagnosis_json(tl, dx);
   CHECK(j["summary"].get<std::string>().starts_with(sat));
   CHECK(j["load"]["saturation"]["text"] == sat);
@@ -349,10 +350,10 @@ TEST_CASE("A target that died is never healthy in the terminal, the Markdown or 
       loopdoctor::testing::ended_by_itself(loopdoctor::testing::make_recording(s), 1.5, 1, std::nullopt));
   Diagnosis dx = analyze(tl);
   std::ostringstream term;
-  cli::print_terminal_summary(term, tl, dx, "", "", false);
+  render::print_terminal_summary(term, tl, dx, "", "", false);
   CHECK(term.str().starts_with("\n  insufficient-data\n  The target exited with code 1 at 1.7 s"));
   CHECK(count(term.str(), "No problem found") == 0);
-  const std::string md = cli::markdown_summary(tl, dx, "");
+  const std::string md = render::markdown_summary(tl, dx, "");
   CHECK(md.starts_with("### loopdoctor: `insufficient-data`\n\n> The target exited with code 1 at 1.7 s"));
   CHECK(count(md, "No problem found") == 0);
   const auto j = diagnosis_json(tl, dx);
@@ -371,9 +372,9 @@ TEST_CASE("One throughput: the load's, in the verdict's sentence, the terminal, 
   const Diagnosis dx = analyze(tl);
   REQUIRE(dx.verdict == Verdict::kHealthy);
   CHECK(count(dx.issues[0].summary, "84211 req/s") == 1);
-  const std::string md = cli::markdown_summary(tl, dx, "");
+  const std::string md = render::markdown_summary(tl, dx, "");
   std::ostringstream term;
-  cli::print_terminal_summary(term, tl, dx, "", "", false);
+  render::print_terminal_summary(term, tl, dx, "", "", false);
   for (const std::string& out : {md, term.str(), diagnosis_json(tl, dx).dump()}) {
     CHECK(count(out, "84211 req/s") >= 1);
     CHECK(count(out, "150 req/s") == 0);

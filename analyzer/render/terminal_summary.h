@@ -1,5 +1,5 @@
-// Text renderers: the verdict on the terminal, and a Markdown summary for a
-// bug ticket.
+// The verdict on the terminal: what a user reads first, on stderr after a
+// run, an attach or an analyze.
 #pragma once
 
 #include <ostream>
@@ -7,7 +7,7 @@
 
 #include "analyzer/diagnosis.h"
 
-namespace loopdoctor::cli {
+namespace loopdoctor::render {
 
 // Ends with the paths of the report and the recording (each when set) and,
 // with `earlier_recording` (an earlier run of the same target's), the
@@ -16,8 +16,4 @@ void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnos
                             const std::string& report_path, const std::string& recording_path,
                             bool colour, const std::string& earlier_recording = {});
 
-// At most ~60 lines; renders in GitHub and Jira.
-std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
-                             const std::string& report_path);
-
-}  // namespace loopdoctor::cli
+}  // namespace loopdoctor::render

@@ -1,0 +1,88 @@
+#include "analyzer/render/summary_lines.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "analyzer/block_attribution.h"
+#include "analyzer/profile_attribution.h"
+#include "analyzer/recording/record_words.h"
+#include "analyzer/render/key_figures.h"
+
+namespace loopdoctor::render {
+
+std::size_t listed_hotspots(const Diagnosis& dx) {
+  return dx.issues.empty() ? 0 : std::min(dx.issues.front().hotspots.size(), kTerminalHotspots);
+}
+
+std::string probe_note(const Timeline& tl) {
+  if (tl.probe_kind.empty()) return "";
+  std::string note = " (" + recording::probe_short(tl.probe_kind);
+  if (!tl.probe_fallback.empty()) note += ": " + tl.probe_fallback;
+  return note + ")";
+}
+
+std::string blocks_line(const Diagnosis& dx, bool markdown) {
+  if (dx.issues.empty() || dx.blocks.blocks == 0) return "";
+  const Issue& top = dx.issues.front();
+  const std::string phrase = blocks::source_phrase(dx.blocks);
+  if (top.hotspots_source == HotspotSource::kBlockStacks)
+    return top.hotspots.empty() ? "" : "source: " + phrase;
+  if (top.block_hotspots.empty()) return "";
+  const Hotspot& h = top.block_hotspots.front();
+  const bool placed = !h.location.empty() && h.location != profile::kNativeLocation;
+  return markdown ? fmt::format("{}: `{}`{} ({:.0f} %)", phrase, h.function,
+                                placed ? " at `" + h.location + "`" : "", h.share * 100)
+                  : fmt::format("{}: {}, {:.0f} %", phrase, blocks::place(h.function, h.location), h.share * 100);
+}
+
+std::string also_line(const Issue& issue) {
+  return std::string("also: ") + to_string(issue.kind) +
+         (issue.cause.present() ? " (cause: " + issue.cause.line() + ")" : "") + " — " + issue.summary;
+}
+
+std::vector<std::string> warning_lines(const Diagnosis& dx, bool markdown) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < std::min(dx.warnings.size(), kListedWarnings); ++i) {
+    const WarningSummary& w = dx.warnings[i];
+    const std::string times = fmt::format("{:.0f}x", w.count);
+    const std::string at = w.location.empty() ? "" : markdown ? " at `" + w.location + "`" : " at " + w.location;
+    out.push_back(markdown ? fmt::format("warning `{}` {}{}: {}", w.name, times, at, w.message)
+                           : fmt::format("warning: {} {}{}: {}", w.name, times, at, w.message));
+  }
+  if (dx.warnings.size() > kListedWarnings)
+    out.push_back(fmt::format("{} more warnings in the report", dx.warnings.size() - kListedWarnings));
+  return out;
+}
+
+ListedLoops listed_loops(const Diagnosis& dx) {
+  ListedLoops l;
+  for (const LoopDiagnosis& ld : dx.loops) {
+    const bool room = l.loops.size() + 1 < kListedLoops;  // the last place waits for main
+    if (room || ld.loop.is_main()) l.loops.push_back(&ld);
+    else ++l.more;
+  }
+  l.more += dx.folded_loops;
+  return l;
+}
+
+// A loop's row: the values of its delay, utilisation and wait for a CPU as
+// its card in the report gives them (the card has the details), and the
+// loop it waited on.
+std::string loop_figures(const LoopDiagnosis& l) {
+  std::string s;
+  for (const KeyFigure& f : loop_key_figures(l)) {
+    if (f.id != FigureId::kLoopDelay && f.id != FigureId::kUtilisation && f.id != FigureId::kCpuWait) continue;
+    s += (s.empty() ? "" : " · ") + f.label + " " + f.value;
+  }
+  if (s.empty()) s = "no samples";
+  if (!l.waited_on.empty()) s += "; waited on " + l.waited_on;
+  return s;
+}
+
+std::string more_loops_line(std::size_t more) {
+  return fmt::format("… and {} more {} (in the report and the JSON)", more,
+                     more == 1 ? "loop" : "loops");
+}
+
+}  // namespace loopdoctor::render

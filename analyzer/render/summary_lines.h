@@ -1,0 +1,47 @@
+// The lines the terminal summary and the Markdown summary both give under
+// the verdict, each defined once: the lead issue's hotspots (every issue
+// carries the same profile's), one line per further issue, the block stacks'
+// source, the target's own warnings, and the loops of a recording of several.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "analyzer/diagnosis.h"
+
+namespace loopdoctor::render {
+
+// Hotspots listed under the verdict; the report has the full table.
+inline constexpr std::size_t kTerminalHotspots = 3;
+std::size_t listed_hotspots(const Diagnosis& dx);
+
+// " (native probe)", " (JS probe: <why the native one did not run>)", or
+// nothing for a recording whose probe did not say.
+std::string probe_note(const Timeline& tl);
+
+// Where the listed hotspots come from, said only when the run had block
+// stacks: "source: block stacks (12 blocks, 3.4 s)" when they are the
+// issue's own, else the block stacks' top function beside the profile's.
+std::string blocks_line(const Diagnosis& dx, bool markdown);
+
+// "also: gc-pressure (cause: …) — <summary>", for each issue after the first.
+std::string also_line(const Issue& issue);
+
+// The target's own warnings: the most frequent few here, every one in the
+// report and the JSON.
+inline constexpr std::size_t kListedWarnings = 3;
+std::vector<std::string> warning_lines(const Diagnosis& dx, bool markdown);
+
+// Loops listed under the verdict (worst first, the first process's main
+// thread always among them); the report and the JSON have every one.
+inline constexpr std::size_t kListedLoops = 8;
+struct ListedLoops {
+  std::vector<const LoopDiagnosis*> loops;
+  std::size_t more = 0;  // loops not listed, folded ones included
+};
+ListedLoops listed_loops(const Diagnosis& dx);
+std::string loop_figures(const LoopDiagnosis& l);
+std::string more_loops_line(std::size_t more);
+
+}  // namespace loopdoctor::render
