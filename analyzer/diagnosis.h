@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -129,7 +130,15 @@ struct RecheckWords {
 struct Diagnosis {
   Verdict verdict = Verdict::kInsufficientData;
   RecheckWords recheck;
+  // Never empty once analyze() has made the diagnosis: the first issue is
+  // the verdict's, worst first, and healthy and insufficient-data have an
+  // issue too (their summary and advice; the JSON's `issues` lists problems
+  // only). Outputs read the lead issue through lead(), which checks this.
   std::vector<Issue> issues;
+  const Issue& lead() const {
+    if (issues.empty()) throw std::logic_error("a diagnosis with no issue: analyze() always gives one");
+    return issues.front();
+  }
   std::vector<Finding> findings;   // every analyser's finding, for the report
   std::vector<std::string> notes;  // e.g. "load too light to judge"
   // The target's process warnings, most frequent first (process_warnings.h).

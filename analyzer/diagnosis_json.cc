@@ -204,7 +204,7 @@ json loops_json(const Timeline& tl, const Diagnosis& dx) {
               {"thread", pid_json(l.loop.thread)},
               {"name", l.name},
               {"verdict", to_string(l.dx.verdict)},
-              {"summary", l.dx.issues.empty() ? "" : l.dx.issues.front().summary},
+              {"summary", l.dx.lead().summary},
               {"issues", issues_json(l.dx)},
               {"figures", figures_json(figures_of(*lt, l.dx))}};
     if (!l.waited_on.empty()) j["waited_on"] = l.waited_on;
@@ -223,10 +223,8 @@ json diagnosis_json(const Timeline& tl, const Diagnosis& dx) {
   // `issues` lists problems only; a healthy or insufficient-data run has none,
   // and its sentence and advice are in `summary` and `recommendations`.
   j["issues"] = issues_json(dx);
-  if (!dx.issues.empty()) {
-    j["summary"] = dx.issues.front().summary;
-    j["recommendations"] = dx.issues.front().recommendations;
-  }
+  j["summary"] = dx.lead().summary;
+  j["recommendations"] = dx.lead().recommendations;
   j["notes"] = dx.notes;
   j["findings"] = findings_json(dx.findings);
   j["target"] = target_json(tl, dx.exit);

@@ -39,14 +39,14 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
   const WindowStats& st = dx.stats;
   std::string md = fmt::format("### loopdoctor: `{}`\n\n", to_string(dx.verdict));
   if (dx.load_failure.failed) md += "**" + dx.load_failure.text + "**\n\n";
-  if (!dx.issues.empty() && dx.issues.front().cause.present())
-    md += "**cause:** " + dx.issues.front().cause.line() + "\n\n";
-  if (!dx.issues.empty()) md += "> " + dx.issues.front().summary + "\n\n";
+  const Issue& lead = dx.lead();
+  if (lead.cause.present()) md += "**cause:** " + lead.cause.line() + "\n\n";
+  md += "> " + lead.summary + "\n\n";
   md += markdown_loops(dx);
   md += markdown_figures(tl, dx);
   md += "\n";
   for (std::size_t i = 0; i < listed_hotspots(dx); ++i) {
-    const Hotspot& h = dx.issues.front().hotspots[i];
+    const Hotspot& h = lead.hotspots[i];
     const std::string at = profile::hotspot_place(h);
     md += fmt::format("- hotspot `{}`{}{} ({:.0f} %)\n", h.function,
                       at.empty() || at == profile::kNativeLocation ? "" : " at `" + at + "`",
@@ -58,8 +58,7 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
   if (const std::string b = blocks_line(dx, true); !b.empty()) md += "- " + b + "\n";
   for (std::size_t i = 1; i < dx.issues.size(); ++i) md += "- " + also_line(dx.issues[i]) + "\n";
   for (const auto& w : warning_lines(dx, true)) md += "- " + w + "\n";
-  if (!dx.issues.empty() && !dx.issues.front().recommendations.empty())
-    md += "\n**First step:** " + dx.issues.front().recommendations.front() + "\n";
+  if (!lead.recommendations.empty()) md += "\n**First step:** " + lead.recommendations.front() + "\n";
   for (const auto& n : dx.notes) md += "\n_Note: " + n + "_\n";
   md += "\n<details><summary>How it was run</summary>\n\n";
   std::string cmd;

@@ -75,14 +75,6 @@ data evidence_entry(const Evidence& e) {
   return d;
 }
 
-std::string summary_without_issue(const Diagnosis& dx) {
-  if (dx.verdict == Verdict::kHealthy) {
-    return "No problem found: the event loop stayed responsive and no signal crossed its limit.";
-  }
-  if (!dx.notes.empty()) return dx.notes.front();
-  return "This run did not produce enough data to judge the target.";
-}
-
 data detail(const std::string& label, const std::string& value, bool mono = false) {
   data d;
   d.set("label", label);
@@ -229,15 +221,12 @@ void set_banner(data& m, const Timeline& tl, const Diagnosis& dx) {
   m.set("page_title", "loopdoctor: " + std::string(info(dx.verdict).title) + (cmd.empty() ? "" : " — " + cmd));
   m.set("command", cmd);
   m.set("command_html", html_with_wrap_points(cmd));
-  const Issue* lead = dx.issues.empty() ? nullptr : &dx.issues.front();
-  m.set("summary", lead ? lead->summary : summary_without_issue(dx));
-  m.set("has_lead", lead != nullptr);
-  if (lead) {
-    m.set("severity", to_string(lead->severity));
-    m.set("confidence", fmt_num(lead->confidence * 100, 0) + " %");
-    m.set("has_cause", lead->cause.present());
-    m.set("cause", lead->cause.line());
-  }
+  const Issue& lead = dx.lead();
+  m.set("summary", lead.summary);
+  m.set("severity", to_string(lead.severity));
+  m.set("confidence", fmt_num(lead.confidence * 100, 0) + " %");
+  m.set("has_cause", lead.cause.present());
+  m.set("cause", lead.cause.line());
   m.set("load_failed", dx.load_failure.failed);
   m.set("load_failure_text", dx.load_failure.text);
   m.set("crash", dx.exit.crash);
@@ -330,10 +319,8 @@ void set_findings_and_notes(data& m, const Diagnosis& dx) {
   m.set("main_thread_caption", caption);
   m.set("has_main_thread_caption", !caption.empty());
   m.set("findings", list_of(dx.findings, finding_entry));
-  // Without an issue the banner already says the first note; do not repeat it.
-  const size_t first_note = dx.issues.empty() && dx.verdict != Verdict::kHealthy && !dx.notes.empty() ? 1 : 0;
-  m.set("notes", list_of(std::span(dx.notes).subspan(first_note), text_entry));
-  m.set("has_notes", dx.notes.size() > first_note);
+  m.set("notes", list_of(dx.notes, text_entry));
+  m.set("has_notes", !dx.notes.empty());
   m.set("process_warnings", list_of(dx.warnings, process_warning_entry));
   m.set("has_process_warnings", !dx.warnings.empty());
 }
@@ -371,7 +358,7 @@ data lane_entry(const LoopLane& lane) {
   const bool show_pid = l.pid > 0 && !l.name.starts_with("pid ");
   d.set("pid", show_pid ? fmt_num(l.pid, 0) : "");
   d.set("has_pid", show_pid);
-  d.set("summary", l.dx.issues.empty() ? "" : l.dx.issues.front().summary);
+  d.set("summary", l.dx.lead().summary);
   d.set("waited_on", l.waited_on);
   d.set("has_waited_on", !l.waited_on.empty());
   const std::vector<KeyFigure> figures = loop_key_figures(l);
@@ -380,11 +367,8 @@ data lane_entry(const LoopLane& lane) {
   d.set("delay_svg", lane.delay_svg);
   d.set("elu_svg", lane.elu_svg);
   d.set("has_charts", !lane.delay_svg.empty() || !lane.elu_svg.empty());
-  std::span<const Hotspot> hs;
-  if (!l.dx.issues.empty()) {
-    const std::vector<Hotspot>& all = l.dx.issues.front().hotspots;
-    hs = std::span(all).first(std::min(all.size(), kLaneHotspots));
-  }
+  const std::vector<Hotspot>& all = l.dx.lead().hotspots;
+  const std::span<const Hotspot> hs = std::span(all).first(std::min(all.size(), kLaneHotspots));
   d.set("hotspots", list_of(hs, hotspot_entry));
   d.set("has_hotspots", !hs.empty());
   return d;
@@ -417,15 +401,6 @@ kainjow::mustache::data report_model(const Timeline& tl, const Diagnosis& dx, co
   m.set("figures", list_of(figures, figure_entry));
   m.set("cards_style", cards_style(figures.size()));
   set_issues_and_profile(m, dx);
-  // With no issue the diagnosis carries no recommendations; the per-verdict
-  // texts still tell a reader what to watch or how to get data.
-  if (dx.issues.empty()) {
-    std::string text;
-    const bool found = base::read_file(
-        opt.templates_dir + "/recommendations/" + std::string(to_string(dx.verdict)) + ".txt", &text);
-    m.set("general_recommendations",
-          list_of(found ? split_paragraphs(text) : std::vector<std::string>{}, recommendation_entry));
-  }
   set_findings_and_notes(m, dx);
   set_charts(m, tl, dx);
   set_loop_lanes(m, tl, dx);

@@ -12,7 +12,7 @@
 namespace loopdoctor::render {
 
 std::size_t listed_hotspots(const Diagnosis& dx) {
-  return dx.issues.empty() ? 0 : std::min(dx.issues.front().hotspots.size(), kTerminalHotspots);
+  return std::min(dx.lead().hotspots.size(), kTerminalHotspots);
 }
 
 std::string probe_note(const Timeline& tl) {
@@ -23,8 +23,8 @@ std::string probe_note(const Timeline& tl) {
 }
 
 std::string blocks_line(const Diagnosis& dx, bool markdown) {
-  if (dx.issues.empty() || dx.blocks.blocks == 0) return "";
-  const Issue& top = dx.issues.front();
+  if (dx.blocks.blocks == 0) return "";
+  const Issue& top = dx.lead();
   const std::string phrase = blocks::source_phrase(dx.blocks);
   if (top.hotspots_source == HotspotSource::kBlockStacks)
     return top.hotspots.empty() ? "" : "source: " + phrase;

@@ -63,45 +63,46 @@ void print_key_figures(std::ostream& out, const Timeline& tl, const Diagnosis& d
   }
 }
 
+// The verdict, its cause and sentence, the code behind it (the CPU
+// profile's hotspots: the line a developer acts on first) and the further
+// issues.
+void print_verdict(std::ostream& out, const Diagnosis& dx, bool colour) {
+  const char* on = colour ? info(dx.verdict).ansi.data() : "";
+  const char* off = colour ? "\x1b[0m" : "";
+  const char* dim = colour ? "\x1b[2m" : "";
+  const Issue& top = dx.lead();
+  out << "  " << on << to_string(dx.verdict) << off;
+  if (top.cause.present()) out << " — cause: " << top.cause.line();
+  if (is_problem(top.kind))
+    out << fmt::format("  ({} severity, confidence {:.2f})", to_string(top.severity), top.confidence);
+  out << "\n  " << top.summary << "\n";
+  for (std::size_t i = 0; i < listed_hotspots(dx); ++i) {
+    const Hotspot& h = top.hotspots[i];
+    const std::string at = profile::hotspot_place(h);
+    out << "  " << (i == 0 ? "hotspot: " : "         ") << h.function
+        // "(native code) ((native))" and "(loopdoctor's probe) ()" say nothing more.
+        << (at.empty() || at == profile::kNativeLocation ? "" : " (" + at + ")")
+        << (h.caller.empty() ? "" : " called from " + h.caller) << fmt::format(", {:.0f} %", h.share * 100) << "\n";
+    if (!h.hot_line_text.empty()) out << "           " << dim << "| " << h.hot_line_text << off << "\n";
+    if (!h.caller_line_text.empty()) out << "           " << dim << "| called by: " << h.caller_line_text << off << "\n";
+  }
+  if (const std::string b = blocks_line(dx, false); !b.empty()) out << "  " << b << "\n";
+  for (std::size_t i = 1; i < dx.issues.size(); ++i) out << "  " << also_line(dx.issues[i]) << "\n";
+}
+
 }  // namespace
 
 void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnosis& dx,
                             const std::string& report_path, const std::string& recording_path,
                             bool colour, const std::string& earlier_recording) {
   const WindowStats& st = dx.stats;
-  const char* on = colour ? info(dx.verdict).ansi.data() : "";
   const char* off = colour ? "\x1b[0m" : "";
   const char* dim = colour ? "\x1b[2m" : "";
   out << "\n";
   // A load that mostly failed is said before the verdict, which it limits.
   if (dx.load_failure.failed)
     out << "  " << (colour ? "\x1b[1m" : "") << dx.load_failure.text << off << "\n\n";
-  if (!dx.issues.empty()) {
-    const Issue& top = dx.issues.front();
-    out << "  " << on << to_string(dx.verdict) << off;
-    if (top.cause.present()) out << " — cause: " << top.cause.line();
-    if (is_problem(top.kind))
-      out << fmt::format("  ({} severity, confidence {:.2f})", to_string(top.severity),
-                         top.confidence);
-    out << "\n  " << top.summary << "\n";
-    // The code behind the verdict, from the CPU profile: the line a developer
-    // acts on first.
-    for (std::size_t i = 0; i < listed_hotspots(dx); ++i) {
-      const Hotspot& h = top.hotspots[i];
-      const std::string at = profile::hotspot_place(h);
-      out << "  " << (i == 0 ? "hotspot: " : "         ") << h.function
-          // "(native code) ((native))" and "(loopdoctor's probe) ()" say nothing more.
-          << (at.empty() || at == profile::kNativeLocation ? "" : " (" + at + ")")
-          << (h.caller.empty() ? "" : " called from " + h.caller)
-          << fmt::format(", {:.0f} %", h.share * 100) << "\n";
-      if (!h.hot_line_text.empty()) out << "           " << dim << "| " << h.hot_line_text << off << "\n";
-      if (!h.caller_line_text.empty())
-        out << "           " << dim << "| called by: " << h.caller_line_text << off << "\n";
-    }
-    if (const std::string b = blocks_line(dx, false); !b.empty()) out << "  " << b << "\n";
-    for (std::size_t i = 1; i < dx.issues.size(); ++i)
-      out << "  " << also_line(dx.issues[i]) << "\n";
-  }
+  print_verdict(out, dx, colour);
   print_loops(out, dx);
   print_key_figures(out, tl, dx, colour);
   out << "  " << dim << "window " << fmt::format("{:.1f}", dx.window.length() / 1000.0)
@@ -109,8 +110,7 @@ void print_terminal_summary(std::ostream& out, const Timeline& tl, const Diagnos
       << "\n";
   for (const auto& w : warning_lines(dx, false)) out << "  " << w << "\n";
   for (const auto& n : dx.notes) out << "  note: " << n << "\n";
-  if (!dx.issues.empty() && !dx.issues.front().recommendations.empty())
-    out << "\n  → " << dx.issues.front().recommendations.front() << "\n";
+  if (!dx.lead().recommendations.empty()) out << "\n  → " << dx.lead().recommendations.front() << "\n";
   out << "\n";
   if (!report_path.empty()) out << "  report:    " << report_path << "\n";
   if (!recording_path.empty()) out << "  recording: " << recording_path << "\n";

@@ -168,22 +168,24 @@ TEST_CASE("a template loaded once renders each report as html_report does", "[re
 TEST_CASE("a target without probe renders from /proc and says so", "[render][html]") {
   Timeline tl = synthetic_timeline({.duration_s = 3, .probe = false, .load = false});
   REQUIRE(tl.samples.empty());
-  std::string html = render_report(tl, synthetic_diagnosis(tl));
-  CHECK(contains(html, "No probe connected."));
+  Diagnosis dx = analyze(tl);
+  std::string err;
+  REQUIRE(attach_recommendations(&dx, LOOPDOCTOR_TEMPLATES_DIR, &err));
+  std::string html = render_report(tl, dx);
+  CHECK(contains(html, "No probe connected"));
   CHECK(contains(html, "v-insufficient-data"));
   CHECK(contains(html, "id=\"chart-cpu\""));
   CHECK(contains(html, "id=\"chart-memory\""));
   CHECK_FALSE(contains(html, "id=\"chart-delay\""));
   CHECK(contains(html, "Not shown, no data recorded: Event-loop delay"));
   CHECK(contains(html, "sleep 3"));
-  // No issue: the general texts for the verdict are shown.
+  // The verdict's own advice.
   CHECK(contains(html, "Check that the probe attached"));
 }
 
 TEST_CASE("an empty timeline still renders", "[render][html]") {
   Timeline tl;
-  Diagnosis dx;
-  std::string html = render_report(tl, dx);
+  std::string html = render_report(tl, analyze(tl));
   CHECK(contains(html, "Not enough data"));
 }
 

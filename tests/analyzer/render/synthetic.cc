@@ -168,6 +168,10 @@ Diagnosis synthetic_diagnosis(const Timeline& tl) {
   if (tl.samples.empty()) {
     dx.verdict = Verdict::kInsufficientData;
     dx.notes = {"No probe connected: only /proc data was recorded, which cannot show event-loop health."};
+    Issue none;  // as analyze() gives: insufficient-data has an issue too
+    none.kind = Verdict::kInsufficientData;
+    none.summary = dx.notes.front();
+    dx.issues.push_back(none);
     dx.findings = {{Signal::kCpu, Outcome::kNormal, Severity::kLow, {}, "CPU stayed below 1 % of one core."},
                    {Signal::kDelay, Outcome::kNotEnoughData, Severity::kLow, {}, "No event-loop delay samples."}};
     return dx;
