@@ -4,13 +4,13 @@
 #include <sstream>
 #include <string_view>
 
-#include "analyzer/advice.h"
+#include "analyzer/verdicts/advice.h"
 #include "analyzer/analysers/analysers.h"
-#include "analyzer/block_attribution.h"
-#include "analyzer/blocking_kind.h"
-#include "analyzer/loops.h"
-#include "analyzer/process_warnings.h"
-#include "analyzer/profile_attribution.h"
+#include "analyzer/attribution/block_attribution.h"
+#include "analyzer/verdicts/blocking_kind.h"
+#include "analyzer/verdicts/loops.h"
+#include "analyzer/timeline/process_warnings.h"
+#include "analyzer/attribution/profile_attribution.h"
 
 namespace loopdoctor {
 

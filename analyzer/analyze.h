@@ -6,19 +6,19 @@
 #include <nlohmann/json.hpp>
 
 #include "analyzer/diagnosis.h"
-#include "analyzer/window_stats.h"
+#include "analyzer/timeline/window_stats.h"
 
 namespace loopdoctor {
 
 // Runs every analyser over the analysis window and combines their findings.
 // Pure: the same timeline always gives the same diagnosis. A timeline with
-// other loops gets a diagnosis per loop and the run's (analyzer/loops.h).
+// other loops gets a diagnosis per loop and the run's (analyzer/verdicts/loops.h).
 Diagnosis analyze(const Timeline& tl);
 
 // The diagnosis of one loop's timeline alone (its other_loops ignored).
 Diagnosis analyze_loop(const Timeline& tl);
 
-// The combiner alone (analyzer/rules.cc): findings -> verdict and issues.
+// The combiner alone (analyzer/verdicts/rules.cc): findings -> verdict and issues.
 // The precedence between causes is written down there and in docs/verdicts.md.
 Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding> findings);
 

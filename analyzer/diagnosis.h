@@ -8,15 +8,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analyzer/advice.h"
-#include "analyzer/cause.h"
-#include "analyzer/exit_description.h"
-#include "analyzer/load_outcome.h"
-#include "analyzer/profile.h"
-#include "analyzer/timeline.h"
-#include "analyzer/verdicts.h"
-#include "analyzer/warning_summary.h"
-#include "analyzer/window_stats.h"
+#include "analyzer/verdicts/advice.h"
+#include "analyzer/verdicts/cause.h"
+#include "analyzer/timeline/exit_description.h"
+#include "analyzer/timeline/load_outcome.h"
+#include "analyzer/attribution/profile.h"
+#include "analyzer/timeline/timeline.h"
+#include "analyzer/verdicts/verdicts.h"
+#include "analyzer/timeline/warning_summary.h"
+#include "analyzer/timeline/window_stats.h"
 
 namespace loopdoctor {
 
@@ -156,7 +156,7 @@ struct Diagnosis {
   // in a recording of several loops.
   LoadFailure load_failure;
   Saturation saturation;
-  // A recording of more than one loop (analyzer/loops.h): each loop's own
+  // A recording of more than one loop (analyzer/verdicts/loops.h): each loop's own
   // diagnosis, worst first; the verdict and issues above are the worst
   // loop's, everything else the first process's main thread's. Empty for a
   // recording of one loop.
@@ -170,7 +170,7 @@ struct LoopDiagnosis {
   std::string name;   // Timeline::loop_name
   Diagnosis dx;       // of this loop's timeline alone
   // A main thread whose requests waited while a worker of its process was
-  // blocked: that worker's name (the connecting rule, analyzer/loops.cc).
+  // blocked: that worker's name (the connecting rule, analyzer/verdicts/loops.cc).
   std::string waited_on;
 };
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "analyzer/window_stats.h"
+#include "analyzer/timeline/window_stats.h"
 #include "base/units.h"
 
 namespace loopdoctor {

@@ -100,7 +100,7 @@ inline constexpr double kIoWaitFactor = 4;
 // Under this utilisation with no slow responses, the load was too light to judge.
 inline constexpr double kLightLoadElu = 0.05;
 
-// --- what the load measured (analyzer/load_outcome.h, analysers/http.cc) --
+// --- what the load measured (analyzer/timeline/load_outcome.h, analysers/http.cc) --
 // Share of the load's requests that failed (a non-2xx status, or one of the
 // load generator's errors: connect, read, write, timeout, parse) from which
 // the run measured the failures, not the server's work: "most of them".
@@ -130,7 +130,7 @@ inline constexpr double kClientLatencyMs = 1000;
 // io-bound's slow response, said by its own rule).
 inline constexpr double kClientQueueFactor = 4;
 
-// --- causes of an io-bound verdict (analyzer/causes.cc) -------------------
+// --- causes of an io-bound verdict (analyzer/verdicts/causes.cc) -------------------
 // Outbound time to one destination per request, as a share of the server's
 // response time, that makes it the cause: "most of each request's time".
 inline constexpr double kUpstreamShare = 0.5;
@@ -160,7 +160,7 @@ inline constexpr double kPoolBusyShare = 0.8;
 inline constexpr double kThreadpoolWaitMs = 20;
 inline constexpr double kThreadpoolOverLoopDelay = 3;
 
-// --- causes of a blocked loop (analyzer/process_warnings.cc) ---------------
+// --- causes of a blocked loop (analyzer/timeline/process_warnings.cc) ---------------
 // The listener Node warned about (MaxListenersExceededWarning) is the cause
 // when it ran during at least half of the blocked time: then most of the
 // stall is listeners piling up, not the work one request needs. A leaked

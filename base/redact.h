@@ -1,7 +1,7 @@
 // Secrets out of reports and recordings: the one place that decides what in
 // a command line, a URL or a message looks like a secret and replaces it
 // with kRedacted. Every output formats values that went through here once:
-// when the collector writes a record (analyzer/recording/record_secrets.h
+// when the collector writes a record (recording/record_secrets.h
 // lists the fields), when a record enters the diagnosis (the same list, for
 // a recording kept raw with --no-redact), and in the agent's hello, so the
 // recording, HTML report, JSON, Markdown, terminal, /processes, /report and

@@ -2,7 +2,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "analyzer/verdicts.h"
+#include "analyzer/verdicts/verdicts.h"
 #include "cli/commands.h"
 #include "cli/output_files.h"
 #include "cli/report_outputs.h"

@@ -9,7 +9,7 @@
 
 #include "analyzer/analyze.h"
 #include "analyzer/figures.h"
-#include "analyzer/profile_attribution.h"
+#include "analyzer/attribution/profile_attribution.h"
 #include "analyzer/render/compare_report.h"
 #include "base/file.h"
 #include "cli/commands.h"

@@ -14,7 +14,7 @@
 #include "base/duration.h"
 #include "base/redact.h"
 #include "base/units.h"
-#include "analyzer/verdicts.h"
+#include "analyzer/verdicts/verdicts.h"
 #include "cli/commands.h"
 #include "cli/output_files.h"
 #include "cli/paths.h"

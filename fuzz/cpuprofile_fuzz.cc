@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "analyzer/profile.h"
-#include "analyzer/profile_attribution.h"
-#include "analyzer/sourcemap/mapper.h"
-#include "analyzer/timeline.h"
+#include "analyzer/attribution/profile.h"
+#include "analyzer/attribution/profile_attribution.h"
+#include "analyzer/attribution/sourcemap/mapper.h"
+#include "analyzer/timeline/timeline.h"
 #include "fuzz/fuzz_support.h"
 
 namespace {

@@ -5,8 +5,8 @@
 
 #include "analyzer/analyze.h"
 #include "analyzer/render/html_report.h"
-#include "analyzer/recording/fast_decoder.h"
-#include "analyzer/timeline.h"
+#include "recording/fast_decoder.h"
+#include "analyzer/timeline/timeline.h"
 #include "analyzer/render/markdown_summary.h"
 #include "analyzer/render/terminal_summary.h"
 #include "fuzz/fuzz_support.h"

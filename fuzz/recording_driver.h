@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analyzer/timeline.h"
+#include "analyzer/timeline/timeline.h"
 
 namespace loopdoctor::fuzz {
 

@@ -13,8 +13,8 @@
 #include <limits>
 #include <string>
 
-#include "analyzer/sourcemap/mapper.h"
-#include "analyzer/sourcemap/source_map.h"
+#include "analyzer/attribution/sourcemap/mapper.h"
+#include "analyzer/attribution/sourcemap/source_map.h"
 #include "fuzz/fuzz_support.h"
 
 namespace {

@@ -5,8 +5,8 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/collector/load_driver.h"
-#include "analyzer/recording/record_words.h"
-#include "analyzer/recording/records.h"
+#include "recording/record_words.h"
+#include "recording/records.h"
 
 namespace loopdoctor::collector {
 namespace {

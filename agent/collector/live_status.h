@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "analyzer/recording/records.h"
+#include "recording/records.h"
 #include "base/timer.h"
 
 namespace loopdoctor::collector {

@@ -8,7 +8,7 @@
 #include "agent/collector/child_process.h"
 #include "agent/collector/load_driver.h"
 #include "agent/collector/signal_names.h"
-#include "analyzer/recording/records.h"
+#include "recording/records.h"
 #include "base/timer.h"
 
 namespace loopdoctor::collector {

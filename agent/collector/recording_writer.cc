@@ -11,8 +11,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "analyzer/recording/record_secrets.h"
-#include "analyzer/recording/records.h"
+#include "recording/record_secrets.h"
+#include "recording/records.h"
 
 namespace loopdoctor::collector {
 namespace {

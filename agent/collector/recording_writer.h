@@ -2,7 +2,7 @@
 // the name ends in .gz. Flushed every kFlushIntervalMs at most (the /proc
 // sampler's beat asks) so that if loopdoctor itself dies, the file still
 // reads up to the last flush. With a redactor, each record's secret-bearing
-// fields are redacted before it is written (analyzer/recording/record_secrets.h),
+// fields are redacted before it is written (recording/record_secrets.h),
 // so no byte of a secret reaches the file, whenever the run ends.
 #pragma once
 
@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <zlib.h>
 
-#include "analyzer/recording/records.h"
+#include "recording/records.h"
 #include "base/redact.h"
 
 namespace loopdoctor::collector {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "analyzer/recording/record_words.h"
+#include "recording/record_words.h"
 
 namespace loopdoctor::collector {
 namespace {

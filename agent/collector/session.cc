@@ -16,7 +16,7 @@
 #include "agent/collector/session_impl.h"
 #include "base/close_handles.h"
 #include "base/cgroup_memory.h"
-#include "analyzer/recording/proc_record.h"
+#include "recording/proc_record.h"
 
 namespace loopdoctor::collector {
 namespace detail {

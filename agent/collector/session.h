@@ -73,7 +73,7 @@ struct RunOptions {
   bool target_stdout_to_stderr = false;  // our stdout carries --json - / --markdown -
   // Set (the default of `run` and `attach`; unset with --no-redact): every
   // record is written with its secret-bearing fields redacted
-  // (analyzer/recording/record_secrets.h), and each line said on stderr
+  // (recording/record_secrets.h), and each line said on stderr
   // during the run (the load's URL, a warning) too. Unset: as they are.
   std::optional<base::Redactor> redactor;
 };

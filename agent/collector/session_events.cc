@@ -10,7 +10,7 @@
 #include "base/close_handles.h"
 #include "agent/collector/run_limits.h"
 #include "agent/collector/signal_names.h"
-#include "analyzer/recording/records.h"
+#include "recording/records.h"
 #include "base/cgroup_memory.h"
 #include "base/proc_stats.h"
 

@@ -28,7 +28,7 @@
 #include "agent/collector/stop_sequence.h"
 #include "agent/collector/tree_endpoint.h"
 #include "agent/collector/tree_loops.h"
-#include "analyzer/recording/records.h"
+#include "recording/records.h"
 #include "base/timer.h"
 
 namespace loopdoctor::collector::detail {

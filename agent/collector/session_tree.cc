@@ -4,8 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/collector/session_impl.h"
-#include "analyzer/recording/proc_record.h"
-#include "analyzer/recording/records.h"
+#include "recording/proc_record.h"
+#include "recording/records.h"
 
 namespace loopdoctor::collector::detail {
 

@@ -20,7 +20,7 @@
 #include "agent/exporter/process_match.h"
 #include "agent/exporter/routes.h"
 #include "agent/exporter/sample_convert.h"
-#include "analyzer/recording/proc_record.h"
+#include "recording/proc_record.h"
 #include "analyzer/analyze.h"
 #include "base/exit_codes.h"
 #include "base/redact.h"

@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "agent/exporter/limits.h"
-#include "analyzer/recording/proc_record.h"
+#include "recording/proc_record.h"
 #include "base/units.h"
 
 namespace loopdoctor::exporter {

@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-#include "analyzer/timeline.h"
+#include "analyzer/timeline/timeline.h"
 
 namespace loopdoctor::exporter {
 

@@ -3,7 +3,7 @@
 // folded workers' past kMaxThreadsPerProcess), put back together as the one
 // timeline the CLI's analyzer takes (Timeline::other_loops), so the agent's
 // verdict per loop, its /processes and its /report/<pid> are those of
-// analyzer/loops.h and never a second implementation.
+// analyzer/verdicts/loops.h and never a second implementation.
 //
 // Every function here needs the table's mutex held, or runs on the loop
 // thread (the table's only writer).

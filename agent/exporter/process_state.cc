@@ -241,7 +241,7 @@ void ProcessState::trim(double now_ms) {
   while (!gc.empty() && gc.front().t < start) gc.pop_front();
   while (!blocks.empty() && blocks.front().t < start) blocks.pop_front();
   // One /proc record before the window stays: its schedstat reading
-  // brackets the window's first stalls (analyzer/window_stats.cc).
+  // brackets the window's first stalls (analyzer/timeline/window_stats.cc).
   while (proc.size() > 1 && proc[1].t < start) proc.pop_front();
 }
 

@@ -16,7 +16,7 @@
 
 #include "agent/exporter/process_cpu.h"
 #include "analyzer/diagnosis.h"
-#include "analyzer/timeline.h"
+#include "analyzer/timeline/timeline.h"
 
 namespace loopdoctor::exporter {
 
@@ -197,7 +197,7 @@ struct ProcessState {
   CpuWaitState cpu_wait;
   // This loop's own verdict (loopdoctor_diagnosis{thread}); on a main
   // thread's entry, `process_verdict` is the run's over all the process's
-  // loops (the worst loop's, analyzer/loops.h), what /processes shows.
+  // loops (the worst loop's, analyzer/verdicts/loops.h), what /processes shows.
   VerdictState verdict;
   VerdictState process_verdict;
   // Main thread: workers the probe did not sample (its threads-unsampled

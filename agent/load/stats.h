@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/load/histogram.h"
-#include "analyzer/recording/records.h"
+#include "recording/records.h"
 
 namespace loopdoctor::load {
 
@@ -44,7 +44,7 @@ struct Stats {
   void reset();
 };
 
-// The records (analyzer/recording/records.h) of one second and of the whole
+// The records (recording/records.h) of one second and of the whole
 // run, latency in ms rounded to microseconds; "t" is left 0 for the caller.
 // rate_req_s > 0 sets the summary's rate and rate_not_met.
 recording::LoadSecond second_record(const Stats& s, int second, double interval_s);

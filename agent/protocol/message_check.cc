@@ -6,7 +6,7 @@
 #include "agent/protocol/block_limits.h"
 // The bounds of `outbound` and `process-warnings` lines, shared with their decoders
 // (header-only: the protocol library links no recording code).
-#include "analyzer/recording/cause_records.h"
+#include "recording/cause_records.h"
 
 namespace loopdoctor::protocol {
 namespace {

@@ -1,5 +1,5 @@
 // One analyser per signal: pure functions from a window's statistics to a
-// finding. None of them decides the verdict; analyzer/rules.cc does.
+// finding. None of them decides the verdict; analyzer/verdicts/rules.cc does.
 #pragma once
 
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/diagnosis.h"
-#include "analyzer/window_stats.h"
+#include "analyzer/timeline/window_stats.h"
 #include "base/units.h"
 
 namespace loopdoctor::analysers {

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "analyzer/profile_attribution.h"
+#include "analyzer/attribution/profile_attribution.h"
 
 namespace loopdoctor::render {
 

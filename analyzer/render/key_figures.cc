@@ -5,7 +5,7 @@
 #include "analyzer/analysers/analysers.h"
 #include "analyzer/figures.h"
 #include "analyzer/render/text.h"
-#include "analyzer/window_stats.h"
+#include "analyzer/timeline/window_stats.h"
 #include "base/units.h"
 
 namespace loopdoctor::render {

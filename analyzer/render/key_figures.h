@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analyzer/diagnosis.h"
-#include "analyzer/timeline.h"
+#include "analyzer/timeline/timeline.h"
 
 namespace loopdoctor::render {
 

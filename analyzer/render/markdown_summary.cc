@@ -2,12 +2,12 @@
 
 #include <fmt/format.h>
 
-#include "analyzer/exit_description.h"
-#include "analyzer/profile_attribution.h"
-#include "analyzer/recording/record_words.h"
+#include "analyzer/timeline/exit_description.h"
+#include "analyzer/attribution/profile_attribution.h"
+#include "recording/record_words.h"
 #include "analyzer/render/key_figures.h"
 #include "analyzer/render/summary_lines.h"
-#include "analyzer/window_stats.h"
+#include "analyzer/timeline/window_stats.h"
 
 namespace loopdoctor::render {
 namespace {

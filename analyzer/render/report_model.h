@@ -10,7 +10,7 @@
 
 #include "analyzer/diagnosis.h"
 #include "analyzer/render/html_report.h"
-#include "analyzer/timeline.h"
+#include "analyzer/timeline/timeline.h"
 
 namespace loopdoctor::render {
 

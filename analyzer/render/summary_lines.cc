@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "analyzer/block_attribution.h"
-#include "analyzer/profile_attribution.h"
-#include "analyzer/recording/record_words.h"
+#include "analyzer/attribution/block_attribution.h"
+#include "analyzer/attribution/profile_attribution.h"
+#include "recording/record_words.h"
 #include "analyzer/render/key_figures.h"
 
 namespace loopdoctor::render {

@@ -6,10 +6,10 @@
 
 #include <fmt/format.h>
 
-#include "analyzer/profile_attribution.h"
+#include "analyzer/attribution/profile_attribution.h"
 #include "analyzer/render/key_figures.h"
 #include "analyzer/render/summary_lines.h"
-#include "analyzer/window_stats.h"
+#include "analyzer/timeline/window_stats.h"
 
 namespace loopdoctor::render {
 namespace {

@@ -18,7 +18,7 @@
 #include <random>
 #include <string>
 
-#include "analyzer/sourcemap/mapper.h"
+#include "analyzer/attribution/sourcemap/mapper.h"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;

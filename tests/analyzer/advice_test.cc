@@ -1,4 +1,4 @@
-// The advice keys (analyzer/advice.h): each names a recommendations file
+// The advice keys (analyzer/verdicts/advice.h): each names a recommendations file
 // that exists, and the advice for a worker's loop never sends its job to a
 // worker thread.
 #include <catch2/catch.hpp>
@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "analyzer/advice.h"
+#include "analyzer/verdicts/advice.h"
 #include "analyzer/diagnosis.h"
 
 using namespace loopdoctor;

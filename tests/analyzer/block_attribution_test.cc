@@ -4,8 +4,8 @@
 // All captures here are hand-made.
 #include <catch2/catch.hpp>
 
-#include "analyzer/block_attribution.h"
-#include "analyzer/profile_attribution.h"
+#include "analyzer/attribution/block_attribution.h"
+#include "analyzer/attribution/profile_attribution.h"
 
 using namespace loopdoctor;
 using recording::BlockFrame;

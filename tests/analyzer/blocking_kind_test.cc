@@ -1,4 +1,4 @@
-// The kind of work behind a blocked loop (analyzer/blocking_kind.cc), from
+// The kind of work behind a blocked loop (analyzer/verdicts/blocking_kind.cc), from
 // hotspots and flames shaped as Node 20's profiles show them (measured:
 // pbkdf2Sync at node:internal/crypto/pbkdf2, Hash.update at
 // node:internal/crypto/hash, gzipSync as syncBufferWrapper at node:zlib,
@@ -6,7 +6,7 @@
 // inlined into its caller).
 #include <catch2/catch.hpp>
 
-#include "analyzer/blocking_kind.h"
+#include "analyzer/verdicts/blocking_kind.h"
 
 using namespace loopdoctor;
 using profile::FlameNode;

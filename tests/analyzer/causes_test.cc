@@ -1,13 +1,13 @@
-// What is behind a verdict (analyzer/causes.cc, rules.cc's cpu-starved): the
+// What is behind a verdict (analyzer/verdicts/causes.cc, rules.cc's cpu-starved): the
 // probe's outbound and threadpool lines, the cgroup's throttling, through the
 // real timeline builder.
 #include <catch2/catch.hpp>
 
 #include "analyzer/analyze.h"
-#include "analyzer/advice.h"
-#include "analyzer/causes.h"
+#include "analyzer/verdicts/advice.h"
+#include "analyzer/verdicts/causes.h"
 #include "analyzer/thresholds.h"
-#include "analyzer/window_stats.h"
+#include "analyzer/timeline/window_stats.h"
 #include "synthetic.h"
 
 using namespace loopdoctor;

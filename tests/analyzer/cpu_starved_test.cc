@@ -1,5 +1,5 @@
 // The loop thread's schedstat during the loop's stalls (window_stats.cc,
-// read by analyzer/cpu_starved.cc): the collector re-reads schedstat every
+// read by analyzer/verdicts/cpu_starved.cc): the collector re-reads schedstat every
 // 100 ms and repeats the reading in the 10 ms proc records between, so the
 // run and wait of a stall are interpolated between the readings, not
 // between the repeats.
@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "analyzer/window_stats.h"
+#include "analyzer/timeline/window_stats.h"
 
 using namespace loopdoctor;
 

@@ -1,4 +1,4 @@
-// The exit sentence is defined once (analyzer/exit_description.h); the note,
+// The exit sentence is defined once (analyzer/timeline/exit_description.h); the note,
 // the report and the terminal print its words.
 #include <catch2/catch.hpp>
 

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "analyzer/analyze.h"
-#include "analyzer/window_stats.h"
+#include "analyzer/timeline/window_stats.h"
 
 using namespace loopdoctor;
 

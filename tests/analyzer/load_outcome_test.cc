@@ -1,10 +1,10 @@
-// What the load measured (analyzer/load_outcome.h): a load that mostly
+// What the load measured (analyzer/timeline/load_outcome.h): a load that mostly
 // failed, said with its real status and share, and a load that saturated
 // the server, said with its capacity and --rate.
 #include <catch2/catch.hpp>
 
 #include "analyzer/analyze.h"
-#include "analyzer/load_outcome.h"
+#include "analyzer/timeline/load_outcome.h"
 #include "analyzer/thresholds.h"
 #include "synthetic.h"
 

@@ -1,4 +1,4 @@
-// A diagnosis per loop (analyzer/loops.h): the timeline's split by loop, each
+// A diagnosis per loop (analyzer/verdicts/loops.h): the timeline's split by loop, each
 // loop's verdict, the connecting rule both ways, the bound on loops.
 #include <catch2/catch.hpp>
 
@@ -7,8 +7,8 @@
 #include <string>
 
 #include "analyzer/analyze.h"
-#include "analyzer/loops.h"
-#include "analyzer/recording/records.h"
+#include "analyzer/verdicts/loops.h"
+#include "recording/records.h"
 #include "synthetic.h"
 
 using namespace loopdoctor;
@@ -324,7 +324,7 @@ TEST_CASE("loops: npm-start is blocked-loop in the server npm started") {
   CHECK(dx.loops[0].dx.verdict == Verdict::kBlockedLoop);
 }
 
-// A blocked worker gets advice for a worker (analyzer/loops.h): its work is
+// A blocked worker gets advice for a worker (analyzer/verdicts/loops.h): its work is
 // already off the main thread, so the recommendations must not say to move it
 // to a worker thread.
 namespace {

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "analyzer/analyze.h"
-#include "analyzer/recording/records.h"
+#include "recording/records.h"
 #include "analyzer/render/markdown_summary.h"
 #include "analyzer/render/terminal_summary.h"
 #include "synthetic.h"

@@ -1,8 +1,8 @@
-// The target's process warnings (analyzer/process_warnings.cc): summed over
+// The target's process warnings (analyzer/timeline/process_warnings.cc): summed over
 // the run, and a MaxListenersExceededWarning read as the cause listener-leak.
 #include <catch2/catch.hpp>
 
-#include "analyzer/process_warnings.h"
+#include "analyzer/timeline/process_warnings.h"
 
 using namespace loopdoctor;
 using nlohmann::json;

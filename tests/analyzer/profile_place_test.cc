@@ -2,8 +2,8 @@
 // profiles over the real tsc and esbuild fixtures in tests/data/sourcemaps.
 #include <catch2/catch.hpp>
 
-#include "analyzer/profile_attribution.h"
-#include "analyzer/profile_place.h"
+#include "analyzer/attribution/profile_attribution.h"
+#include "analyzer/attribution/profile_place.h"
 
 using namespace loopdoctor;
 using namespace loopdoctor::profile;

@@ -3,7 +3,7 @@
 // the application called. All profiles here are small and hand-made.
 #include <catch2/catch.hpp>
 
-#include "analyzer/profile_attribution.h"
+#include "analyzer/attribution/profile_attribution.h"
 #include "analyzer/thresholds.h"
 
 using namespace loopdoctor;

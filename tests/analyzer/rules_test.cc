@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "analyzer/advice.h"
+#include "analyzer/verdicts/advice.h"
 #include "analyzer/analysers/analysers.h"
 #include "analyzer/analyze.h"
 #include "synthetic.h"

@@ -5,9 +5,9 @@
 #include <fstream>
 #include <zlib.h>
 
-#include "analyzer/recording/recording.h"
-#include "analyzer/timeline.h"
-#include "analyzer/window_stats.h"
+#include "recording/recording.h"
+#include "analyzer/timeline/timeline.h"
+#include "analyzer/timeline/window_stats.h"
 #include "synthetic.h"
 
 using namespace loopdoctor;

@@ -1,4 +1,4 @@
-// The verdict table (analyzer/verdicts.h) is the one list of verdicts: every
+// The verdict table (analyzer/verdicts/verdicts.h) is the one list of verdicts: every
 // kind once, names that parse back, the problems marked, every name in
 // --fail-on's help and error.
 #include <catch2/catch.hpp>
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "analyzer/diagnosis.h"
-#include "analyzer/verdicts.h"
+#include "analyzer/verdicts/verdicts.h"
 
 using namespace loopdoctor;
 

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "agent/collector/live_status.h"
-#include "analyzer/recording/records.h"
+#include "recording/records.h"
 
 using namespace loopdoctor::collector;
 namespace recording = loopdoctor::recording;

@@ -7,7 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "agent/collector/recording_writer.h"
-#include "analyzer/recording/records.h"
+#include "recording/records.h"
 #include "test_util.h"
 
 using namespace loopdoctor::collector;

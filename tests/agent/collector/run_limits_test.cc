@@ -5,7 +5,7 @@
 
 #include "agent/collector/load_driver.h"
 #include "agent/collector/run_limits.h"
-#include "analyzer/recording/records.h"
+#include "recording/records.h"
 
 using namespace loopdoctor;
 using namespace loopdoctor::collector;

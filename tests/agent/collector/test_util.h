@@ -14,8 +14,8 @@
 #include <nlohmann/json.hpp>
 #include <uv.h>
 
-#include "analyzer/recording/recording.h"
-#include "tests/analyzer/recording/read_json.h"
+#include "recording/recording.h"
+#include "tests/recording/read_json.h"
 
 namespace loopdoctor::collector::test {
 

@@ -1,7 +1,7 @@
 // A window with enough probe data for every analyser to judge (thresholds.h).
 #pragma once
 
-#include "analyzer/window_stats.h"
+#include "analyzer/timeline/window_stats.h"
 
 namespace loopdoctor::testing {
 

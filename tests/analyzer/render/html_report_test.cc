@@ -9,7 +9,7 @@
 #include "analyzer/render/flame_svg.h"
 #include "analyzer/render/html_report.h"
 #include "analyzer/render/text.h"
-#include "analyzer/window_stats.h"
+#include "analyzer/timeline/window_stats.h"
 #include "tests/analyzer/render/synthetic.h"
 #include "tests/analyzer/synthetic.h"
 

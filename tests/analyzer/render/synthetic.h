@@ -5,7 +5,7 @@
 #include <string>
 
 #include "analyzer/diagnosis.h"
-#include "analyzer/timeline.h"
+#include "analyzer/timeline/timeline.h"
 
 namespace loopdoctor::render::testing {
 

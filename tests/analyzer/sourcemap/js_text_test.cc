@@ -2,7 +2,7 @@
 // and the column of a named call, on hand-written lines.
 #include <catch2/catch.hpp>
 
-#include "analyzer/sourcemap/js_text.h"
+#include "analyzer/attribution/sourcemap/js_text.h"
 
 using namespace loopdoctor::sourcemap;
 

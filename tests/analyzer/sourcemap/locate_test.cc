@@ -1,7 +1,7 @@
 // Finding a script's map: URLs to paths, the sourceMappingURL comment, data: URLs.
 #include <catch2/catch.hpp>
 
-#include "analyzer/sourcemap/locate.h"
+#include "analyzer/attribution/sourcemap/locate.h"
 
 using namespace loopdoctor::sourcemap;
 

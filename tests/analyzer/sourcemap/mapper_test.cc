@@ -8,7 +8,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "analyzer/sourcemap/mapper.h"
+#include "analyzer/attribution/sourcemap/mapper.h"
 
 using loopdoctor::sourcemap::kMaxMapBytes;
 using loopdoctor::sourcemap::Mapper;

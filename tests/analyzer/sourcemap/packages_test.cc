@@ -7,7 +7,7 @@
 
 #include <fstream>
 
-#include "analyzer/sourcemap/packages.h"
+#include "analyzer/attribution/sourcemap/packages.h"
 
 using namespace loopdoctor::sourcemap;
 namespace fs = std::filesystem;

@@ -1,7 +1,7 @@
 // The decoder on hand-written maps: VLQ, sections, lookups and every error.
 #include <catch2/catch.hpp>
 
-#include "analyzer/sourcemap/source_map.h"
+#include "analyzer/attribution/sourcemap/source_map.h"
 
 using loopdoctor::sourcemap::decode_mappings;
 using loopdoctor::sourcemap::kMaxMapBytes;
