@@ -1,11 +1,7 @@
 # Helpers for the integration tests (sourced). Every wait is bounded.
 set -euo pipefail
 
-# `producer | grep_q x` under pipefail fails at random: grep leaves at its
-# first match, and a producer still writing (sed of a report, curl of a
-# page, a recording's decompression) gets SIGPIPE, its non-zero status
-# the pipeline's. This grep reads all of its input.
-grep_q() { grep "$@" >/dev/null; }
+source "$(dirname "${BASH_SOURCE[0]}")/../shell_helpers.sh"
 LD=${LOOPDOCTOR:?set LOOPDOCTOR to the binary}
 ROOT=${LOOPDOCTOR_ROOT:?set LOOPDOCTOR_ROOT to the source tree}
 WORK=$(mktemp -d /tmp/ld-it.XXXXXX)

@@ -2,11 +2,7 @@
 # and every process started here is killed on exit.
 set -euo pipefail
 
-# `producer | grep_q x` under pipefail fails at random: grep leaves at its
-# first match, and a producer still writing (sed of a report, curl of a
-# page, a recording's decompression) gets SIGPIPE, its non-zero status
-# the pipeline's. This grep reads all of its input.
-grep_q() { grep "$@" >/dev/null; }
+source "$(dirname "${BASH_SOURCE[0]}")/../../shell_helpers.sh"
 LD=${LOOPDOCTOR:?set LOOPDOCTOR to the binary}
 ROOT=${LOOPDOCTOR_ROOT:?set LOOPDOCTOR_ROOT to the source tree}
 WORK=$(mktemp -d /tmp/ld-agent.XXXXXX)
