@@ -6,6 +6,7 @@
 #include "agent/attach/attacher.h"
 #include "agent/collector/session.h"
 #include "cli/commands.h"
+#include "cli/repeat.h"
 #include "cli/session_args.h"
 
 namespace loopdoctor::cli {
@@ -21,7 +22,7 @@ attach::ProbeSettings attach_probe_settings(const collector::RunOptions& ro) {
   return p;
 }
 
-int attach_command(const SessionArgs& a) {
+int one_attach(const SessionArgs& a) {
   std::signal(SIGXFSZ, SIG_IGN);  // as run: a full disk fails a write, not loopdoctor
   collector::RunOptions ro;
   if (std::string err = session_options(a, SessionKind::kAttach, &ro); !err.empty()) {
@@ -62,6 +63,14 @@ int attach_command(const SessionArgs& a) {
   if (!collector::run_session(ro, &res)) return session_failed(a, ro, res, files);
   attacher.release();
   return report_session(a, ro, res, files);
+}
+
+int attach_command(const SessionArgs& a) {
+  if (std::string err = check_repeat(a); !err.empty()) {
+    std::cerr << "loopdoctor attach: " << err << "\n";
+    return kExitUsage;
+  }
+  return a.repeat > 1 ? repeat_sessions(a, one_attach) : one_attach(a);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/paths.h"
 #include "analyzer/render/markdown_summary.h"
+#include "analyzer/render/repeat_summary.h"
 #include "analyzer/render/terminal_summary.h"
 #include "cli/text_files.h"
 
@@ -32,6 +33,15 @@ void open_in_browser(const std::string& path) {
   std::string cmd = "xdg-open '" + path + "' >/dev/null 2>&1 &";
   if (std::system(cmd.c_str()) != 0)
     std::cerr << "loopdoctor: could not open a browser; the report is " << path << "\n";
+}
+
+// The Markdown summary; a repeated session's result under its title.
+std::string markdown(const Timeline& tl, const Diagnosis& dx, const std::string& report_path,
+                     const render::RepeatSummary* repeat) {
+  std::string md = render::markdown_summary(tl, dx, report_path);
+  if (!repeat) return md;
+  const std::size_t after_title = md.find("\n\n");
+  return md.substr(0, after_title + 2) + render::markdown_repeat(*repeat) + md.substr(after_title + 2);
 }
 
 }  // namespace
@@ -98,16 +108,18 @@ int analyze_and_report(const std::string& recording_path, const OutputOptions& o
       report_path = opts.html_path;
     }
   }
-  if (!opts.json_path.empty() &&
-      !write_output(opts.json_path, diagnosis_json(*tl, dx).dump(2) + "\n", &error)) {
+  nlohmann::json json = diagnosis_json(*tl, dx);
+  if (opts.repeat) json["repeat"] = render::repeat_json(*opts.repeat);
+  if (!opts.json_path.empty() && !write_output(opts.json_path, json.dump(2) + "\n", &error)) {
     std::cerr << "loopdoctor: " << error << "\n";
     rc = kExitFailed;
   }
   if (!opts.markdown_path.empty() &&
-      !write_output(opts.markdown_path, render::markdown_summary(*tl, dx, report_path), &error)) {
+      !write_output(opts.markdown_path, markdown(*tl, dx, report_path, opts.repeat), &error)) {
     std::cerr << "loopdoctor: " << error << "\n";
     rc = kExitFailed;
   }
+  if (opts.repeat && !opts.quiet_summary) render::print_repeat(std::cerr, *opts.repeat);
   if (!opts.quiet_summary)
     render::print_terminal_summary(std::cerr, *tl, dx, report_path,
                            opts.show_recording ? recording_path : std::string(),

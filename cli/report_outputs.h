@@ -9,6 +9,10 @@ namespace CLI {
 class App;
 }
 
+namespace loopdoctor::render {
+struct RepeatSummary;
+}
+
 namespace loopdoctor::cli {
 
 struct OutputOptions {
@@ -31,6 +35,9 @@ struct OutputOptions {
   // Where to read the source files the recording names (analyze --path-map):
   // (recorded prefix, local directory) pairs.
   std::vector<std::pair<std::string, std::string>> path_map;
+  // A repeated session's result (cli/repeat.h): said before the summary,
+  // put under the Markdown's title and in the JSON's "repeat".
+  const render::RepeatSummary* repeat = nullptr;
 };
 
 // Analyses the recording and writes every requested output. Returns the

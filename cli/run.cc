@@ -4,12 +4,13 @@
 
 #include "agent/collector/session.h"
 #include "cli/commands.h"
+#include "cli/repeat.h"
 #include "cli/session_args.h"
 
 namespace loopdoctor::cli {
 namespace {
 
-int run_command(const SessionArgs& a) {
+int one_run(const SessionArgs& a) {
   // A recording that reaches RLIMIT_FSIZE must fail its write (EFBIG: the
   // writer says so, the run goes on and the recording up to there stays
   // readable), not kill loopdoctor before it writes any report. libuv's
@@ -31,6 +32,14 @@ int run_command(const SessionArgs& a) {
   collector::RunResult res;
   if (!collector::run_session(ro, &res)) return session_failed(a, ro, res, files);
   return report_session(a, ro, res, files);
+}
+
+int run_command(const SessionArgs& a) {
+  if (std::string err = check_repeat(a); !err.empty()) {
+    std::cerr << "loopdoctor run: " << err << "\n";
+    return kExitUsage;
+  }
+  return a.repeat > 1 ? repeat_sessions(a, one_run) : one_run(a);
 }
 
 }  // namespace

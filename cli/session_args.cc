@@ -19,6 +19,7 @@
 #include "cli/output_files.h"
 #include "cli/paths.h"
 #include "cli/private_recording.h"
+#include "cli/repeat.h"
 #include "cli/report_outputs.h"
 #include "cli/target_label.h"
 
@@ -198,6 +199,9 @@ int report(const SessionArgs& a, const collector::RunOptions& ro, const collecto
   // Only a kept recording can be compared later: the line names this one.
   if (!a.no_record) oo.earlier_recording = earlier_recording(files.label, record);
   oo.print_recorded_warnings = false;  // said during the run or among its limits
+  oo.quiet_summary = a.quiet;
+  if (a.recordings) a.recordings->push_back(record);
+  if (a.reports) a.reports->push_back(files.report);
   // A load that never ran is the diagnosis's own no-verdict issue (rules.cc),
   // said alike by every output and matched by the exit status.
   int rc = analyze_and_report(record, oo);
@@ -308,6 +312,10 @@ void add_session_options(CLI::App* s, SessionArgs* a, SessionKind kind) {
   s->add_flag("--no-record", a->no_record,
               "Keep no recording: it goes to a private temporary file, removed once the outputs "
               "are written (kept, and its path printed, if they could not be)");
+  s->add_option("--repeat", a->repeat,
+                "Run the session N times, keeping every recording; the verdict is the one most runs "
+                "reached (said with how many agreed), each figure the runs' median and range")
+      ->check(CLI::Range(1, kMaxRepeat));
   s->add_option("--fail-on", a->fail_on, "Exit 3 when the verdict is one of these (comma-separated): " + verdict_names())
       ->delimiter(',');
   s->add_flag("--open", a->open, "Open the report in a browser");

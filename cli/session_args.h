@@ -32,6 +32,12 @@ struct SessionArgs {
   bool no_redact = false;  // keep secrets in the outputs (base/redact.h)
   std::string profile_interval;  // empty: the probe's default (10ms)
   std::string block_threshold, block_interval;  // empty: block_limits.h's defaults
+  int repeat = 1;  // --repeat: sessions to run (cli/repeat.h)
+  // Set by repeat_sessions for each of its sessions: no summary of the
+  // session's own, and where it leaves its recording's and report's paths.
+  bool quiet = false;
+  std::vector<std::string>* recordings = nullptr;
+  std::vector<std::string>* reports = nullptr;
 };
 
 // Without load, an attach watches the process this long (a run: until the

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analyzer/diagnosis.h"
+#include "analyzer/figures.h"
 #include "analyzer/timeline/timeline.h"
 
 namespace loopdoctor::render {
@@ -24,6 +25,17 @@ struct KeyFigure {
   std::string detail;
   bool alarm = false;  // the finding behind it is abnormal
 };
+
+// A key figure's number in a run's Figures (the JSON's `figures`), and that
+// number as every output writes it: "312 ms", "85 %", "61 MiB", "68.4 req/s".
+// Absent where the run did not measure it.
+std::optional<double> figure_number(FigureId id, const Figures& f);
+std::string figure_text(FigureId id, double v);
+// The label of the run's (main thread's) key figure: "Loop delay p99".
+const char* figure_label(FigureId id);
+inline constexpr FigureId kFigureIds[] = {FigureId::kLoopDelay, FigureId::kUtilisation, FigureId::kCpu,
+                                          FigureId::kCpuWait,   FigureId::kGcTime,      FigureId::kMemory,
+                                          FigureId::kThroughput};
 
 // The window the figures and charts describe: the diagnosis window when set,
 // else the timeline's analysis window.
