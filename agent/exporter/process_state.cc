@@ -12,8 +12,13 @@ namespace {
 
 // A probe in agent mode reports once a second unless told otherwise.
 constexpr double kDefaultProbeIntervalMs = 1000;
+// What a hello that names no runtime runs: the only one with a probe.
+constexpr const char* kDefaultRuntime = "node";
 // Linux's PID_MAX_LIMIT (4 194 304): a larger tid names no thread.
 constexpr double kMaxKernelTid = 4'194'304;
+// Node's threadIds count up from 1; one this large is a damaged hello's,
+// and stays well inside the doubles that print as whole numbers.
+constexpr double kMaxThreadId = 1e15;
 
 // At most `bytes` of `s`, cut before a UTF-8 continuation byte so the JSON
 // of /processes stays valid.
@@ -25,31 +30,31 @@ std::string utf8_prefix(const std::string& s, std::size_t bytes) {
 
 }  // namespace
 
-ProcessIdentity identity_from_hello(const nlohmann::json& m) {
-  recording::Hello h = recording::decode_hello(m);
+ProcessIdentity identity_from_hello(recording::Hello h) {
   ProcessIdentity id;
   id.pid = static_cast<long>(h.pid);
-  id.runtime = m.contains("runtime") ? h.runtime : "node";
+  id.runtime = h.runtime.empty() ? kDefaultRuntime : std::move(h.runtime);
   h.argv.resize(std::min(h.argv.size(), kMaxArgvEntries));
   id.argv = std::move(h.argv);
-  // "job": null passes the protocol check (null reads as absent there), and
-  // json::value() throws on it: read it as a string or nothing.
-  if (auto job = m.find("job"); job != m.end() && job->is_string()) id.job = job->get<std::string>();
-  if (id.job.empty()) id.job = job_from_argv(id.argv);
+  id.job = h.job.empty() ? job_from_argv(id.argv) : std::move(h.job);
   id.versions = std::move(h.versions);
   id.interval_ms = h.interval_ms.value_or(kDefaultProbeIntervalMs);
   id.heap_limit = h.heap_limit;
   id.probe = std::move(h.probe);
   id.probe_fallback = std::move(h.probe_fallback);
-  if (auto a = m.find("attached"); a != m.end() && a->is_boolean()) id.attached = a->get<bool>();
+  id.attached = h.attached;
   // A negative or fractional threadId is not a worker's: read as the main
   // thread, so a probe cannot mint label values or take the folded entry.
-  if (h.thread >= 1 && h.thread == std::floor(h.thread) && h.thread < 1e15) {
+  if (h.thread >= 1 && h.thread == std::floor(h.thread) && h.thread < kMaxThreadId) {
     id.thread = h.thread;
     id.thread_name = utf8_prefix(h.thread_name, kMaxLabelValueBytes);
     if (h.tid >= 1 && h.tid == std::floor(h.tid) && h.tid <= kMaxKernelTid) id.tid = static_cast<int>(h.tid);
   }
   return id;
+}
+
+ProcessIdentity identity_from_hello(const nlohmann::json& hello) {
+  return identity_from_hello(recording::decode_hello(hello));
 }
 
 std::string thread_label(double thread) {

@@ -68,11 +68,14 @@ struct BlockCounter {
   double start_ = 0, duration_ms_ = 0;  // the block seen last
 };
 
-// The identity a checked `hello` message (protocol::check_message) announces,
-// with the agent's defaults for what it leaves out (runtime "node", a 1 s
-// interval, the job from argv) and argv capped at kMaxArgvEntries. Fields of
-// the wrong type or null read as absent; start_time_s is the caller's (it
-// comes from /proc, not from the probe).
+// The identity a `hello` announces, with the agent's defaults for what it
+// leaves out (runtime "node", a 1 s interval, the job from argv) and argv
+// capped at kMaxArgvEntries. A negative or fractional threadId reads as the
+// main thread's; start_time_s is the caller's (it comes from /proc, not
+// from the probe).
+ProcessIdentity identity_from_hello(recording::Hello hello);
+// The same of a checked `hello` message (protocol::check_message), read
+// through its decoder: fields of the wrong type or null read as absent.
 ProcessIdentity identity_from_hello(const nlohmann::json& hello);
 
 // prom-client's nodejs_gc_duration_seconds buckets, so its dashboards'
