@@ -215,11 +215,10 @@ class Agent {
         break;
       }
       case Type::kThreadsUnsampled:
-        // The last line holds the total; a count never goes down.
-        p->threads_unsampled = std::max(p->threads_unsampled, recording::decode_threads_unsampled(m).count);
+        p->counters().note_threads_unsampled(recording::decode_threads_unsampled(m).count);
         break;
       case Type::kThreadpool:
-        p->threadpool_wait.add(recording::decode_threadpool(m));
+        p->counters().add_threadpool(recording::decode_threadpool(m));
         break;
       default:
         break;
