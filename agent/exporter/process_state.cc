@@ -5,6 +5,7 @@
 
 #include "agent/exporter/job_name.h"
 #include "agent/exporter/limits.h"
+#include "analyzer/analysers/analysers.h"
 
 namespace loopdoctor::exporter {
 namespace {
@@ -70,11 +71,12 @@ VerdictState verdict_state(const Diagnosis& dx) {
     if (is_problem(issue.kind)) v.issue_kinds.push_back(issue.kind);
   v.summary = dx.issues.empty() ? (dx.notes.empty() ? "" : dx.notes.front()) : dx.issues.front().summary;
   v.window_samples = dx.window_samples;
-  for (const auto& f : dx.findings)
-    for (const auto& e : f.evidence) {
-      if (e.signal == "loop_delay_p99_ms") v.delay_p99_ms = e.value;
-      if (e.signal == "elu_mean") v.elu_mean = e.value;
-    }
+  // The figures the delay and utilisation findings show: none (0) without
+  // enough probe data for them.
+  if (analysers::enough_probe_data(dx.stats)) {
+    v.delay_p99_ms = dx.stats.delay_p99_ms;
+    v.elu_mean = dx.stats.elu_mean;
+  }
   return v;
 }
 

@@ -122,6 +122,28 @@ TEST_CASE("the agent's window diagnoses like a one-shot timeline of the same rec
   CHECK(b.issues[0].summary == a.issues[0].summary);
 }
 
+// /processes shows the figures the delay and utilisation findings give as
+// evidence: the window's stats, none without enough probe data.
+TEST_CASE("the published verdict carries the window's delay p99 and utilisation") {
+  ProcessState p(ident(), kDefaultWindowMs);
+  auto publish = [&](double now) { return verdict_state(analyze(p.timeline(now))); };
+  p.add_sample(sample_at(sample_msg(1000, 1000, 400, 520, 0.97), 1000, 1000), 0);
+  const VerdictState early = publish(1000);  // one sample: not enough to judge
+  CHECK(early.delay_p99_ms == 0);
+  CHECK(early.elu_mean == 0);
+  for (int i = 2; i <= 40; ++i)
+    p.add_sample(sample_at(sample_msg(i * 1000.0, 1000, 400, 520, 0.97), i * 1000.0, 1000), 0);
+  const Diagnosis dx = analyze(p.timeline(40'000));
+  const VerdictState v = verdict_state(dx);
+  CHECK(v.delay_p99_ms == dx.stats.delay_p99_ms);
+  CHECK(v.delay_p99_ms == Approx(520));  // of the intervals' maxima
+  CHECK(v.elu_mean == Approx(0.97));
+  for (const auto& f : dx.findings)
+    for (const auto& e : f.evidence) {
+      if (e.signal == "loop_delay_p99_ms") CHECK(e.value == v.delay_p99_ms);
+      if (e.signal == "elu_mean") CHECK(e.value == v.elu_mean);
+    }
+}
 
 TEST_CASE("block captures are kept for the window's timeline and bounded") {
   ProcessIdentity id = ident();
