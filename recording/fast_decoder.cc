@@ -72,7 +72,7 @@ enum Top : std::size_t {
   kCpuMs, kRss, kThreads, kFds, kCtxVoluntary, kCtxInvoluntary, kIoRead, kIoWrite,
   kSchedRun, kSchedWait, kCgPeriods, kCgThrottled, kCgThrottledMs, kCpuQuota, kMemLimit,
   kRequests, kBytes, kErrors, kNon2xx, kLatencyMs, kSecond, kIntervalS,
-  kPid, kThread, kLoopThreads,
+  kPid, kThread, kLoopThreads, kDropped,
   kTopCount
 };
 constexpr std::array<std::string_view, kTopCount> kTopKeys = {
@@ -83,7 +83,7 @@ constexpr std::array<std::string_view, kTopCount> kTopKeys = {
     "sched_run_ms", "sched_wait_ms", "cg_periods", "cg_throttled", "cg_throttled_ms",
     "cpu_quota_cores", "mem_limit",
     "requests", "bytes", "errors", "non_2xx", "latency_ms", "second", "interval_s",
-    "pid", "thread", "loop_threads"};
+    "pid", "thread", "loop_threads", "dropped"};
 
 // Fields of a nested object, or all defaults when it is absent / not an object.
 template <std::size_t N>
@@ -154,6 +154,7 @@ void fill_sample(const Fields<kTopCount>& r, Sample& s, HandleScratch& hs) {
     auto h = nested(http, kHttpKeys);
     s.http = {true, h[0], h[1], h[2], h[3], h[4]};
   }
+  s.dropped = r.num(kDropped);
 }
 
 void fill_proc(const Fields<kTopCount>& r, Proc& p) {

@@ -46,10 +46,18 @@ inline std::optional<std::string> opt_str(const json& j, const char* key) {
   return it->get<std::string>();
 }
 
+// An integer outside int's range reads as absent: its conversion would wrap
+// it to another number (a port of 2^32 + 80 read as 80).
 inline std::optional<int> opt_int(const json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end() || !it->is_number_integer()) return std::nullopt;
-  return it->get<int>();
+  constexpr std::int64_t kMin = std::numeric_limits<int>::min(), kMax = std::numeric_limits<int>::max();
+  if (it->is_number_unsigned()) {
+    const auto v = it->get<std::uint64_t>();
+    return v <= static_cast<std::uint64_t>(kMax) ? std::optional<int>(static_cast<int>(v)) : std::nullopt;
+  }
+  const auto v = it->get<std::int64_t>();
+  return v >= kMin && v <= kMax ? std::optional<int>(static_cast<int>(v)) : std::nullopt;
 }
 
 inline bool flag(const json& j, const char* key) {

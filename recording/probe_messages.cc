@@ -15,6 +15,12 @@ using namespace fields;
 
 LoopRef decode_loop(const json& r) { return {num(r, "pid"), num(r, "thread")}; }
 
+Envelope decode_envelope(const json& r) {
+  auto type = r.find("type");
+  if (type == r.end() || !type->is_string()) return {Type::kOther, opt_num(r, "t")};
+  return {type_of(type->get_ref<const std::string&>()), opt_num(r, "t")};
+}
+
 namespace {
 
 // An id as an integer where it is one (exact_id, records.h).
@@ -42,6 +48,8 @@ json encode(const Hello& r) {
   if (r.tid != 0) j["tid"] = r.tid;
   if (r.parent_pid != 0) j["parent_pid"] = r.parent_pid;
   if (!r.process_name.empty()) j["process_name"] = r.process_name;
+  if (!r.job.empty()) j["job"] = r.job;
+  if (r.attached) j["attached"] = true;
   return j;
 }
 
@@ -62,6 +70,8 @@ Hello decode_hello(const json& r) {
   h.tid = num(r, "tid");
   h.parent_pid = num(r, "parent_pid");
   h.process_name = str(r, "process_name");
+  h.job = str(r, "job");
+  h.attached = flag(r, "attached");
   return h;
 }
 
@@ -94,6 +104,7 @@ json encode(const Sample& r) {
     j["http"] = {{"requests", r.http.requests}, {"responses", r.http.responses},
                  {"inflight", r.http.inflight}, {"latency_mean_ms", r.http.latency_mean_ms},
                  {"latency_max_ms", r.http.latency_max_ms}};
+  if (r.dropped > 0) j["dropped"] = count(r.dropped);
   encode_loop(r.loop, &j);
   return j;
 }
@@ -128,6 +139,7 @@ Sample decode_sample(const json& r, double default_interval_ms) {
     s.http.latency_max_ms = num(*it, "latency_max_ms");
   }
   s.loop = decode_loop(r);
+  s.dropped = num(r, "dropped");
   return s;
 }
 
@@ -208,8 +220,13 @@ Profile decode_profile(const json& r) {
   return p;
 }
 
-json encode(const Bye& r) { return record(Type::kBye, r.t); }
-Bye decode_bye(const json& r) { return {num(r, "t")}; }
+json encode(const Bye& r) {
+  json j = record(Type::kBye, r.t);
+  if (r.exit_code) j["exit_code"] = *r.exit_code;
+  return j;
+}
+
+Bye decode_bye(const json& r) { return {num(r, "t"), opt_int(r, "exit_code")}; }
 
 json encode(const ThreadsUnsampled& r) {
   json j = record(Type::kThreadsUnsampled, r.t);

@@ -121,6 +121,11 @@ struct Hello {
   // name ("cluster worker 2"); 0 and empty when not sent.
   double parent_pid = 0;
   std::string process_name = {};
+  // The agent's: the `job` label the process asked for (LOOPDOCTOR_JOB;
+  // empty when not sent), and whether the probe was loaded through the
+  // inspector (`loopdoctor agent --attach`) rather than preloaded.
+  std::string job = {};
+  bool attached = false;
   bool operator==(const Hello&) const = default;
 };
 
@@ -158,6 +163,9 @@ struct Sample {
   HandleCounts handles_by_type;  // map-like; equal sets share storage
   HttpStats http;
   LoopRef loop;
+  // Samples the probe dropped since it started (its writer was slow or the
+  // reader gone), cumulative; 0 when not sent.
+  double dropped = 0;
   bool operator==(const Sample&) const = default;
 };
 
@@ -211,6 +219,7 @@ struct Profile {
 
 struct Bye {
   double t = 0;
+  std::optional<int> exit_code = {};  // the code the process exits with, when the probe saw it
   bool operator==(const Bye&) const = default;
 };
 
@@ -397,6 +406,16 @@ nlohmann::json encode_latency(double p50, double p90, double p99, double max,
 // it always was). A hello's "pid" is always there: the timeline reads it.
 LoopRef decode_loop(const nlohmann::json& r);
 void encode_loop(const LoopRef& loop, nlohmann::json* r);
+
+// What every received line shares, read before its type's decoder: its type
+// (kOther when "type" is missing or not a string, or names a type this
+// version does not know) and its `t` when that is a finite number (a
+// message without one is not the same as one at 0 on the probe's clock).
+struct Envelope {
+  Type type = Type::kOther;
+  std::optional<double> t;
+};
+Envelope decode_envelope(const nlohmann::json& r);
 
 // Decoders: `r` is one record object (its "type" is not checked here).
 Meta decode_meta(const nlohmann::json& r);

@@ -64,9 +64,7 @@ void RecordingWriter::write(nlohmann::json record) {
 
 void RecordingWriter::write_message(std::string_view raw, const nlohmann::json& msg, double rt_ms,
                                     LoopTag tag) {
-  const auto type = msg.find("type");
-  if (!redactor_ || type == msg.end() || !type->is_string() ||
-      !recording::may_hold_secrets(recording::type_of(type->get_ref<const std::string&>()))) {
+  if (!redactor_ || !recording::may_hold_secrets(recording::decode_envelope(msg).type)) {
     write_line(stamp_loop_line(raw, msg, rt_ms, tag));
     return;
   }

@@ -194,11 +194,11 @@ bool Session::spawn_target(int child_fd) {
 
 void Session::create_loads() {
   auto emit_fn = [this](nlohmann::json r) {
-    const std::string type = r.value("type", "");
-    if (type == "load") model_.on_load_second(recording::decode_load_second(r));
+    const recording::Type type = recording::decode_envelope(r).type;
+    if (type == recording::Type::kLoad) model_.on_load_second(recording::decode_load_second(r));
     double t = emit(std::move(r));
-    if (type == "load-start") load_started_ms_ = t;
-    if (type == "load-end" && load_started_ms_ >= 0) result_->load_ms = t - load_started_ms_;
+    if (type == recording::Type::kLoadStart) load_started_ms_ = t;
+    if (type == recording::Type::kLoadEnd && load_started_ms_ >= 0) result_->load_ms = t - load_started_ms_;
   };
   if (!opts_.on_port.empty())
     loads_.push_back(make_on_port_load(&loop_, opts_.on_port, emit_fn, [this] { on_load_end(); }));

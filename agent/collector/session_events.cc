@@ -19,21 +19,27 @@ namespace loopdoctor::collector::detail {
 void Session::on_probe_message(const nlohmann::json& msg, std::string_view raw) {
   double rt = clock_.now_ms();
   writer_.write_message(raw, msg, rt, LoopTag{});
-  const std::string& type = msg["type"].get_ref<const std::string&>();
-  if (type == "sample") {
-    model_.on_probe_sample(rt, recording::decode_sample(msg, interval_ms()));
-  } else if (type == "hello") {
-    hello_ = true;
-    result_->probe_connected = true;
-    heap_limit_bytes_ = msg.value("heap_limit", 0.0);
-    if (auto p = msg.find("pid"); p != msg.end() && p->is_number_integer())
-      tree_.set_root_pid(p->get<int>());
-    on_loop_message(msg, &probe_);
-  } else if (type == "listen") {
-    on_loop_message(msg, &probe_);
-  } else if (type == "bye") {
-    root_bye_ = true;
-    bye_settled();
+  const recording::Type type = recording::decode_envelope(msg).type;
+  switch (type) {
+    case recording::Type::kSample:
+      model_.on_probe_sample(rt, recording::decode_sample(msg, interval_ms()));
+      break;
+    case recording::Type::kHello: {
+      const recording::Hello hello = recording::decode_hello(msg);
+      on_root_hello(hello);
+      if (const int pid = hello_id(hello.pid); pid > 0) tree_.set_root_pid(pid);
+      on_loop_message(type, msg, &probe_);
+      break;
+    }
+    case recording::Type::kListen:
+      on_loop_message(type, msg, &probe_);
+      break;
+    case recording::Type::kBye:
+      root_bye_ = true;
+      bye_settled();
+      break;
+    default:
+      break;
   }
 }
 

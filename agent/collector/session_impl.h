@@ -83,7 +83,8 @@ class Session {
   void on_probe_message(const nlohmann::json& msg, std::string_view raw);
   // What any loop's message means for the run (a listen starts the load);
   // `from` is the connection it came on, for replies.
-  void on_loop_message(const nlohmann::json& msg, ProbeConnection* from);
+  void on_loop_message(recording::Type type, const nlohmann::json& msg, ProbeConnection* from);
+  void on_root_hello(const recording::Hello& hello);
   void open_tree_endpoint();
   void start_tree(int root_pid);
   void on_proc_sample(const ProcSample& s);
@@ -95,7 +96,7 @@ class Session {
   void on_listen(int port, const std::string& address);
   void on_load_end();
   void on_target_exit(const ChildExit& e);
-  void on_root_message(const nlohmann::json& msg);
+  void on_root_message(recording::Type type, const nlohmann::json& msg);
   void on_detach();
   void stop_watching();
   void name_oom(recording::Exit* r);

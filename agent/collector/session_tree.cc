@@ -8,6 +8,11 @@
 #include "recording/records.h"
 
 namespace loopdoctor::collector::detail {
+namespace {
+
+constexpr int kMaxPort = 65535;  // TCP ports are 16-bit
+
+}  // namespace
 
 // Before the spawn: without the socket the run goes on with the first
 // process alone, and says so.
@@ -25,7 +30,9 @@ void Session::start_tree(int root_pid) {
                 writer_.write_message(raw, msg, rt, tag);
               },
               [this](nlohmann::json r) { return emit(std::move(r)); },
-              [this](const nlohmann::json& m, ProbeConnection* from) { on_loop_message(m, from); },
+              [this](recording::Type type, const nlohmann::json& m, ProbeConnection* from) {
+                on_loop_message(type, m, from);
+              },
               [this] {
                 bye_settled();
                 maybe_finish();
@@ -48,40 +55,47 @@ bool Session::profile_due() const {
   return opts_.profile && !stop_.begun() && (!load_requested() || result_->load_ran);
 }
 
+// The first process's hello, on the inherited fd or (attach) the tree's socket.
+void Session::on_root_hello(const recording::Hello& hello) {
+  hello_ = true;
+  result_->probe_connected = true;
+  heap_limit_bytes_ = hello.heap_limit;
+}
+
 // Attach: the main thread's connection comes through the tree's socket too;
 // what session_events.cc's on_probe_message does for the inherited fd.
-void Session::on_root_message(const nlohmann::json& msg) {
-  const std::string& type = msg["type"].get_ref<const std::string&>();
-  if (type == "hello") {
-    hello_ = true;
-    result_->probe_connected = true;
-    heap_limit_bytes_ = msg.value("heap_limit", 0.0);
-    if (opts_.attach->app_port && load_requested())
-      hint_timer_.start(kAttachListenWaitMs, [this] {
-        std::string address;
-        if (port_ != 0) return;
-        if (const int port = opts_.attach->app_port(&address); port > 0) on_listen(port, address);
-      });
-  } else if (type == "sample") {
-    model_.on_probe_sample(clock_.now_ms(), recording::decode_sample(msg, interval_ms()));
-  } else if (type == "bye") {
-    root_bye_ = true;
+void Session::on_root_message(recording::Type type, const nlohmann::json& msg) {
+  switch (type) {
+    case recording::Type::kHello:
+      on_root_hello(recording::decode_hello(msg));
+      if (opts_.attach->app_port && load_requested())
+        hint_timer_.start(kAttachListenWaitMs, [this] {
+          std::string address;
+          if (port_ != 0) return;
+          if (const int port = opts_.attach->app_port(&address); port > 0) on_listen(port, address);
+        });
+      break;
+    case recording::Type::kSample:
+      model_.on_probe_sample(clock_.now_ms(), recording::decode_sample(msg, interval_ms()));
+      break;
+    case recording::Type::kBye:
+      root_bye_ = true;
+      break;
+    default:
+      break;
   }
 }
 
-void Session::on_loop_message(const nlohmann::json& msg, ProbeConnection* from) {
-  if (attached() && tree_.is_root(from)) on_root_message(msg);
-  const std::string& type = msg["type"].get_ref<const std::string&>();
-  if (type == "hello") {
+void Session::on_loop_message(recording::Type type, const nlohmann::json& msg, ProbeConnection* from) {
+  if (attached() && tree_.is_root(from)) on_root_message(type, msg);
+  if (type == recording::Type::kHello) {
     if (profile_due()) from->send(R"({"type":"profile-start"})");
-  } else if (type == "listen") {
+  } else if (type == recording::Type::kListen) {
     // Any loop of the tree may be the server (cluster workers share the
     // primary's port); the first port reported is the one loaded.
-    auto p = msg.find("port");
-    if (p != msg.end() && p->is_number_integer() && *p > 0 && *p < 65536 && port_ == 0) {
-      auto a = msg.find("address");
-      on_listen(p->get<int>(), a != msg.end() && a->is_string() ? a->get<std::string>() : "");
-    }
+    const recording::Listen listen = recording::decode_listen(msg);
+    if (listen.port && *listen.port > 0 && *listen.port <= kMaxPort && port_ == 0)
+      on_listen(*listen.port, listen.address);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "agent/collector/tree_loops.h"
 
+#include <cmath>
+#include <limits>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -8,17 +10,11 @@
 #include "recording/records.h"
 
 namespace loopdoctor::collector {
-namespace {
 
-// A positive integer field of a hello (pid, thread, tid); 0 when absent.
-int positive_int(const nlohmann::json& msg, const char* key) {
-  auto it = msg.find(key);
-  if (it == msg.end() || !it->is_number_integer()) return 0;
-  auto v = it->get<long long>();
-  return v > 0 && v < (1LL << 31) ? static_cast<int>(v) : 0;
+int hello_id(double v) {
+  constexpr double kMaxId = std::numeric_limits<int>::max();  // as a pid_t holds
+  return v >= 1 && v <= kMaxId && v == std::floor(v) ? static_cast<int>(v) : 0;
 }
-
-}  // namespace
 
 void TreeLoops::init(uv_loop_t* loop, int root_pid, double interval_ms, Hooks hooks) {
   loop_ = loop;
@@ -43,23 +39,22 @@ void TreeLoops::accept(uv_stream_t* server) {
 
 void TreeLoops::on_message(Loop* l, const nlohmann::json& msg, std::string_view raw) {
   double rt = hooks_.now_ms();
-  const std::string& type = msg["type"].get_ref<const std::string&>();
-  if (type == "hello" && !l->hello) on_hello(l, msg);
-  if (type == "bye") {
+  const recording::Type type = recording::decode_envelope(msg).type;
+  if (type == recording::Type::kHello && !l->hello) on_hello(l, recording::decode_hello(msg));
+  if (type == recording::Type::kBye) {
     l->said_bye = true;
-    auto it = msg.find("exit_code");
-    if (it != msg.end() && it->is_number_integer()) l->exit_code = it->get<int>();
+    if (auto code = recording::decode_bye(msg).exit_code) l->exit_code = code;
   }
   hooks_.write_message(raw, msg, rt, l->tag);
-  if (hooks_.on_message) hooks_.on_message(msg, &l->conn);
-  if (type == "bye" && hooks_.on_settled) hooks_.on_settled();
+  if (hooks_.on_message) hooks_.on_message(type, msg, &l->conn);
+  if (type == recording::Type::kBye && hooks_.on_settled) hooks_.on_settled();
 }
 
-void TreeLoops::on_hello(Loop* l, const nlohmann::json& msg) {
+void TreeLoops::on_hello(Loop* l, const recording::Hello& hello) {
   l->hello = true;
-  l->pid = positive_int(msg, "pid");
-  l->tid = positive_int(msg, "tid");
-  l->tag.thread = positive_int(msg, "thread");
+  l->pid = hello_id(hello.pid);
+  l->tid = hello_id(hello.tid);
+  l->tag.thread = hello_id(hello.thread);
   l->tag.pid = l->pid != root_pid_ ? l->pid : 0;
   if (l->tid > 0 && l->tag.thread > 0) threads_[l->pid].add(l->tid, l->tag.thread);
   if (l->tag.pid > 0 && l->tag.thread == 0 && samplers_.count(l->pid) == 0) sample_process(l->pid);

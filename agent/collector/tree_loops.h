@@ -22,8 +22,13 @@
 #include "agent/collector/probe_connection.h"
 #include "agent/collector/proc_sampler.h"
 #include "agent/collector/recording_writer.h"
+#include "recording/records.h"
 
 namespace loopdoctor::collector {
+
+// A hello's pid, threadId or tid as an int; 0 when absent or not a whole
+// number in 1 .. 2^31 - 1 (a damaged or hostile hello's).
+int hello_id(double v);
 
 class TreeLoops {
  public:
@@ -34,8 +39,9 @@ class TreeLoops {
         write_message;
     std::function<double(nlohmann::json)> emit;           // a collector record; returns its t
     // Every valid message after it is recorded (the session starts the load
-    // on a listen, sends profile-start on a hello).
-    std::function<void(const nlohmann::json& msg, ProbeConnection* from)> on_message;
+    // on a listen, sends profile-start on a hello), with its decoded type.
+    std::function<void(recording::Type type, const nlohmann::json& msg, ProbeConnection* from)>
+        on_message;
     std::function<void()> on_settled;                     // a loop said bye or its connection ended
     std::function<bool()> stopping;                       // the stop sequence has begun
   };
@@ -83,7 +89,7 @@ class TreeLoops {
   };
 
   void on_message(Loop* l, const nlohmann::json& msg, std::string_view raw);
-  void on_hello(Loop* l, const nlohmann::json& msg);
+  void on_hello(Loop* l, const recording::Hello& hello);
   void on_closed(Loop* l, const std::string& reason);
   void sample_process(int pid);
 

@@ -33,6 +33,7 @@ namespace {
 
 using nlohmann::json;
 using Id = ProcessTable::Id;
+using recording::Type;
 
 struct Link {
   std::unique_ptr<ProbeLink> link;
@@ -186,43 +187,56 @@ class Agent {
 
   void on_message(ProbeLink* raw, const json& m) {
     Link& l = links_[raw];
-    const double now = clock_.now_ms();
-    double t = now;
-    if (auto it = m.find("t"); it != m.end() && it->is_number()) {
-      l.offset = std::min(l.offset, now - it->get<double>());
-      t = it->get<double>() + l.offset;
-    }
-    const std::string& type = m["type"].get_ref<const std::string&>();
-    if (type == "hello") return on_hello(raw, l, m);
+    const recording::Envelope e = recording::decode_envelope(m);
+    const double t = agent_time(&l, e.t);
+    if (e.type == Type::kHello) return on_hello(raw, l, recording::decode_hello(m));
     std::lock_guard lock(table_.mutex());
     ProcessState* p = table_.find(l.process);
     if (!p) return;
-    if (type == "sample") {
-      double dropped = m.contains("dropped") && m["dropped"].is_number() ? m["dropped"].get<double>() : 0;
-      ProbeSample s = recording::decode_sample(m, p->id.interval_ms);
-      s.t = t;  // on the agent's clock
-      p->add_sample(s, dropped, l.thread);
-    } else if (type == "gc") {
-      GcEvent g = recording::decode_gc(m);
-      g.t = t;
-      p->add_gc(g);
-    } else if (type == "block") {
-      BlockCapture b = recording::decode_block(m);
-      const double probe_start = b.start;
-      b.start += t - b.t;  // the same shift as t: onto the agent's clock
-      b.t = t;
-      p->add_block(std::move(b), probe_start, l.thread);
-    } else if (type == "threads-unsampled") {
-      // The last line holds the total; a count never goes down.
-      const recording::ThreadsUnsampled u = recording::decode_threads_unsampled(m);
-      p->threads_unsampled = std::max(p->threads_unsampled, u.count);
-    } else if (type == "threadpool") {
-      p->threadpool_wait.add(recording::decode_threadpool(m));
+    switch (e.type) {
+      case Type::kSample: {
+        ProbeSample s = recording::decode_sample(m, p->id.interval_ms);
+        s.t = t;
+        p->add_sample(s, s.dropped, l.thread);
+        break;
+      }
+      case Type::kGc: {
+        GcEvent g = recording::decode_gc(m);
+        g.t = t;
+        p->add_gc(g);
+        break;
+      }
+      case Type::kBlock: {
+        BlockCapture b = recording::decode_block(m);
+        const double probe_start = b.start;
+        b.start += t - b.t;  // the same shift as t
+        b.t = t;
+        p->add_block(std::move(b), probe_start, l.thread);
+        break;
+      }
+      case Type::kThreadsUnsampled:
+        p->counters().note_threads_unsampled(recording::decode_threads_unsampled(m).count);
+        break;
+      case Type::kThreadpool:
+        p->counters().add_threadpool(recording::decode_threadpool(m));
+        break;
+      default:
+        break;
     }
   }
 
-  void on_hello(ProbeLink* raw, Link& l, const json& m) {
-    ProcessIdentity id = identity_from_hello(m);
+  // A message's time on the agent's clock: probe clock -> agent clock by the
+  // link's offset, which its messages keep bringing down; now for a message
+  // without a time.
+  double agent_time(Link* l, std::optional<double> probe_t) const {
+    const double now = clock_.now_ms();
+    if (!probe_t) return now;
+    l->offset = std::min(l->offset, now - *probe_t);
+    return *probe_t + l->offset;
+  }
+
+  void on_hello(ProbeLink* raw, Link& l, recording::Hello hello) {
+    ProcessIdentity id = identity_from_hello(std::move(hello));
     const int peer = raw->peer_pid();
     const std::vector<long> ns_pids = peer > 0 ? read_ns_pids(peer) : std::vector<long>{};
     const PidCheck check = check_claimed_pid(id.pid, peer, ns_pids);

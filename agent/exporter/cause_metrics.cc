@@ -35,7 +35,7 @@ void append_threadpool(const ProcessTable& table, std::vector<MetricFamily>* out
   MetricFamily size{"loopdoctor_threadpool_size", "Threads in libuv's threadpool (UV_THREADPOOL_SIZE or 4).",
                     MetricType::Gauge, {}};
   for (const auto& [id, p] : table.all()) {
-    const ThreadpoolWait& t = p->threadpool_wait;
+    const ThreadpoolWait& t = p->counters().threadpool_wait();
     // The threadpool is the process's: one series, from its main thread's
     // entry (a worker's entry would repeat the same labels).
     if (!t.seen || p->id.thread != 0) continue;
@@ -65,7 +65,7 @@ void append_cpu_wait(const ProcessTable& table, std::vector<MetricFamily>* out) 
   MetricFamily throttled_s{"loopdoctor_cpu_cfs_throttled_seconds_total",
                            "Time the process's cpu cgroup was throttled, in seconds.", c, {}};
   for (const auto& [id, p] : table.all()) {
-    const CpuWaitState& w = p->cpu_wait;
+    const CpuWaitState& w = p->counters().cpu_wait();
     if (w.process) {
       run.metric.push_back(series(*p, w.process->run, c));
       wait.metric.push_back(series(*p, w.process->wait, c));

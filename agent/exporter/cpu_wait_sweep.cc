@@ -43,22 +43,19 @@ std::optional<recording::Proc> sched_record(const ProcessState& p, const Process
   }
   if (!c.process) return std::nullopt;
   r.cpu_ms = c.process->run * kMsPerS;
-  if (p.have_latest) r.rss = p.latest.rss;
+  if (p.counters().have_sample()) r.rss = p.counters().latest().rss;
   recording::set_cpu_cgroup(&r, c.throttle, c.quota_cores);
   return r;
 }
 
 void publish(ProcessState* p, const ProcessCpu& c, double now_ms) {
   const bool whole_process = !p->has_probe || p->id.thread == 0;
-  if (whole_process) {
-    p->cpu_wait.process = c.process;
-    p->cpu_wait.throttle = c.throttle;
-  }
+  if (whole_process) p->counters().set_process_cpu(c.process, c.throttle);
   // An attached process has no loop series; a worker's thread is its tid.
   const int tid = !p->has_probe ? 0 : p->id.thread == 0 ? p->peer_pid : p->id.tid;
   auto it = c.threads.find(tid);
   if (tid <= 0 || it == c.threads.end()) return;
-  p->cpu_wait.loop = it->second;
+  p->counters().set_loop_cpu(it->second);
   if (auto r = sched_record(*p, c, it->second, now_ms)) p->add_sched(std::move(*r));
 }
 

@@ -93,7 +93,7 @@ void add_gc(Families& f, const Labels& l, const std::map<std::string, GcHistogra
 // No function label: a function name per series is unbounded cardinality;
 // /report/<pid> names the functions.
 void add_blocks(Families& f, const Labels& l, const ProcessState& p) {
-  const BlockCounter& b = p.block_counter;
+  const BlockCounter& b = p.counters().blocks();
   if (p.id.probe != "native" && b.blocks_total == 0) return;
   const auto c = MetricType::Counter;
   f.value("loopdoctor_eventloop_blocks_total",
@@ -122,15 +122,9 @@ void add_node_version(Families& f, const Labels& l, const ProcessIdentity& id) {
 // its thread: delay, heap, handles and utilisation are each loop's own.
 void add_loop(Families& f, const Labels& l, ProcessState& p) {
   const auto g = MetricType::Gauge;
-  // A scrape takes what arrived since the previous one; with nothing new
-  // (a scrape faster than the probe) it repeats the last published figures.
-  if (p.lag_pending.any) {
-    p.lag_published = p.lag_pending;
-    p.lag_pending = {};
-  }
-  add_lag(f, l, p.lag_published);
+  add_lag(f, l, p.counters().take_lag());
   p.settle_folded();
-  const ProbeSample& s = p.latest;
+  const ProbeSample& s = p.counters().latest();
   f.value("nodejs_heap_size_total_bytes", "Process heap size from Node.js in bytes.", g, l, s.heap_total);
   f.value("nodejs_heap_size_used_bytes", "Process heap size used from Node.js in bytes.", g, l, s.heap_used);
   f.value("nodejs_external_memory_bytes", "Node.js external memory size in bytes.", g, l, s.external);
@@ -150,19 +144,21 @@ void add_loop(Families& f, const Labels& l, ProcessState& p) {
 // whose samples carry the process's CPU and RSS, or from /proc when attached.
 void add_process_wide(Families& f, const Labels& l, const ProcessState& p) {
   const auto g = MetricType::Gauge, c = MetricType::Counter;
-  if (p.has_probe && p.have_latest) {
-    f.value("process_resident_memory_bytes", "Resident memory size in bytes.", g, l, p.latest.rss);
+  const ProcessCounters& counters = p.counters();
+  const bool have_proc = !p.window().proc().empty();
+  if (p.has_probe && counters.have_sample()) {
+    f.value("process_resident_memory_bytes", "Resident memory size in bytes.", g, l, counters.latest().rss);
     f.value("process_cpu_user_seconds_total", "Total user CPU time spent in seconds.", c, l,
-            p.cpu_user_seconds);
+            counters.cpu_user_seconds());
     f.value("process_cpu_system_seconds_total", "Total system CPU time spent in seconds.", c, l,
-            p.cpu_system_seconds);
-  } else if (!p.has_probe && !p.proc.empty()) {
-    f.value("process_resident_memory_bytes", "Resident memory size in bytes.", g, l, p.proc_rss);
-    f.value("process_open_fds", "Number of open file descriptors.", g, l, p.proc_fds);
+            counters.cpu_system_seconds());
+  } else if (!p.has_probe && have_proc) {
+    f.value("process_resident_memory_bytes", "Resident memory size in bytes.", g, l, counters.proc_rss());
+    f.value("process_open_fds", "Number of open file descriptors.", g, l, counters.proc_fds());
   }
-  if (p.has_probe ? p.have_latest : !p.proc.empty())
+  if (p.has_probe ? counters.have_sample() : have_proc)
     f.value("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.", c, l,
-            p.cpu_total_seconds);
+            counters.cpu_total_seconds());
   if (p.id.start_time_s > 0)
     f.value("process_start_time_seconds", "Start time of the process since unix epoch in seconds.", g,
             l, p.id.start_time_s);
@@ -193,7 +189,7 @@ void add_process(Families& f, ProcessState& p, double folded) {
     return;
   }
   const Labels l = with(pl, "thread", thread_label(p.id.thread));
-  if (p.have_latest) add_loop(f, l, p);
+  if (p.counters().have_sample()) add_loop(f, l, p);
   if (p.id.thread == 0) {
     add_process_wide(f, pl, p);
     f.value("loopdoctor_threads_folded",
@@ -201,12 +197,13 @@ void add_process(Families& f, ProcessState& p, double folded) {
             "loops per process (folded into thread=\"other\") or not sampled by the probe.",
             g, pl, folded);
   }
-  add_gc(f, l, p.gc_by_kind);
+  add_gc(f, l, p.counters().gc_by_kind());
   add_blocks(f, l, p);
   f.value("loopdoctor_probe_connected", "1 while the probe is connected to this agent.", g, l,
           p.connected ? 1 : 0);
   f.value("loopdoctor_probe_dropped_samples_total",
-          "Samples the probe dropped because the agent was slow or gone.", c, l, p.dropped_total);
+          "Samples the probe dropped because the agent was slow or gone.", c, l,
+          p.counters().dropped_total());
   // The folded workers are not analysed (the analyzer folds them too).
   if (p.id.thread != kFoldedThread) add_diagnosis(f, l, p.verdict);
 }

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/exporter/limits.h"
+#include "recording/records.h"
 
 namespace loopdoctor::exporter {
 namespace {
@@ -113,7 +114,7 @@ void ProbeLink::handle_message(const nlohmann::json& msg) {
           true);
     return;
   }
-  const bool is_hello = msg["type"] == "hello";
+  const bool is_hello = recording::decode_envelope(msg).type == recording::Type::kHello;
   if (!hello_ && !is_hello) {
     close("the first message was not hello", true);
     return;

@@ -73,14 +73,11 @@ ProcessTable::Id fold_worker(ProcessTable& table, ProcessIdentity id, double win
   ProcessState* p = table.find(folded);
   p->peer_pid = peer;
   p->connected = true;
-  p->folded_links += 1;
+  p->folded_workers().connect();
   return folded;
 }
 
-bool release_folded(ProcessState* folded) {
-  folded->folded_links = std::max(0.0, folded->folded_links - 1);
-  return folded->folded_links == 0;
-}
+bool release_folded(ProcessState* folded) { return folded->folded_workers().release(); }
 
 Timeline loops_timeline(const ProcessTable& table, const ProcessLoops& g, double now_ms) {
   const auto& all = table.all();
@@ -128,8 +125,8 @@ void publish_loop_verdicts(ProcessTable& table, const LoopVerdicts& v) {
 double threads_folded(const ProcessTable& table, const ProcessLoops& g) {
   const auto& all = table.all();
   double n = 0;
-  if (g.main) n += all.at(g.main)->threads_unsampled;
-  if (g.folded) n += all.at(g.folded)->folded_links;
+  if (g.main) n += all.at(g.main)->counters().threads_unsampled();
+  if (g.folded) n += all.at(g.folded)->folded_workers().links();
   return n;
 }
 

@@ -38,7 +38,7 @@ nlohmann::json loop_json(const ProcessState& p) {
                       {"name", p.id.thread == 0 ? "main" : p.id.thread_name},
                       {"connected", p.connected}};
   if (p.id.thread > 0) j["thread_id"] = p.id.thread;
-  if (p.id.thread == kFoldedThread) j["folded"] = p.folded_links;
+  if (p.id.thread == kFoldedThread) j["folded"] = p.folded_workers().links();
   else j["verdict"] = verdict_text(p.verdict);
   return j;
 }
@@ -69,8 +69,8 @@ nlohmann::json process_json(const ProcessTable& table, const ProcessLoops& g, co
   if (p.id.attached) j["attached"] = true;
   if (auto it = p.id.versions.find("node"); it != p.id.versions.end()) j["node"] = it->second;
   if (p.id.start_time_s > 0) j["start_time"] = iso_time(static_cast<std::time_t>(p.id.start_time_s));
-  if (p.has_probe && p.have_latest) j["rss_bytes"] = p.latest.rss;
-  else if (!p.has_probe) j["rss_bytes"] = p.proc_rss;
+  if (p.has_probe && p.counters().have_sample()) j["rss_bytes"] = p.counters().latest().rss;
+  else if (!p.has_probe) j["rss_bytes"] = p.counters().proc_rss();
   if (p.has_probe) {
     nlohmann::json loops = nlohmann::json::array();
     if (g.main) loops.push_back(loop_json(*table.all().at(g.main)));

@@ -1,6 +1,6 @@
 // One of the target's process warnings over the whole run (the probe's
 // `process-warnings` lines, summed): what every output lists under
-// "warnings". Built by analyzer/process_warnings.h.
+// "warnings". Built by analyzer/timeline/process_warnings.h.
 #pragma once
 
 #include <string>

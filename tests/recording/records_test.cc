@@ -53,6 +53,14 @@ TEST_CASE("hello round-trips") {
   CHECK(encode(h).at("probe") == "js");
   Hello bare;  // no runtime, no interval: both stay absent
   CHECK(round_trip(bare, Type::kHello, decode_hello) == bare);
+  CHECK_FALSE(encode(bare).contains("job"));
+  Hello agent_probe;  // what the agent reads of a hello
+  agent_probe.pid = 77;
+  agent_probe.job = "checkout";
+  agent_probe.attached = true;
+  CHECK(round_trip(agent_probe, Type::kHello, decode_hello) == agent_probe);
+  // Of the wrong type (a hostile probe's): as absent.
+  CHECK(decode_hello(json{{"job", 7}, {"attached", "yes"}}) == decode_hello(json::object()));
 }
 
 TEST_CASE("listen round-trips") {
@@ -78,6 +86,9 @@ TEST_CASE("sample round-trips, handles and http included") {
   CHECK(round_trip(s, Type::kSample, decode) == s);
   Sample quiet;  // no http block, no handles
   quiet.interval = 10;
+  CHECK(round_trip(quiet, Type::kSample, decode) == quiet);
+  CHECK_FALSE(encode(quiet).contains("dropped"));
+  quiet.dropped = 12;  // the probe's count, since it started
   CHECK(round_trip(quiet, Type::kSample, decode) == quiet);
 }
 
@@ -135,6 +146,20 @@ TEST_CASE("profile round-trips") {
 TEST_CASE("bye round-trips") {
   Bye b{400};
   CHECK(round_trip(b, Type::kBye, decode_bye) == b);
+  Bye exited{401, 3};
+  CHECK(round_trip(exited, Type::kBye, decode_bye) == exited);
+  // An exit code outside int's range is damage: read as not sent, not wrapped.
+  CHECK_FALSE(decode_bye(json{{"exit_code", 4294967299LL}}).exit_code);
+}
+
+TEST_CASE("a message's envelope: its type, and its time only when it has one") {
+  const Envelope sample = decode_envelope(json{{"type", "sample"}, {"t", 12.5}});
+  CHECK(sample.type == Type::kSample);
+  CHECK(sample.t == 12.5);
+  CHECK_FALSE(decode_envelope(json{{"type", "bye"}}).t);
+  CHECK(decode_envelope(json{{"type", 3}, {"t", 1}}).type == Type::kOther);
+  CHECK(decode_envelope(json{{"type", "from-the-future"}}).type == Type::kOther);
+  CHECK(decode_envelope(json::array()).type == Type::kOther);
 }
 
 TEST_CASE("proc round-trips, with and without io") {

@@ -103,7 +103,7 @@ TEST_CASE("a scrape takes the loop delay since the previous scrape, worst second
     p = table.find(table.add(process(7, "w", 3, Verdict::kHealthy)));
   }
   render_metrics(table);  // first scrape consumes the first second
-  ProbeSample spike = p->latest, calm = p->latest;
+  ProbeSample spike = p->counters().latest(), calm = p->counters().latest();
   spike.delay.max = 900;
   spike.delay.p99 = 800;
   calm.delay.max = 4;
@@ -232,7 +232,7 @@ TEST_CASE("block counters count each block once and its seconds while it lasts")
   // No function label: one series per process whatever blocked it.
   const std::string text = render_metrics(table);
   CHECK(text.find("spin") == std::string::npos);
-  CHECK(idle->block_counter.blocks_total == 0);
+  CHECK(idle->counters().blocks().blocks_total == 0);
 }
 
 TEST_CASE("threadpool queue wait: two counters and the pool size, only for processes that sent the line") {
@@ -242,11 +242,11 @@ TEST_CASE("threadpool queue wait: two counters and the pool size, only for proce
   ProcessState& p = *table.find(1);
   recording::Threadpool line;
   line.size = 4, line.probes = 10, line.wait_mean = 150;
-  p.threadpool_wait.add(line);
+  p.counters().add_threadpool(line);
   line.probes = 5, line.wait_mean = 20;
-  p.threadpool_wait.add(line);
+  p.counters().add_threadpool(line);
   line.probes = 0;  // a line without a measurement adds nothing
-  p.threadpool_wait.add(line);
+  p.counters().add_threadpool(line);
   const auto m = parse_exposition(render_metrics(table));
   CHECK(m.at("loopdoctor_threadpool_waits_total{pid=\"100\",job=\"api\"}") == 15);
   CHECK(m.at("loopdoctor_threadpool_wait_seconds_total{pid=\"100\",job=\"api\"}") == Approx(1.6));

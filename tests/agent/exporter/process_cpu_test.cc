@@ -274,8 +274,8 @@ TEST_CASE("the sweep puts the loop thread's schedstat and the throttling into th
   ProcessState* worker = table.find(table.add(std::move(w)));
   CpuWaitSweep sweep(tree.roots());
   sweep.run(table, 0);
-  REQUIRE(entry->proc.size() == 1);
-  const ProcSample& r = entry->proc.front();
+  REQUIRE(entry->window().proc().size() == 1);
+  const ProcSample& r = entry->window().proc().front();
   CHECK(r.has_sched);
   CHECK(r.sched_run_ms == Approx(300));
   CHECK(r.sched_wait_ms == Approx(100));
@@ -284,12 +284,12 @@ TEST_CASE("the sweep puts the loop thread's schedstat and the throttling into th
   CHECK(r.cg_periods == 200);
   CHECK(r.cg_throttled == 150);
   CHECK(r.cpu_quota_cores == Approx(0.1));
-  REQUIRE(worker->proc.size() == 1);
-  CHECK(worker->proc.front().cpu_ms == Approx(50));  // its thread's run, as the timeline's workers
-  CHECK_FALSE(worker->proc.front().has_throttle);
+  REQUIRE(worker->window().proc().size() == 1);
+  CHECK(worker->window().proc().front().cpu_ms == Approx(50));  // its thread's run, as the timeline's workers
+  CHECK_FALSE(worker->window().proc().front().has_throttle);
   // The running figures stay the probe's: no /proc RSS or fds invented.
-  CHECK(entry->proc_rss == 0);
-  CHECK(entry->messages_total == 20);
+  CHECK(entry->counters().proc_rss() == 0);
+  CHECK(entry->counters().messages_total() == 20);
 }
 
 TEST_CASE("a probed process its quota throttles gets the agent's verdict cpu-starved with cause cpu-quota") {

@@ -156,7 +156,7 @@ TEST_CASE("workers past the limit per process share one thread=other series and 
   CHECK(a == b);
   CHECK(loops_counted(table, kPid, "api") == kMaxThreadsPerProcess);
   table.find(a)->add_sample(recording::decode_sample(sample_msg(1000, 100, 50, 60, 0.5, 1e6), 1000), 0);
-  table.find(loops_of(table, a).main)->threads_unsampled = 3;  // the probe's own count
+  table.find(loops_of(table, a).main)->counters().note_threads_unsampled(3);  // the probe's own count
 
   auto m = parse_exposition(render_metrics(table));
   CHECK(m.at(R"(nodejs_eventloop_lag_p99_seconds{pid="4242",job="api",thread="other"})") == Approx(0.05));

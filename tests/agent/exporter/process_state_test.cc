@@ -50,14 +50,14 @@ TEST_CASE("the window holds a bounded number of samples whatever the rate and up
     p.add_sample(sample_at(sample_msg(t, 10, 1, i == kOffered - 1'000 ? 700 : 2, 0.2), t, 10), 0);
     p.trim(t);
   }
-  CHECK(p.samples.size() <= kMaxSamplesPerWindow + 1);
-  CHECK(p.samples.size() >= kMaxSamplesPerWindow - 1);
+  CHECK(p.window().samples().size() <= kMaxSamplesPerWindow + 1);
+  CHECK(p.window().samples().size() >= kMaxSamplesPerWindow - 1);
   // The one 700 ms spike, 10 s before the end, survived the merging.
   double worst = 0;
-  for (const auto& s : p.samples) worst = std::max(worst, s.delay.max);
+  for (const auto& s : p.window().samples()) worst = std::max(worst, s.delay.max);
   CHECK(worst == 700);
   // CPU counters keep every interval: 18 000 x 10 ms x 0.95.
-  CHECK(p.cpu_total_seconds == Approx(kOffered * 0.010 * 0.95).epsilon(1e-6));
+  CHECK(p.counters().cpu_total_seconds() == Approx(kOffered * 0.010 * 0.95).epsilon(1e-6));
 }
 
 TEST_CASE("the window keeps the schedstat reading before it, which brackets its first stalls") {
@@ -71,20 +71,20 @@ TEST_CASE("the window keeps the schedstat reading before it, which brackets its 
     p.add_sched(r);
   }
   p.trim(last + 1);
-  REQUIRE(p.proc.size() >= 2);
-  CHECK(p.proc.front().t == start - 1);
-  CHECK(p.proc[1].t >= start);
+  REQUIRE(p.window().proc().size() >= 2);
+  CHECK(p.window().proc().front().t == start - 1);
+  CHECK(p.window().proc()[1].t >= start);
 }
 
 TEST_CASE("GC events are capped per window with the total pause time kept") {
   ProcessState p(ident(), kDefaultWindowMs);
   for (std::size_t i = 0; i < 2 * kMaxGcEventsPerWindow; ++i)
     p.add_gc({static_cast<double>(i), "minor", 0.5});
-  CHECK(p.gc.size() == kMaxGcEventsPerWindow);
+  CHECK(p.window().gc().size() == kMaxGcEventsPerWindow);
   double total = 0;
-  for (const auto& g : p.gc) total += g.duration_ms;
+  for (const auto& g : p.window().gc()) total += g.duration_ms;
   CHECK(total == Approx(0.5 * 2 * kMaxGcEventsPerWindow));
-  CHECK(p.gc_by_kind.at("minor").count == 2 * kMaxGcEventsPerWindow);
+  CHECK(p.counters().gc_by_kind().at("minor").count == 2 * kMaxGcEventsPerWindow);
   CHECK(std::string(prom_gc_kind("weak")) == "weakcb");
   CHECK(std::string(prom_gc_kind("made-up")) == "unknown");
 }
@@ -122,6 +122,29 @@ TEST_CASE("the agent's window diagnoses like a one-shot timeline of the same rec
   CHECK(b.issues[0].summary == a.issues[0].summary);
 }
 
+// /processes shows the figures the delay and utilisation findings give as
+// evidence: the window's stats, none without enough probe data.
+TEST_CASE("the published verdict carries the window's delay p99 and utilisation") {
+  ProcessState p(ident(), kDefaultWindowMs);
+  auto publish = [&](double now) { return verdict_state(analyze(p.timeline(now))); };
+  p.add_sample(sample_at(sample_msg(1000, 1000, 400, 520, 0.97), 1000, 1000), 0);
+  const VerdictState early = publish(1000);  // one sample: not enough to judge
+  CHECK(early.delay_p99_ms == 0);
+  CHECK(early.elu_mean == 0);
+  for (int i = 2; i <= 40; ++i)
+    p.add_sample(sample_at(sample_msg(i * 1000.0, 1000, 400, 520, 0.97), i * 1000.0, 1000), 0);
+  const Diagnosis dx = analyze(p.timeline(40'000));
+  const VerdictState v = verdict_state(dx);
+  CHECK(v.delay_p99_ms == dx.stats.delay_p99_ms);
+  CHECK(v.delay_p99_ms == Approx(520));  // of the intervals' maxima
+  CHECK(v.elu_mean == Approx(0.97));
+  for (const auto& f : dx.findings)
+    for (const auto& e : f.evidence) {
+      if (e.signal == "loop_delay_p99_ms") CHECK(e.value == v.delay_p99_ms);
+      if (e.signal == "elu_mean") CHECK(e.value == v.elu_mean);
+    }
+}
+
 TEST_CASE("block captures are kept for the window's timeline and bounded") {
   ProcessIdentity id = ident();
   id.probe = "native";
@@ -135,17 +158,17 @@ TEST_CASE("block captures are kept for the window's timeline and bounded") {
     b.duration_ms = i * 20.0;
     p.add_block(b, 1000);
   }
-  CHECK(p.blocks.size() == kMaxBlockCapturesPerWindow);
-  CHECK(p.blocks.back().frames.size() == kMaxBlockFramesKept);
-  CHECK(p.block_counter.blocks_total == 1);
-  CHECK(p.block_counter.blocked_ms_total == Approx(39'980));
-  Timeline tl = p.timeline(p.blocks.back().t);
+  CHECK(p.window().blocks().size() == kMaxBlockCapturesPerWindow);
+  CHECK(p.window().blocks().back().frames.size() == kMaxBlockFramesKept);
+  CHECK(p.counters().blocks().blocks_total == 1);
+  CHECK(p.counters().blocks().blocked_ms_total == Approx(39'980));
+  Timeline tl = p.timeline(p.window().blocks().back().t);
   CHECK(tl.blocks.size() == kMaxBlockCapturesPerWindow);
   CHECK(tl.blocks.back().frames.front().function == "spin");
   CHECK(tl.probe_kind == "native");
   // Captures older than the window go with it.
-  p.trim(p.blocks.back().t + kDefaultWindowMs + 1);
-  CHECK(p.blocks.empty());
+  p.trim(p.window().blocks().back().t + kDefaultWindowMs + 1);
+  CHECK(p.window().blocks().empty());
 }
 
 // Seen while writing fuzz/probe_lines_fuzz.cc, which reproduces it: "job":
