@@ -22,8 +22,18 @@ Command add_agent(CLI::App& root);
 Command add_env(CLI::App& root);
 Command add_compare(CLI::App& root);
 
+
 // Every subcommand returns one of base's exit codes.
 using base::kExitFailOn, base::kExitFailed, base::kExitOk, base::kExitUsage,
     base::kExitInterrupted, base::kExitTerminated;
+
+// Ctrl-C or SIGTERM ended it: a command that runs several sessions stops.
+inline bool interrupted_status(int rc) { return rc == kExitInterrupted || rc == kExitTerminated; }
+
+// The status of a command of several sessions: a session that failed or was
+// interrupted (`worst`) is the status whatever the result's own (`rc`), as
+// the result then speaks for fewer or damaged runs; a result that could not
+// be written is its own failure.
+inline int sessions_status(int worst, int rc) { return worst != kExitOk && rc != kExitFailed ? worst : rc; }
 
 }  // namespace loopdoctor::cli

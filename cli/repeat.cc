@@ -51,8 +51,6 @@ std::vector<render::RepeatRun> analyse_runs(const std::vector<std::string>& reco
   return runs;
 }
 
-bool interrupted(int rc) { return rc == kExitInterrupted || rc == kExitTerminated; }
-
 }  // namespace
 
 std::string check_repeat(const SessionArgs& a) {
@@ -70,7 +68,7 @@ int repeat_sessions(const SessionArgs& a, const std::function<int(const SessionA
     const int rc = session(one_session(a, i, &recordings, &reports));
     if (recordings.size() == kept) return rc;  // it never started: nothing to add
     if (rc == kExitFailed) worst = rc;
-    if (interrupted(rc)) {
+    if (interrupted_status(rc)) {
       worst = rc;
       break;
     }
@@ -86,9 +84,7 @@ int repeat_sessions(const SessionArgs& a, const std::function<int(const SessionA
   oo.print_recorded_warnings = false;  // each run said its own
   oo.repeat = &summary;
   const int rc = analyze_and_report(summary.runs[rep].recording, oo);
-  // A run that failed (its target, its load) or an interrupted repetition
-  // is the status, whatever the others say.
-  return worst != kExitOk && rc != kExitFailed ? worst : rc;
+  return sessions_status(worst, rc);
 }
 
 }  // namespace loopdoctor::cli

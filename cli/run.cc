@@ -5,12 +5,12 @@
 #include "agent/collector/session.h"
 #include "cli/commands.h"
 #include "cli/repeat.h"
+#include "cli/run.h"
 #include "cli/session_args.h"
 
 namespace loopdoctor::cli {
-namespace {
 
-int one_run(const SessionArgs& a) {
+int run_one_session(const SessionArgs& a) {
   // A recording that reaches RLIMIT_FSIZE must fail its write (EFBIG: the
   // writer says so, the run goes on and the recording up to there stays
   // readable), not kill loopdoctor before it writes any report. libuv's
@@ -34,12 +34,14 @@ int one_run(const SessionArgs& a) {
   return report_session(a, ro, res, files);
 }
 
+namespace {
+
 int run_command(const SessionArgs& a) {
   if (std::string err = check_repeat(a); !err.empty()) {
     std::cerr << "loopdoctor run: " << err << "\n";
     return kExitUsage;
   }
-  return a.repeat > 1 ? repeat_sessions(a, one_run) : one_run(a);
+  return a.repeat > 1 ? repeat_sessions(a, run_one_session) : run_one_session(a);
 }
 
 }  // namespace

@@ -210,6 +210,40 @@ int report(const SessionArgs& a, const collector::RunOptions& ro, const collecto
   return run_exit_status(rc, ro, res);
 }
 
+// A session's own outputs: the report, the JSON, the Markdown, the
+// recording, --repeat and --fail-on.
+void add_outputs(CLI::App* s, SessionArgs* a) {
+  s->add_option("-o,--output", a->output,
+                "HTML report (default .loopdoctor/<time>-<target>.html, e.g. "
+                ".loopdoctor/2026-12-06T10-21-07-server.js.html)");
+  s->add_option("--json", a->json,
+                "Diagnosis as JSON ('-' for stdout; a run's target's own stdout then goes to stderr)");
+  s->add_option("--markdown", a->markdown,
+                "Short Markdown summary for a bug ticket ('-' for stdout; a run's target's own "
+                "stdout then goes to stderr)");
+  s->add_option("--record", a->record,
+                "Keep the recording here (default .loopdoctor/<time>-<target>.ndjson.gz, the report's "
+                "name; recordings are kept unless --no-record, redacted unless --no-redact)");
+  s->add_flag("--no-record", a->no_record,
+              "Keep no recording: it goes to a private temporary file, removed once the outputs "
+              "are written (kept, and its path printed, if they could not be)");
+  s->add_option("--repeat", a->repeat,
+                "Run the session N times, keeping every recording; the verdict is the one most runs "
+                "reached (said with how many agreed), each figure the runs' median and range")
+      ->check(CLI::Range(1, kMaxRepeat));
+  s->add_option("--fail-on", a->fail_on, "Exit 3 when the verdict is one of these (comma-separated): " + verdict_names())
+      ->delimiter(',');
+  s->add_flag("--open", a->open, "Open the report in a browser");
+}
+
+// `bench`'s: its runs keep their own recordings and reports; -o, --json and
+// --markdown are the comparison's (cli/gate.h).
+void add_comparison_outputs(CLI::App* s, SessionArgs* a) {
+  s->add_option("-o,--output", a->output, "HTML comparison of the two sides");
+  s->add_option("--json", a->json, "The comparison as JSON ('-' for stdout)");
+  s->add_option("--markdown", a->markdown, "Markdown summary of the comparison, for a CI comment ('-' for stdout)");
+}
+
 }  // namespace
 
 std::string session_setup(const SessionArgs& a, collector::RunOptions* ro) {
@@ -267,7 +301,7 @@ void add_session_options(CLI::App* s, SessionArgs* a, SessionKind kind) {
                 "Built-in HTTP load once the target listens: a path (/api?x=1), sent to the port it "
                 "listens on, or a full URL, loaded as given");
   add_load_options(s, &a->load,
-                   kind == SessionKind::kRun
+                   kind != SessionKind::kAttach
                        ? "With --load: how long it runs (default 10s). Without load: stop the target "
                          "after this long (else on Ctrl-C or exit)"
                        : "With --load: how long it runs (default 10s). Without load: detach after this "
@@ -275,7 +309,7 @@ void add_session_options(CLI::App* s, SessionArgs* a, SessionKind kind) {
   s->add_option("--on-port", a->on_port,
                 "External load command run once the target listens; {port} and $PORT carry the port; the run ends when it exits");
   s->add_option("--listen-timeout", a->listen_timeout,
-                kind == SessionKind::kRun ? "With --load or --on-port: how long to wait for the target to listen before "
+                kind != SessionKind::kAttach ? "With --load or --on-port: how long to wait for the target to listen before "
                                             "giving up (exit 2, no verdict)"
                                           : "With --load or --on-port: how long to wait for the process to "
                                             "report a listening port (exit 2, no verdict)")
@@ -298,27 +332,11 @@ void add_session_options(CLI::App* s, SessionArgs* a, SessionKind kind) {
   s->add_option("--block-interval", a->block_interval,
                 block_help("Native probe: the blocked loop's stack again this often while the block lasts",
                            kDefaultBlockIntervalMs));
-  s->add_option("-o,--output", a->output,
-                "HTML report (default .loopdoctor/<time>-<target>.html, e.g. "
-                ".loopdoctor/2026-12-06T10-21-07-server.js.html)");
-  s->add_option("--json", a->json,
-                "Diagnosis as JSON ('-' for stdout; a run's target's own stdout then goes to stderr)");
-  s->add_option("--markdown", a->markdown,
-                "Short Markdown summary for a bug ticket ('-' for stdout; a run's target's own "
-                "stdout then goes to stderr)");
-  s->add_option("--record", a->record,
-                "Keep the recording here (default .loopdoctor/<time>-<target>.ndjson.gz, the report's "
-                "name; recordings are kept unless --no-record, redacted unless --no-redact)");
-  s->add_flag("--no-record", a->no_record,
-              "Keep no recording: it goes to a private temporary file, removed once the outputs "
-              "are written (kept, and its path printed, if they could not be)");
-  s->add_option("--repeat", a->repeat,
-                "Run the session N times, keeping every recording; the verdict is the one most runs "
-                "reached (said with how many agreed), each figure the runs' median and range")
-      ->check(CLI::Range(1, kMaxRepeat));
-  s->add_option("--fail-on", a->fail_on, "Exit 3 when the verdict is one of these (comma-separated): " + verdict_names())
-      ->delimiter(',');
-  s->add_flag("--open", a->open, "Open the report in a browser");
+  if (kind == SessionKind::kBench) {
+    add_comparison_outputs(s, a);
+  } else {
+    add_outputs(s, a);
+  }
   add_no_redact_flag(s, &a->no_redact);
 }
 

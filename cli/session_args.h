@@ -14,7 +14,9 @@
 
 namespace loopdoctor::cli {
 
-enum class SessionKind { kRun, kAttach };
+// kBench: `bench`'s runs, whose -o, --json and --markdown are the
+// comparison's, and which keep their own recordings.
+enum class SessionKind { kRun, kAttach, kBench };
 
 struct SessionArgs {
   std::vector<std::string> command;  // run: the target command

@@ -69,7 +69,7 @@ VerdictState verdict_state(const Diagnosis& dx) {
   v.verdict = dx.verdict;
   for (const auto& issue : dx.issues)
     if (is_problem(issue.kind)) v.issue_kinds.push_back(issue.kind);
-  v.summary = dx.issues.empty() ? (dx.notes.empty() ? "" : dx.notes.front()) : dx.issues.front().summary;
+  v.summary = dx.lead().summary;
   v.window_samples = dx.window_samples;
   // The figures the delay and utilisation findings show: none (0) without
   // enough probe data for them.
