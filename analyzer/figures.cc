@@ -38,6 +38,7 @@ Figures loop_figures_of(const Diagnosis& dx) {
   f.verdict = to_string(dx.verdict);
   f.window_s = dx.window.length() / base::kMsPerS;
   if (st.samples > 0) {
+    f.loop_delay_p50_ms = st.delay_p50_ms;
     f.loop_delay_p99_ms = st.delay_p99_ms;
     f.loop_delay_max_ms = st.delay_max_ms;
     f.blocked_share = st.blocked_share;
@@ -45,6 +46,7 @@ Figures loop_figures_of(const Diagnosis& dx) {
     f.gc_pause_share = st.gc_share;
     f.gc_time_share = st.gc_effective_share();
     f.heap_used_max_bytes = st.heap_used_max;
+    f.heap_growth_bytes_per_s = st.heap_growth_bytes_per_s;
   }
   if (st.cpu_present) f.cpu_cores = st.cpu_cores;
   if (st.rss_max > 0) f.rss_max_bytes = st.rss_max;
@@ -59,6 +61,11 @@ Figures loop_figures_of(const Diagnosis& dx) {
     f.cpu_throttled_periods_share = st.throttled_periods_share;
   }
   return f;
+}
+
+std::optional<double> cpu_ms_per_request(const std::optional<double>& cpu_cores, const std::optional<double>& rps) {
+  if (!cpu_cores || !rps || *rps <= 0) return std::nullopt;
+  return *cpu_cores * base::kMsPerS / *rps;
 }
 
 Figures figures_of(const Timeline& tl, const Diagnosis& dx) {
@@ -77,6 +84,7 @@ Figures figures_of(const Timeline& tl, const Diagnosis& dx) {
     f.latency_mean_ms = st.http_latency_mean_ms;
     f.latency_max_ms = st.http_latency_max_ms;
   }
+  f.cpu_ms_per_request = cpu_ms_per_request(f.cpu_cores, f.rps);
   return f;
 }
 
@@ -89,6 +97,7 @@ json figures_json(const Figures& f) {
           {"latency_p50_ms", opt(f.latency_p50_ms)},
           {"latency_p99_ms", opt(f.latency_p99_ms)},
           {"latency_max_ms", opt(f.latency_max_ms)},
+          {"loop_delay_p50_ms", opt(f.loop_delay_p50_ms)},
           {"loop_delay_p99_ms", opt(f.loop_delay_p99_ms)},
           {"loop_delay_max_ms", opt(f.loop_delay_max_ms)},
           {"blocked_share", opt(f.blocked_share)},
@@ -96,7 +105,9 @@ json figures_json(const Figures& f) {
           {"gc_pause_share", opt(f.gc_pause_share)},
           {"gc_time_share", opt(f.gc_time_share)},
           {"heap_used_max_bytes", opt(f.heap_used_max_bytes)},
+          {"heap_growth_bytes_per_s", opt(f.heap_growth_bytes_per_s)},
           {"cpu_cores", opt(f.cpu_cores)},
+          {"cpu_ms_per_request", opt(f.cpu_ms_per_request)},
           {"rss_max_bytes", opt(f.rss_max_bytes)},
           {"loop_running_share", opt(f.loop_running_share)},
           {"loop_cpu_wait_share", opt(f.loop_cpu_wait_share)},
@@ -127,6 +138,7 @@ bool figures_from_diagnosis_json(const json& j, Figures* f, std::string* error) 
   f->latency_p50_ms = read(g, "latency_p50_ms");
   f->latency_p99_ms = read(g, "latency_p99_ms");
   f->latency_max_ms = read(g, "latency_max_ms");
+  f->loop_delay_p50_ms = read(g, "loop_delay_p50_ms");
   f->loop_delay_p99_ms = read(g, "loop_delay_p99_ms");
   f->loop_delay_max_ms = read(g, "loop_delay_max_ms");
   f->blocked_share = read(g, "blocked_share");
@@ -134,7 +146,11 @@ bool figures_from_diagnosis_json(const json& j, Figures* f, std::string* error) 
   f->gc_pause_share = read(g, "gc_pause_share");
   f->gc_time_share = read(g, "gc_time_share");
   f->heap_used_max_bytes = read(g, "heap_used_max_bytes");
+  f->heap_growth_bytes_per_s = read(g, "heap_growth_bytes_per_s");
   f->cpu_cores = read(g, "cpu_cores");
+  // Derived, not read, where an older diagnosis lacks it.
+  f->cpu_ms_per_request = read(g, "cpu_ms_per_request");
+  if (!f->cpu_ms_per_request) f->cpu_ms_per_request = cpu_ms_per_request(f->cpu_cores, f->rps);
   f->rss_max_bytes = read(g, "rss_max_bytes");
   f->loop_running_share = read(g, "loop_running_share");
   f->loop_cpu_wait_share = read(g, "loop_cpu_wait_share");

@@ -28,12 +28,20 @@ struct Figures {
   // The probe's mean request latency (rps_source kProbe), and the requests
   // the load's clients saw fail, errors and non-2xx (rps_source kLoad).
   std::optional<double> latency_mean_ms, failed_requests;
-  std::optional<double> loop_delay_p99_ms, loop_delay_max_ms, blocked_share;
+  std::optional<double> loop_delay_p50_ms, loop_delay_p99_ms, loop_delay_max_ms, blocked_share;
   std::optional<double> elu_mean, gc_pause_share, heap_used_max_bytes;
   // "time in GC", the figure every text output shows: the larger of the
   // pause share and the CPU profile's GC share (WindowStats::gc_effective_share).
   std::optional<double> gc_time_share;
   std::optional<double> cpu_cores, rss_max_bytes;
+  // The slope of the heap after full collections (or of its troughs),
+  // WindowStats::heap_growth_bytes_per_s; negative when it shrank.
+  std::optional<double> heap_growth_bytes_per_s;
+  // The process's CPU time per request, ms: cpu_cores * 1000 / rps (the
+  // run's throughput, whoever counted it), where both are known and rps > 0.
+  // What a CI gate compares across runs whose load differed: CPU and
+  // throughput each move with the runner, their ratio much less.
+  std::optional<double> cpu_ms_per_request;
   // Where the loop thread's schedstat was read: the share of the window it
   // ran, and waited for a CPU (analysers::busy_split says them).
   std::optional<double> loop_running_share, loop_cpu_wait_share;
@@ -51,6 +59,10 @@ Figures figures_of(const Timeline& tl, const Diagnosis& dx);
 // are the load's or the first process's main thread's.
 Figures loop_figures_of(const Diagnosis& dx);
 nlohmann::json figures_json(const Figures& f);
+// cpu_cores * 1000 / rps; none unless both are known and rps > 0. The one
+// definition: a recording's figures and an older diagnosis JSON's (written
+// before the figure existed) both derive it here.
+std::optional<double> cpu_ms_per_request(const std::optional<double>& cpu_cores, const std::optional<double>& rps);
 // Reads the "figures" and "verdict" of a loopdoctor.diagnosis/1 document.
 // False with *error when it is not one.
 bool figures_from_diagnosis_json(const nlohmann::json& j, Figures* f, std::string* error);

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -21,7 +23,16 @@ Command add_load(CLI::App& root);
 Command add_agent(CLI::App& root);
 Command add_env(CLI::App& root);
 Command add_compare(CLI::App& root);
+Command add_bench(CLI::App& root);
 
+// `compare A1 A2 -- B1 B2 --budget b.json`: its `--` separates the base's
+// runs from the head's, and options may follow it (as a CI script appends
+// them to a glob's files), so it is not CLI11's end of options. main()
+// replaces the first `--` after `compare` by this word before parsing; it
+// starts with no '-', so CLI11 takes it for a run like the others.
+inline constexpr const char* kCompareSidesMark = "{compare-sides}";
+// `args` from the subcommand's name on (argv + 1).
+void mark_compare_sides(std::vector<std::string>* args);
 
 // Every subcommand returns one of base's exit codes.
 using base::kExitFailOn, base::kExitFailed, base::kExitOk, base::kExitUsage,

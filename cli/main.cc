@@ -69,6 +69,8 @@ int main(int argc, char** argv) {
     std::cerr << overview(commands) << "\n";
     return kExitUsage;
   }
+  std::vector<std::string> args(argv + 1, argv + argc);
+  mark_compare_sides(&args);
   // CLI11 reads an unknown first word as a stray argument and says only "A
   // subcommand is required"; name the word and the likely command instead.
   if (argv[1][0] != '-') {
@@ -84,7 +86,7 @@ int main(int argc, char** argv) {
     for (const auto& c : commands) {
       if (c.app->get_name() != argv[1]) continue;
       const std::vector<std::string> known = option_names(*c.app);
-      const std::string unknown = first_unknown_option({argv + 2, argv + argc}, known);
+      const std::string unknown = first_unknown_option({args.begin() + 1, args.end()}, known);
       if (!unknown.empty()) {
         std::cerr << unknown_option_message(argv[1], unknown, known) << "\n";
         return kExitUsage;
@@ -92,7 +94,11 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    app.parse(argc, argv);
+    // As parse(argc, argv) would: the program's name in the usage lines;
+    // and CLI11 takes a vector last argument first.
+    app.name(argv[0]);
+    std::reverse(args.begin(), args.end());
+    app.parse(args);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
     return rc == 0 ? kExitOk : kExitUsage;

@@ -1,10 +1,12 @@
 #include "analyzer/render/compare_report.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 #include <kainjow/mustache.hpp>
 
+#include "analyzer/render/gate_text.h"
 #include "analyzer/render/text.h"
 #include "base/file.h"
 
@@ -12,14 +14,6 @@ namespace loopdoctor::render {
 namespace {
 
 using kainjow::mustache::data;
-
-// "−3 %" with a true minus sign, as a person writes it.
-std::string signed_percent(double fraction) {
-  const double pct = fraction * 100;
-  const double mag = std::fabs(pct);
-  const std::string digits = mag < 10 ? fmt::format("{:.1f}", mag) : fmt::format("{:.0f}", mag);
-  return (pct < 0 ? "−" : "+") + digits + " %";
-}
 
 std::string ratio_text(double ratio) {
   return ratio < 10 ? fmt::format("{:.1f}×", ratio) : fmt::format("{:.0f}×", ratio);
@@ -45,10 +39,10 @@ std::string change_text(const FigureRow& r) {
   // Under half a tenth of a percent a signed figure only says its rounding.
   constexpr double kShownAsZero = 0.0005;
   if (std::fabs(ratio - 1) < kShownAsZero) return "same";
-  if (std::fabs(ratio - 1) < kCompareNoiseFraction) return "same (" + signed_percent(ratio - 1) + ")";
+  if (std::fabs(ratio - 1) < kCompareNoiseFraction) return "same (" + fmt_signed_percent(ratio - 1) + ")";
   if (ratio >= kRatioWordsFrom) return ratio_text(ratio) + " " + r.rose;
   if (ratio <= 1 / kRatioWordsFrom) return ratio_text(1 / ratio) + " " + r.fell;
-  return signed_percent(ratio - 1);
+  return fmt_signed_percent(ratio - 1);
 }
 
 HotspotDiff diff_hotspots(const std::vector<Hotspot>& before, const std::vector<Hotspot>& after) {
@@ -133,10 +127,8 @@ void set_hotspot_diff(data& ctx, const CompareSide& b, const CompareSide& a) {
   ctx.set("after_scope", a.hotspot_scope.empty() ? "no CPU profile" : a.hotspot_scope);
 }
 
-}  // namespace
-
-std::string compare_html(const CompareSide& b, const CompareSide& a, const std::string& templates_dir,
-                         const std::string& version, std::string* error) {
+// The page from its context: the template read, rendered, checked.
+std::string render_page(const data& ctx, const std::string& templates_dir, std::string* error) {
   std::string tpl;
   if (!base::read_file(templates_dir + "/compare.html.mustache", &tpl, error)) return "";
   kainjow::mustache::mustache m(tpl);
@@ -144,6 +136,68 @@ std::string compare_html(const CompareSide& b, const CompareSide& a, const std::
     if (error) *error = "compare.html.mustache: " + m.error_message();
     return "";
   }
+  std::string html = m.render(ctx);
+  if (!m.is_valid()) {
+    if (error) *error = "compare.html.mustache: " + m.error_message();
+    return "";
+  }
+  return html;
+}
+
+// What both forms of the page share: the noise floor, the hotspot diff, the version.
+void set_common(data& ctx, const CompareSide& b, const CompareSide& a, const std::string& version) {
+  ctx.set("noise_percent", fmt_num(kCompareNoiseFraction * 100, 0));
+  ctx.set("ratio_from", fmt_num(kRatioWordsFrom, 0));
+  set_hotspot_diff(ctx, b, a);
+  ctx.set("version", version);
+}
+
+// A gate row: medians, the change of the medians and its interval; the
+// call's noise reads "same", as a one-to-one row within noise does.
+data gate_row_entry(const gate::FigureChange& c) {
+  data d;
+  d.set("name", std::string(c.figure->label));
+  d.set("unit", std::string(c.figure->unit));
+  d.set("before", gate_number_text(*c.figure, c.base.median));
+  d.set("after", gate_number_text(*c.figure, c.head.median));
+  // A range only with several runs (mustache reads "" as true: a flag says it).
+  const std::string before_range = gate_range_text(*c.figure, c.base);
+  const std::string after_range = gate_range_text(*c.figure, c.head);
+  d.set("before_range", before_range);
+  d.set("after_range", after_range);
+  d.set("has_before_range", !before_range.empty());
+  d.set("has_after_range", !after_range.empty());
+  d.set("change", c.change ? fmt_signed_percent(*c.change) : "–");
+  d.set("interval", c.interval ? fmt_signed_percent(c.interval->low) + " … " + fmt_signed_percent(c.interval->high)
+                               : "–");
+  const bool moved = c.call == gate::Call::kWorse || c.call == gate::Call::kBetter;
+  d.set("direction", c.call == gate::Call::kNoise ? "same" : c.call == gate::Call::kUnknown ? "" : to_string(c.call));
+  d.set("moved", moved);
+  return d;
+}
+
+// The most frequent verdict of a side (its pill's colour).
+std::string main_verdict(const gate::RunSet& side) {
+  std::string best;
+  long most = 0;
+  for (const Figures& f : side.runs) {
+    const long n = std::count_if(side.runs.begin(), side.runs.end(),
+                                 [&](const Figures& g) { return g.verdict == f.verdict; });
+    if (n > most) most = n, best = f.verdict;
+  }
+  return best;
+}
+
+std::string paths_html(const std::vector<std::string>& paths) {
+  std::string out;
+  for (const std::string& p : paths) out += (out.empty() ? "" : ", ") + html_with_wrap_points(p);
+  return out;
+}
+
+}  // namespace
+
+std::string compare_html(const CompareSide& b, const CompareSide& a, const std::string& templates_dir,
+                         const std::string& version, std::string* error) {
   data rows{data::type::list};
   int moved = 0;
   for (const FigureRow& r : compare_figures(b.figures, a.figures)) {
@@ -155,20 +209,50 @@ std::string compare_html(const CompareSide& b, const CompareSide& a, const std::
   data ctx;
   ctx.set("before_verdict", b.figures.verdict);
   ctx.set("after_verdict", a.figures.verdict);
+  ctx.set("before_verdict_text", b.figures.verdict);
+  ctx.set("after_verdict_text", a.figures.verdict);
+  ctx.set("before_title", "before");
+  ctx.set("after_title", "after");
   ctx.set("before_path_html", html_with_wrap_points(b.path));
   ctx.set("after_path_html", html_with_wrap_points(a.path));
   ctx.set("rows", rows);
   ctx.set("moved_count", std::to_string(moved));
-  ctx.set("noise_percent", fmt_num(kCompareNoiseFraction * 100, 0));
-  ctx.set("ratio_from", fmt_num(kRatioWordsFrom, 0));
-  set_hotspot_diff(ctx, b, a);
-  ctx.set("version", version);
-  std::string html = m.render(ctx);
-  if (!m.is_valid()) {
-    if (error) *error = "compare.html.mustache: " + m.error_message();
-    return "";
+  ctx.set("has_interval", false);
+  ctx.set("runs", false);
+  set_common(ctx, b, a, version);
+  return render_page(ctx, templates_dir, error);
+}
+
+std::string compare_runs_html(const gate::GateComparison& g, const CompareSide& base_first,
+                              const CompareSide& head_first, const std::string& templates_dir,
+                              const std::string& version, std::string* error) {
+  data rows{data::type::list};
+  int moved = 0;
+  for (const gate::FigureChange& c : g.changes) {
+    if (!c.base.median && !c.head.median) continue;
+    moved += c.call == gate::Call::kWorse || c.call == gate::Call::kBetter;
+    rows.push_back(gate_row_entry(c));
   }
-  return html;
+  data ctx;
+  ctx.set("before_verdict", main_verdict(g.base));
+  ctx.set("after_verdict", main_verdict(g.head));
+  ctx.set("before_verdict_text", verdict_tally(g.base));
+  ctx.set("after_verdict_text", verdict_tally(g.head));
+  ctx.set("before_title", "base median");
+  ctx.set("after_title", "head median");
+  ctx.set("before_path_html", paths_html(g.base.paths));
+  ctx.set("after_path_html", paths_html(g.head.paths));
+  ctx.set("rows", rows);
+  ctx.set("moved_count", std::to_string(moved));
+  ctx.set("has_interval", g.has_intervals());
+  ctx.set("runs", true);
+  ctx.set("no_interval", no_interval_reason(g));
+  ctx.set("confidence_percent", fmt_num(gate::kIntervalConfidence * 100, 0));
+  ctx.set("resamples", std::to_string(gate::kBootstrapResamples));
+  ctx.set("base_runs", std::to_string(g.base.runs.size()));
+  ctx.set("head_runs", std::to_string(g.head.runs.size()));
+  set_common(ctx, base_first, head_first, version);
+  return render_page(ctx, templates_dir, error);
 }
 
 }  // namespace loopdoctor::render

@@ -11,6 +11,7 @@
 
 #include "analyzer/diagnosis.h"
 #include "analyzer/figures.h"
+#include "analyzer/gate/changes.h"
 
 namespace loopdoctor::render {
 
@@ -52,5 +53,13 @@ HotspotDiff diff_hotspots(const std::vector<Hotspot>& before, const std::vector<
 // The whole page; "" with *error when compare.html.mustache is missing or bad.
 std::string compare_html(const CompareSide& before, const CompareSide& after, const std::string& templates_dir,
                          const std::string& version, std::string* error);
+// The page of several runs a side (`compare A... -- B...`): its figures are
+// the gate's (gate_figures.h), each side's median with its range, the
+// change of the medians and, with two runs a side or more, its 95 %
+// interval column; the verdicts as "blocked-loop in 5 of 5". The hotspot
+// diff is of each side's first run, as the page says.
+std::string compare_runs_html(const gate::GateComparison& g, const CompareSide& base_first,
+                              const CompareSide& head_first, const std::string& templates_dir,
+                              const std::string& version, std::string* error);
 
 }  // namespace loopdoctor::render

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include <fmt/format.h>
+
 namespace loopdoctor::render {
 
 namespace {
@@ -61,6 +63,13 @@ std::string fmt_seconds(double s) {
 
 std::string fmt_percent(double fraction, int max_decimals) {
   return fmt_num(fraction * 100, max_decimals) + " %";
+}
+
+std::string fmt_signed_percent(double fraction) {
+  const double pct = fraction * 100;
+  const double mag = std::fabs(pct);
+  const std::string digits = mag < 10 ? fmt::format("{:.1f}", mag) : fmt::format("{:.0f}", mag);
+  return (pct < 0 ? "−" : "+") + digits + " %";
 }
 
 std::string xml_escape(std::string_view s) {

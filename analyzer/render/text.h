@@ -19,6 +19,9 @@ std::string fmt_bytes(double bytes);     // "312 MiB", "1.2 GiB", "840 KiB"
 std::string fmt_ms(double ms);           // "0.42 ms", "312 ms", "1.5 s"
 std::string fmt_seconds(double s);       // "12.3 s", "4 min 05 s", "1 h 02 min"
 std::string fmt_percent(double fraction, int max_decimals = 1);  // 0.423 -> "42.3 %"
+// A change as a person writes it, signed, with a true minus sign: 0.38 ->
+// "+38 %", -0.031 -> "−3.1 %" (one decimal under 10 %).
+std::string fmt_signed_percent(double fraction);
 
 // Escapes &, <, >, " and ' for text and attribute values in markup we build
 // by hand (the SVG charts). Mustache escapes everything else.

@@ -23,6 +23,38 @@ TEST_CASE("figures survive a round trip through the diagnosis JSON") {
   CHECK(*parsed.cpu_cores == Approx(*direct.cpu_cores).epsilon(0.01));
 }
 
+TEST_CASE("figures: the gate's delay p50, heap growth and CPU per request, read back from the JSON") {
+  Diagnosis dx;
+  dx.stats.samples = 100;
+  dx.stats.delay_p50_ms = 12.5;
+  dx.stats.heap_growth_bytes_per_s = -2048;
+  dx.stats.cpu_present = true;
+  dx.stats.cpu_cores = 0.5;
+  Timeline tl;
+  tl.load_summary.present = true;
+  tl.load_summary.rps = 250;
+  const Figures f = figures_of(tl, dx);
+  REQUIRE(f.cpu_ms_per_request);
+  CHECK(*f.cpu_ms_per_request == Approx(2.0));  // 0.5 core = 500 ms of CPU per s, over 250 requests
+  const nlohmann::json g = figures_json(f);
+  CHECK(g["loop_delay_p50_ms"].get<double>() == Approx(12.5));
+  CHECK(g["heap_growth_bytes_per_s"].get<double>() == Approx(-2048));
+  CHECK(g["cpu_ms_per_request"].get<double>() == Approx(2.0));
+  Figures parsed;
+  std::string err;
+  REQUIRE(figures_from_diagnosis_json({{"schema", "loopdoctor.diagnosis/1"}, {"figures", g}}, &parsed, &err));
+  CHECK(parsed.loop_delay_p50_ms.value_or(0) == Approx(12.5));
+  CHECK(parsed.heap_growth_bytes_per_s.value_or(0) == Approx(-2048));
+  // A diagnosis written before the figure existed: derived from CPU and throughput.
+  nlohmann::json old = g;
+  old.erase("cpu_ms_per_request");
+  REQUIRE(figures_from_diagnosis_json({{"schema", "loopdoctor.diagnosis/1"}, {"figures", old}}, &parsed, &err));
+  CHECK(parsed.cpu_ms_per_request.value_or(0) == Approx(2.0));
+  // No throughput: no CPU per request, never a division by zero.
+  tl.load_summary.rps = 0;
+  CHECK_FALSE(figures_of(tl, dx).cpu_ms_per_request);
+}
+
 TEST_CASE("not a diagnosis: a clear error") {
   Figures f;
   std::string err;
