@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
   }));
   app.require_subcommand(1);
   std::vector<Command> commands = {add_run(app),  add_attach(app), add_analyze(app), add_compare(app),
-                                   add_load(app), add_agent(app),  add_env(app)};
+                                   add_bench(app), add_load(app),  add_agent(app),   add_env(app)};
   // Bare `loopdoctor`: what it can do, not CLI11's "A subcommand is required".
   if (argc == 1) {
     std::cerr << overview(commands) << "\n";

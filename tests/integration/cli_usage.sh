@@ -14,7 +14,7 @@ expect_usage() {
   elif grep -q "Did you mean" err.txt; then
     fail "loopdoctor $1: suggested something for an unrelated word: $(cat err.txt)"
   fi
-  grep -q "Commands: run, attach, analyze, compare, load, agent, env" err.txt || fail "the commands are not listed"
+  grep -q "Commands: run, attach, analyze, compare, bench, load, agent, env" err.txt || fail "the commands are not listed"
   [ ! -s out.txt ] || fail "loopdoctor $1 wrote to stdout"
 }
 
