@@ -1,7 +1,7 @@
 // A probe's byte stream through all the agent does with it: the strict
 // reader with label bounds (cut into socket reads, every message checked),
-// then what agent.cc's on_message/on_hello do with the messages (hello/
-// sample/gc decoded into the rolling window), one rolling analysis and one
+// then what agent.cc's on_message/on_hello do with the messages (its
+// dispatch, apply_record, into the rolling window), one rolling analysis and one
 // /metrics scrape. ~10 ms an input: run for a time, not to 10 million (the
 // `probe_lines` target fuzzes the readers alone at a far higher rate).
 #include <algorithm>
@@ -25,39 +25,30 @@ namespace {
 using nlohmann::json;
 namespace exporter = loopdoctor::exporter;
 
-// What agent.cc's on_message/on_hello do with a connection's messages (the
-// clock offset, sample and gc decoding repeat its few lines), then one
-// rolling analysis and one scrape.
+// What agent.cc's on_message/on_hello do with a connection's messages:
+// the clock offset repeats its few lines, the records go through its one
+// dispatch (apply_record); then one rolling analysis and one scrape.
 void feed_agent(const std::vector<json>& messages) {
   exporter::ProcessTable table;
   exporter::ProcessState* p = nullptr;
   double offset = 1e300, now = 1e6;
   for (const json& m : messages) {
     now += 1;
+    const loopdoctor::recording::Envelope e = loopdoctor::recording::decode_envelope(m);
     double t = now;
-    if (auto it = m.find("t"); it != m.end() && it->is_number()) {
-      offset = std::min(offset, now - it->get<double>());
-      t = it->get<double>() + offset;
+    if (e.t) {
+      offset = std::min(offset, now - *e.t);
+      t = *e.t + offset;
     }
-    const std::string& type = m["type"].get_ref<const std::string&>();
-    if (type == "hello") {
+    if (e.type == loopdoctor::recording::Type::kHello) {
       if (p) return;  // a second hello closes the connection
-      exporter::ProcessIdentity id = exporter::identity_from_hello(m);
-      auto state =
-          std::make_unique<exporter::ProcessState>(std::move(id), exporter::kDefaultWindowMs);
+      exporter::ProcessIdentity id = exporter::identity_from_hello(loopdoctor::recording::decode_hello(m));
+      auto state = std::make_unique<exporter::ProcessState>(std::move(id), exporter::kDefaultWindowMs);
       p = table.find(table.add(std::move(state)));
     } else if (!p) {
       return;  // the first message was not hello: closed
-    } else if (type == "sample") {
-      const auto d = m.find("dropped");
-      const double dropped = d != m.end() && d->is_number() ? d->get<double>() : 0;
-      auto s = loopdoctor::recording::decode_sample(m, p->id.interval_ms);
-      s.t = t;
-      p->add_sample(s, dropped);
-    } else if (type == "gc") {
-      auto g = loopdoctor::recording::decode_gc(m);
-      g.t = t;
-      p->add_gc(g);
+    } else {
+      exporter::apply_record(p, m, e.type, t, 0);
     }
   }
   if (!p) return;

@@ -193,36 +193,7 @@ class Agent {
     std::lock_guard lock(table_.mutex());
     ProcessState* p = table_.find(l.process);
     if (!p) return;
-    switch (e.type) {
-      case Type::kSample: {
-        ProbeSample s = recording::decode_sample(m, p->id.interval_ms);
-        s.t = t;
-        p->add_sample(s, s.dropped, l.thread);
-        break;
-      }
-      case Type::kGc: {
-        GcEvent g = recording::decode_gc(m);
-        g.t = t;
-        p->add_gc(g);
-        break;
-      }
-      case Type::kBlock: {
-        BlockCapture b = recording::decode_block(m);
-        const double probe_start = b.start;
-        b.start += t - b.t;  // the same shift as t
-        b.t = t;
-        p->add_block(std::move(b), probe_start, l.thread);
-        break;
-      }
-      case Type::kThreadsUnsampled:
-        p->counters().note_threads_unsampled(recording::decode_threads_unsampled(m).count);
-        break;
-      case Type::kThreadpool:
-        p->counters().add_threadpool(recording::decode_threadpool(m));
-        break;
-      default:
-        break;
-    }
+    apply_record(p, m, e.type, t, l.thread);
   }
 
   // A message's time on the agent's clock: probe clock -> agent clock by the

@@ -139,4 +139,38 @@ Timeline ProcessState::timeline(double now_ms) const {
   return tl;
 }
 
+void apply_record(ProcessState* p, const nlohmann::json& m, recording::Type type, double t, double thread) {
+  using recording::Type;
+  switch (type) {
+    case Type::kSample: {
+      ProbeSample s = recording::decode_sample(m, p->id.interval_ms);
+      s.t = t;
+      p->add_sample(s, s.dropped, thread);
+      break;
+    }
+    case Type::kGc: {
+      GcEvent g = recording::decode_gc(m);
+      g.t = t;
+      p->add_gc(g);
+      break;
+    }
+    case Type::kBlock: {
+      BlockCapture b = recording::decode_block(m);
+      const double probe_start = b.start;
+      b.start += t - b.t;  // the same shift as t
+      b.t = t;
+      p->add_block(std::move(b), probe_start, thread);
+      break;
+    }
+    case Type::kThreadsUnsampled:
+      p->counters().note_threads_unsampled(recording::decode_threads_unsampled(m).count);
+      break;
+    case Type::kThreadpool:
+      p->counters().add_threadpool(recording::decode_threadpool(m));
+      break;
+    default:
+      break;
+  }
+}
+
 }  // namespace loopdoctor::exporter

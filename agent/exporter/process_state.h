@@ -133,4 +133,11 @@ struct ProcessState {
   FoldedWorkers folded_;
 };
 
+// What a probe's record after its hello does to its process's state: a
+// sample, a GC event or a block joins the window (at `t`, the agent's
+// clock), the counters take the rest. `thread`: the link's worker thread
+// (0 for a main thread), for the folding of workers past the limit. The
+// agent's one dispatch, also the fuzz target's.
+void apply_record(ProcessState* p, const nlohmann::json& m, recording::Type type, double t, double thread);
+
 }  // namespace loopdoctor::exporter
