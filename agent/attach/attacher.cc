@@ -132,6 +132,7 @@ struct Attacher::Impl {
 
   std::string load_into(ProcessLink& l, bool keep_inspector);
   void close_inspector(ProcessLink& l);
+  void wait_inspector_closed(const ProcessLink& l) const;
   void stop_worker_loader();
   void close_root_inspector();
   void on_root_event(const std::string& method, const nlohmann::json& params);
@@ -270,7 +271,15 @@ void Attacher::Impl::close_inspector(ProcessLink& l) {
     l.client->call("Runtime.evaluate", evaluate_params(close_inspector_expression()), kControlTimeoutMs);
   l.client->close();
   l.client.reset();
-  if (!l.opened_inspector) return;
+  if (l.opened_inspector) wait_inspector_closed(l);
+}
+
+// Until the inspector this attach opened no longer listens, or
+// kPortFreeTimeoutMs: the attach ends with the process as it found it, so
+// an attach right after it (--tree's next process, --repeat's next run, a
+// script's) finds the inspector closed and opens its own, not one it would
+// take for the user's and leave open.
+void Attacher::Impl::wait_inspector_closed(const ProcessLink& l) const {
   for (int waited = 0; waited < kPortFreeTimeoutMs; waited += kPortPollMs) {
     auto sockets = listening_sockets(l.facts.pid);
     if (!sockets || std::none_of(sockets->begin(), sockets->end(),
@@ -413,6 +422,9 @@ void Attacher::release() {
   if (m.root.client) {
     m.root.client->close();
     m.root.client.reset();
+    // With keep_inspector the probe closes the inspector it was loaded
+    // through as our session ends (probe_expression.cc).
+    if (m.root.opened_inspector) m.wait_inspector_closed(m.root);
   }
   m.files.remove();
 }

@@ -17,6 +17,7 @@
 #   killed       loopdoctor SIGKILLed mid-run: the probe detaches by itself
 #                (its socket ended) and closes the inspector
 #   node22       pbkdf2-sync on Node 22 (SKIP 77 without .tools/node22)
+#   repeat       pbkdf2-sync attached twice (--repeat 2), one result
 # The refusals (one line, exit 2, nothing changed) are attach_refusals.sh's.
 source "$(dirname "$0")/lib.sh"
 case=$1
@@ -100,6 +101,20 @@ blocked|node22|esm)
     fail "the Markdown does not say it was an attach that detached: $(cat a1.md)"
   no_trace "$ports" "$threads"
   echo "$case: $(json_get a1.json 'j.verdict'), top $top; no trace after the detach (ports '$ports', $threads threads)"
+  ;;
+repeat)
+  # --repeat 2: attached twice in a row to the same process, each time
+  # detached without a trace; one result for both.
+  start_plain pbkdf2-sync
+  ports=$(ports_of "$PID"); threads=$(threads_of "$PID")
+  attach_run a1.json "$PID" --repeat 2
+  verdict_is a1.json blocked-loop
+  [[ $(json_get a1.json 'j.repeat.runs + " " + j.repeat.verdicts["blocked-loop"]') == "2 2" ]] ||
+    fail "repeat: $(json_get a1.json 'j.repeat')"
+  [[ $(json_get a1.json 'new Set(j.repeat.recordings).size') == 2 ]] || fail "recordings $(json_get a1.json 'j.repeat.recordings')"
+  [[ $(grep -c "attaching to process $PID" attach.err) -eq 2 ]] || fail "not attached twice: $(cat attach.err)"
+  no_trace "$ports" "$threads"
+  echo "repeat: $(json_get a1.json 'j.repeat.verdicts')"
   ;;
 gc)
   start_plain alloc-churn
