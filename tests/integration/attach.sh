@@ -107,7 +107,8 @@ repeat)
   # detached without a trace; one result for both.
   start_plain pbkdf2-sync
   ports=$(ports_of "$PID"); threads=$(threads_of "$PID")
-  attach_run a1.json "$PID" --repeat 2
+  rc=0; timeout 120 "$LD" attach --repeat 2 --load / -c 20 -d 2s --json a1.json -o a1.html "$PID" 2> attach.err || rc=$?
+  [[ $rc -eq 0 ]] || fail "attach exited $rc: $(cat attach.err)"
   verdict_is a1.json blocked-loop
   [[ $(json_get a1.json 'j.repeat.runs + " " + j.repeat.verdicts["blocked-loop"]') == "2 2" ]] ||
     fail "repeat: $(json_get a1.json 'j.repeat')"
