@@ -264,7 +264,9 @@ bool read_status(const std::string& proc_dir, ProcFacts* f, std::string* error) 
 
 }  // namespace
 
-std::optional<ProcFacts> read_proc_facts(pid_t pid, std::string* error) {
+namespace {
+
+std::optional<ProcFacts> read_proc_facts_once(pid_t pid, std::string* error) {
   ProcFacts f;
   f.pid = pid;
   std::string proc_dir = "/proc/" + std::to_string(pid);
@@ -284,6 +286,22 @@ std::optional<ProcFacts> read_proc_facts(pid_t pid, std::string* error) {
   f.children = read_children(pid);
   f.node = node_evidence(pid, f.exe);
   return f;
+}
+
+// A process that execs while it is read would give the signal masks of one
+// program and the exe of the next (a shell's default SIGUSR1 beside the
+// sleep it became): read again while the exe changed under the reading.
+constexpr int kExecReadTries = 3;
+
+}  // namespace
+
+std::optional<ProcFacts> read_proc_facts(pid_t pid, std::string* error) {
+  const std::string exe_link = "/proc/" + std::to_string(pid) + "/exe";
+  for (int tries = 1;; ++tries) {
+    const std::string before = read_link(exe_link).value_or("");
+    std::optional<ProcFacts> f = read_proc_facts_once(pid, error);
+    if (!f || f->exe == before || tries == kExecReadTries) return f;
+  }
 }
 
 }  // namespace loopdoctor::attach
