@@ -7,7 +7,7 @@
 #include "analyzer/verdicts/advice.h"
 #include "analyzer/analysers/analysers.h"
 #include "analyzer/attribution/block_attribution.h"
-#include "analyzer/verdicts/blocking_kind.h"
+#include "analyzer/verdicts/causes.h"
 #include "analyzer/verdicts/loops.h"
 #include "analyzer/timeline/process_warnings.h"
 #include "analyzer/attribution/profile_attribution.h"
@@ -63,9 +63,7 @@ Diagnosis analyze_loop(const Timeline& tl) {
   dx.stats = st;
   // Warnings of the whole run: most are emitted once, often at start-up.
   dx.warnings = summarize_warnings(tl, &mapper);
-  // A listener piling up is the bug even when what it runs is of a known kind.
-  attach_listener_leak(dx.warnings, *attribution, &dx);
-  attach_blocking_kind(*attribution, tl.loop, &dx);
+  attach_causes({tl, w, st, *attribution, dx.warnings}, &dx);
   profile::attach_map_problems(mapper.problems(), &dx);
   if (attribution->present) dx.attribution = std::move(attribution);
   return dx;

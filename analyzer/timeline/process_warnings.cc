@@ -144,17 +144,15 @@ Cause memory_cause(const LeakWarning& w, const WindowStats& st, Issue* issue) {
 
 }  // namespace
 
-void attach_listener_leak(const std::vector<WarningSummary>& warnings, const profile::Attribution& a,
-                          Diagnosis* dx) {
-  const std::vector<LeakWarning> leaks = listener_warnings(warnings);
-  for (Issue& issue : dx->issues) {
-    if (issue.cause.present()) continue;
-    for (const LeakWarning& w : leaks) {
-      if (issue.kind == Verdict::kBlockedLoop) issue.cause = blocked_cause(w, a, &issue);
-      if (issue.kind == Verdict::kGcPressure) issue.cause = memory_cause(w, dx->stats, &issue);
-      if (issue.cause.present()) break;
-    }
+Cause listener_leak_cause(const std::vector<WarningSummary>& warnings, const profile::Attribution& a,
+                          const WindowStats& st, Issue* issue) {
+  for (const LeakWarning& w : listener_warnings(warnings)) {
+    Cause c;
+    if (issue->kind == Verdict::kBlockedLoop) c = blocked_cause(w, a, issue);
+    if (issue->kind == Verdict::kGcPressure) c = memory_cause(w, st, issue);
+    if (c.present()) return c;
   }
+  return {};
 }
 
 }  // namespace loopdoctor

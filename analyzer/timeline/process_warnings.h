@@ -34,12 +34,12 @@ struct ListenerWarning {
 };
 std::optional<ListenerWarning> parse_max_listeners(std::string_view message);
 
-// The cause of the first blocked-loop issue (when the listener Node warned
-// about, added at the warning's line, ran for at least
-// thresholds::kListenerLeakShare of the blocked time) and of a gc-pressure
-// issue whose heap grew; the evidence is appended to the issue. Issues that
-// already have a cause keep it.
-void attach_listener_leak(const std::vector<WarningSummary>& warnings, const profile::Attribution& a,
-                          Diagnosis* dx);
+// A listener Node warned about as the cause of a blocked-loop issue (when
+// the listener, added at the warning's line, ran for at least
+// thresholds::kListenerLeakShare of the blocked time) or of a gc-pressure
+// issue whose heap grew, with its evidence appended to the issue; none
+// otherwise.
+Cause listener_leak_cause(const std::vector<WarningSummary>& warnings, const profile::Attribution& a,
+                          const WindowStats& st, Issue* issue);
 
 }  // namespace loopdoctor

@@ -134,23 +134,18 @@ Cause regex_cause(const profile::Attribution& a, const std::string& of) {
 
 }  // namespace
 
-void attach_blocking_kind(const profile::Attribution& a, const LoopRef& loop, Diagnosis* dx) {
+Cause blocking_kind_cause(const Issue& issue, const profile::Attribution& a, const LoopRef& loop) {
   const bool on_worker = loop.thread != 0;
-  for (Issue& issue : dx->issues) {
-    if (issue.kind != Verdict::kBlockedLoop || issue.cause.present()) continue;
-    const std::string of =
-        issue.hotspots_blocked_time ? "of the time the loop was blocked" : "of the CPU profile";
-    if (!issue.hotspots.empty()) {
-      const Hotspot& top = issue.hotspots.front();
-      if (const CauseKind k = kind_of(top); k != CauseKind::kNone && top.share >= thresholds::kBlockingKindShare) {
-        const bool listener = a.present && called_by_emit(a.flame, top.location);
-        issue.cause = hotspot_cause(top, k, of, listener ? kListenerNote : "", on_worker);
-      }
+  const std::string of = issue.hotspots_blocked_time ? "of the time the loop was blocked" : "of the CPU profile";
+  if (!issue.hotspots.empty()) {
+    const Hotspot& top = issue.hotspots.front();
+    if (const CauseKind k = kind_of(top); k != CauseKind::kNone && top.share >= thresholds::kBlockingKindShare) {
+      const bool listener = a.present && called_by_emit(a.flame, top.location);
+      return hotspot_cause(top, k, of, listener ? kListenerNote : "", on_worker);
     }
-    if (!issue.cause.present() && a.present && issue.hotspots_source == HotspotSource::kCpuProfile)
-      issue.cause = regex_cause(a, of);
-    return;  // the first blocked-loop issue only
   }
+  if (a.present && issue.hotspots_source == HotspotSource::kCpuProfile) return regex_cause(a, of);
+  return {};
 }
 
 }  // namespace loopdoctor

@@ -11,11 +11,11 @@
 
 namespace loopdoctor {
 
-// The cause of the first blocked-loop issue without one, when its top
-// hotspot is of a known kind, or when regular expressions ran during at
-// least thresholds::kBlockingKindShare of the blocked time. `loop` is the
-// loop `dx` is of: a worker thread's advice does not send the work to a
-// worker thread, where it already is.
-void attach_blocking_kind(const profile::Attribution& a, const LoopRef& loop, Diagnosis* dx);
+// The cause of a blocked-loop issue when its top hotspot is of a known
+// kind, or when regular expressions ran during at least
+// thresholds::kBlockingKindShare of the blocked time; none otherwise.
+// `loop` is the loop the issue is of: a worker thread's advice does not send
+// the work to a worker thread, where it already is.
+Cause blocking_kind_cause(const Issue& issue, const profile::Attribution& a, const LoopRef& loop);
 
 }  // namespace loopdoctor

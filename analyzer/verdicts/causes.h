@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/attribution/profile_attribution.h"
 #include "analyzer/verdicts/cause.h"
 #include "analyzer/diagnosis.h"
 #include "analyzer/timeline/timeline.h"
+#include "analyzer/timeline/warning_summary.h"
 #include "analyzer/timeline/window_stats.h"
 
 namespace loopdoctor {
@@ -48,5 +50,24 @@ ThreadpoolStats threadpool_stats(const Timeline& tl, const Window& w);
 // other), a threadpool that queues (its measure also holds the loop's
 // delay, so it comes last).
 Cause io_cause(const Timeline& tl, const Window& w, const WindowStats& st, std::vector<Evidence>* evidence);
+
+// What attach_causes reads: the loop's timeline, window and statistics,
+// its CPU profile's attribution and the process's warnings.
+struct CauseInputs {
+  const Timeline& tl;
+  const Window& window;
+  const WindowStats& stats;
+  const profile::Attribution& attribution;
+  const std::vector<WarningSummary>& warnings;
+};
+
+// Each issue's cause, attached in this one place once the loop's evidence,
+// profile and block stacks are in: io-bound, what the requests waited on (a
+// pool, the threadpool, an upstream: io_cause); cpu-starved, its quota or
+// the run queue (starved_cause); blocked-loop, a listener Node warned about
+// or the kind of work its top hotspot does (listener_leak_cause,
+// blocking_kind_cause); gc-pressure, a listener piling up. An issue with a
+// cause keeps it; the cause's evidence joins the issue's.
+void attach_causes(const CauseInputs& in, Diagnosis* dx);
 
 }  // namespace loopdoctor

@@ -37,20 +37,19 @@ Issue starved(const std::vector<Finding>& fs, double confidence) {
   return i;
 }
 
+// "0.25 cores", or "its quota" where the cgroup's figure was not read.
+std::string quota_text(const WindowStats& st) {
+  return st.cpu_quota_cores > 0 ? fmt::format("{:.2f} cores", st.cpu_quota_cores) : "its quota";
+}
+
 Issue quota_issue(const WindowStats& st, const std::vector<Finding>& fs) {
   Issue i = starved(fs, confidence_over(st.throttled_periods_share, kThrottledPeriodsShare));
-  const std::string quota = st.cpu_quota_cores > 0 ? fmt::format("{:.2f} cores", st.cpu_quota_cores) : "its quota";
+  const std::string quota = quota_text(st);
   i.summary = fmt::format(
       "The process was starved of CPU: its cgroup's quota ({}) throttled it in {} (the scheduler's "
       "periods, and the time its threads were held off), and the loop waited up to {:.0f} ms (p99 {:.0f} ms) "
       "while it could not run. The code may be fine; the CPU it was allowed was not enough for this load.",
       quota, analysers::throttled_periods_phrase(st), st.delay_max_ms, st.delay_p99_ms);
-  i.cause = {CauseKind::kCpuQuota, quota,
-             "throttled in " + analysers::throttled_periods_phrase(st),
-             fmt::format("Raise or remove the CPU quota (the container's `--cpus`, Kubernetes' "
-                         "`resources.limits.cpu`, cgroup `cpu.max`) above the {:.2f} cores this load "
-                         "used, or run fewer processes inside it.",
-                         st.cpu_cores)};
   i.evidence.push_back(analysers::evidence(
       "cpu_throttled_periods_share", st.throttled_periods_share, kThrottledPeriodsShare,
       fmt::format("The cgroup's CPU quota ({}) throttled the process in {}", quota,
@@ -68,13 +67,6 @@ Issue run_queue_issue(const WindowStats& st, const std::vector<Finding>& fs) {
       "taken out, the p99 would be about {:.0f} ms. Other processes on its CPUs held it, not its code.",
       st.stall_wait_ms / base::kMsPerS, st.stall_run_ms / base::kMsPerS, st.delay_max_ms, st.delay_p99_ms,
       st.stall_own_p99_ms());
-  i.cause = {CauseKind::kRunQueue, "",
-             fmt::format("waited {:.1f} s for a CPU vs ran {:.1f} s; {} of the stalled time waiting",
-                         st.loop_thread_wait_ms / base::kMsPerS, st.loop_thread_run_ms / base::kMsPerS,
-                         pct(st.stall_wait_share())),
-             "Give the loop a CPU when it is runnable: fewer busy processes per core, CPU affinity that "
-             "keeps the others off its cores (`taskset`, cpusets), a higher priority than theirs "
-             "(`nice`/`renice`), or a machine with more cores."};
   i.evidence.push_back(analysers::evidence(
       "stall_cpu_wait_share", st.stall_wait_share(), kRunQueueStallWaitShare,
       fmt::format("During the loop's stalls its thread waited {:.1f} s for a CPU and ran {:.1f} s "
@@ -104,6 +96,25 @@ bool stalls_were_run_queue_wait(const WindowStats& st) {
                         (st.stall_sched_present() && st.stall_run_ms < kBlockedIntervalMs);
   return measured && st.stall_wait_share() >= kRunQueueStallWaitShare &&
          st.stall_own_p99_ms() < kBlockedIntervalMs;
+}
+
+// The cause of a cpu-starved issue, by the same test that chose its kind
+// (cpu_starved_issue): the cgroup's quota when it throttled the process,
+// else the run queue.
+Cause starved_cause(const WindowStats& st) {
+  if (st.quota_throttled)
+    return {CauseKind::kCpuQuota, quota_text(st), "throttled in " + analysers::throttled_periods_phrase(st),
+            fmt::format("Raise or remove the CPU quota (the container's `--cpus`, Kubernetes' "
+                        "`resources.limits.cpu`, cgroup `cpu.max`) above the {:.2f} cores this load "
+                        "used, or run fewer processes inside it.",
+                        st.cpu_cores)};
+  return {CauseKind::kRunQueue, "",
+          fmt::format("waited {:.1f} s for a CPU vs ran {:.1f} s; {} of the stalled time waiting",
+                      st.loop_thread_wait_ms / base::kMsPerS, st.loop_thread_run_ms / base::kMsPerS,
+                      pct(st.stall_wait_share())),
+          "Give the loop a CPU when it is runnable: fewer busy processes per core, CPU affinity that "
+          "keeps the others off its cores (`taskset`, cpusets), a higher priority than theirs "
+          "(`nice`/`renice`), or a machine with more cores."};
 }
 
 std::optional<Issue> cpu_starved_issue(const WindowStats& st, const std::vector<Finding>& fs,

@@ -25,6 +25,9 @@ namespace loopdoctor {
 std::optional<Issue> cpu_starved_issue(const WindowStats& st, const std::vector<Finding>& fs,
                                        bool delay_bad);
 
+// The cause of a cpu-starved issue: its quota or the run queue.
+Cause starved_cause(const WindowStats& st);
+
 // Whether the loop's stalls were run-queue wait (the second cause above).
 bool stalls_were_run_queue_wait(const WindowStats& st);
 

@@ -251,7 +251,7 @@ Issue blocked_issue(const Timeline& tl, const WindowStats& st, const std::vector
   return i;
 }
 
-Issue io_issue(const Timeline& tl, const WindowStats& st, const RequestTime& rt, const std::vector<Finding>& fs) {
+Issue io_issue(const WindowStats& st, const RequestTime& rt, const std::vector<Finding>& fs) {
   Issue i = make_issue(Verdict::kIoBound, Severity::kMedium);
   i.confidence = std::min(confidence_over(st.http_latency_mean_ms, kIoLatencyMs),
                           confidence_over(rt.wait_factor(), kIoWaitFactor));
@@ -271,8 +271,7 @@ Issue io_issue(const Timeline& tl, const WindowStats& st, const RequestTime& rt,
   append(&i.evidence, find_finding(fs, Signal::kUtilisation));
   append(&i.evidence, find_finding(fs, Signal::kCpu));
   append(&i.evidence, find_finding(fs, Signal::kDelay));
-  i.cause = io_cause(tl, analysis_window(tl), st, &i.evidence);
-  return i;
+  return i;  // its cause: attach_causes, once the loop's evidence is in
 }
 
 // A saturated server is healthy only in that nothing stalled, collected or
@@ -420,7 +419,7 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
         case Rule::kGcBeside: dx.issues.push_back(gc_issue(st, fs, lim, leak_urgent)); break;
         case Rule::kStarved: dx.issues.push_back(std::move(*starved_issue)); break;
         case Rule::kBlocked: dx.issues.push_back(blocked_issue(tl, st, fs)); break;
-        case Rule::kIoBound: dx.issues.push_back(io_issue(tl, st, rt, fs)); break;
+        case Rule::kIoBound: dx.issues.push_back(io_issue(st, rt, fs)); break;
       }
     }
     // Nothing found, yet the run cannot vouch for the server: its death is

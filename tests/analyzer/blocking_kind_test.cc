@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "analyzer/verdicts/blocking_kind.h"
+#include "analyzer/verdicts/causes.h"
 
 using namespace loopdoctor;
 using profile::FlameNode;
@@ -16,6 +17,13 @@ namespace {
 
 const LoopRef kMainThread{};
 const LoopRef kWorkerThread{0, 1};
+
+// The cause attach_causes gives a blocked-loop issue with no listener
+// warning: blocking_kind_cause's.
+void attach_blocking_kind(const profile::Attribution& a, const LoopRef& loop, Diagnosis* dx) {
+  Issue& i = dx->issues.front();
+  if (!i.cause.present()) i.cause = blocking_kind_cause(i, a, loop);
+}
 
 Diagnosis blocked_with(Hotspot top) {
   Diagnosis dx;
@@ -105,14 +113,22 @@ TEST_CASE("compiled regular expressions that hold the blocked time name regex") 
   CHECK_FALSE(dx.issues.front().cause.present());
 }
 
-TEST_CASE("an issue with a cause keeps it and other verdicts get no blocking kind") {
+TEST_CASE("attach_causes: an issue with a cause keeps it and other verdicts get no blocking kind") {
+  const Timeline tl;
+  const WindowStats st;
+  const profile::Attribution none;
+  const std::vector<WarningSummary> no_warnings;
+  const CauseInputs in{tl, Window{}, st, none, no_warnings};
   Diagnosis dx = blocked_with(node_call("pbkdf2Sync", "node:internal/crypto/pbkdf2:62"));
   dx.issues.front().cause.kind = CauseKind::kListenerLeak;
-  attach_blocking_kind({}, kMainThread, &dx);
+  attach_causes(in, &dx);
   CHECK(dx.issues.front().cause.kind == CauseKind::kListenerLeak);
   dx = blocked_with(node_call("pbkdf2Sync", "node:internal/crypto/pbkdf2:62"));
+  attach_causes(in, &dx);
+  CHECK(dx.issues.front().cause.kind == CauseKind::kSyncCrypto);
+  dx = blocked_with(node_call("pbkdf2Sync", "node:internal/crypto/pbkdf2:62"));
   dx.issues.front().kind = Verdict::kGcPressure;
-  attach_blocking_kind({}, kMainThread, &dx);
+  attach_causes(in, &dx);
   CHECK_FALSE(dx.issues.front().cause.present());
 }
 

@@ -43,6 +43,12 @@ Diagnosis blocked_dx() {
 
 }  // namespace
 
+// As attach_causes does for each issue without a cause.
+void attach_listener_leak(const std::vector<WarningSummary>& ws, const profile::Attribution& a, Diagnosis* dx) {
+  for (Issue& issue : dx->issues)
+    if (!issue.cause.present()) issue.cause = listener_leak_cause(ws, a, dx->stats, &issue);
+}
+
 TEST_CASE("parse_max_listeners reads the emitter the event and the count of Node's text") {
   auto w = parse_max_listeners(kNode20Text);
   REQUIRE(w);
