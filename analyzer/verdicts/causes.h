@@ -1,7 +1,7 @@
 // What is behind an io-bound verdict: the probe's `outbound` and
 // `threadpool` lines over the analysis window, weighed against the server's
-// own response time. Pure functions of the timeline; rules.cc calls them
-// once it has decided io-bound.
+// own response time. Pure functions of the timeline; attach_causes (below)
+// gives each issue its cause, an io-bound one io_cause's.
 #pragma once
 
 #include <string>
