@@ -4,17 +4,9 @@
 # each figure's median and range, in the terminal, the Markdown and the
 # JSON; --fail-on reads that verdict.
 source "$(dirname "$0")/lib.sh"
-cat > spin.js <<'JS'
-function checksum(ms) {
-  let x = 0;
-  const t = Date.now();
-  while (Date.now() - t < ms) x += Math.sqrt(x + 1);
-  return x;
-}
-setInterval(() => checksum(200), 300);
-JS
+cp "$ROOT/tests/integration/fixtures/spin.js" .
 rc=0; timeout 90 "$LD" run --repeat 3 --duration 2s --record base.ndjson.gz --json out.json --markdown out.md \
-  -o r.html --fail-on blocked-loop -- node spin.js 2> err.txt || rc=$?
+  -o r.html --fail-on blocked-loop -- node spin.js 200 2> err.txt || rc=$?
 [[ $rc -eq 3 ]] || fail "exit $rc, want 3 (--fail-on blocked-loop): $(cat err.txt)"
 for i in 1 2 3; do [[ -s base-$i.ndjson.gz ]] || fail "no recording base-$i.ndjson.gz: $(ls)"; done
 [[ $(grep -c "^loopdoctor: run [123] of 3$" err.txt) -eq 3 ]] || fail "progress lines: $(grep 'run . of' err.txt)"
@@ -36,8 +28,8 @@ grep -q "blocked-loop in 3 of 3 runs; median of the runs, and their range:" err.
 grep -q "^\*\*blocked-loop in 3 of 3 runs\*\*" out.md && grep -q "^| Loop delay p99 | " out.md || fail "Markdown: $(head -12 out.md)"
 grep -q "Blocked event loop" r.html || fail "the report is not the typical run's"
 # --no-record keeps nothing to make the result from: a usage error.
-rc=0; "$LD" run --repeat 2 --no-record --duration 1s -- node spin.js 2> err.txt || rc=$?
+rc=0; "$LD" run --repeat 2 --no-record --duration 1s -- node spin.js 200 2> err.txt || rc=$?
 [[ $rc -eq 1 ]] && grep -q "\-\-repeat keeps every run's recording" err.txt || fail "--no-record: exit $rc, $(cat err.txt)"
-rc=0; "$LD" run --repeat 0 --duration 1s -- node spin.js 2> err.txt || rc=$?
+rc=0; "$LD" run --repeat 0 --duration 1s -- node spin.js 200 2> err.txt || rc=$?
 [[ $rc -eq 1 ]] && grep -q "repeat" err.txt || fail "--repeat 0: exit $rc, $(cat err.txt)"
 true
