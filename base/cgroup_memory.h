@@ -1,4 +1,4 @@
-// The memory a process's cgroup lets it have (issue 14). A container's
+// The memory a process's cgroup lets it have. A container's
 // limit is often far below the host's RAM while V8 sizes its heap limit
 // from the host: a leaking server is then killed by the kernel's OOM killer
 // (SIGKILL: no stack, no "heap out of memory" message) long before V8's own

@@ -85,7 +85,7 @@ const only = (process.env.ONLY || '').split(/\s+/).filter(Boolean);
 for (const v of only) if (!VARIANTS[v] || v === 'none') throw new Error(`unknown variant '${v}' in ONLY; known: ${Object.keys(VARIANTS).slice(1).join(' ')}`);
 const names = ['none', ...(only.length ? only : ['control', 'default', 'native', 'js', ...extra])];
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-overhead-'));
-// WORKERS=n (issue 13): every server, plain or probed, also starts n idle
+// WORKERS=n: every server, plain or probed, also starts n idle
 // worker threads, each a loop of its own that `run` samples (with the native
 // probe, a watchdog thread per worker, counted under "watchdog" below).
 const WORKERS = Number(process.env.WORKERS || 0);

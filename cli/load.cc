@@ -1,5 +1,5 @@
 // `loopdoctor load URL`: the built-in load generator on its own, like
-// autocannon or wrk (issue 3).
+// autocannon or wrk.
 #include <unistd.h>
 
 #include <csignal>

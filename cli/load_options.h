@@ -1,5 +1,5 @@
 // The load options `run --load` and `loopdoctor load` share: declared once
-// with one set of range checks, mapped to load::Config once (issue 11).
+// with one set of range checks, mapped to load::Config once.
 #pragma once
 
 #include <string>

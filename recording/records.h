@@ -201,7 +201,7 @@ struct Block {
   // "wait_ms" of an interrupt's capture: how long V8 took to run it (from
   // the first request it answers); past protocol::kPromptInterruptMs the
   // stack is where JS resumed after native code, not the blocker. < 0: not
-  // sent (probes before issue 35).
+  // sent (older probes).
   double wait_ms = -1;
   bool by_profile = false;  // "by":"profile": a sample of the probe's block profiler
   bool probe = false;       // "probe":true: the thread was in the probe's own work

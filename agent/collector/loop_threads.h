@@ -1,4 +1,4 @@
-// Per-thread CPU of the loops of one process (issue 13): a worker thread's
+// Per-thread CPU of the loops of one process: a worker thread's
 // loop is one OS thread, whose time on a CPU and waiting for one
 // /proc/<pid>/task/<tid>/{stat,schedstat} give, as the process's stat and
 // schedstat do for the whole process and its main thread. Written into the

@@ -1,5 +1,5 @@
 // What limited a run, one sentence each, with what to do about it. `run`
-// prints them before the verdict (issue 17); this file is their one owner.
+// prints them before the verdict; this file is their one owner.
 #pragma once
 
 #include <string>
@@ -11,7 +11,7 @@ namespace loopdoctor::collector {
 
 // Under 5 s of load one warm-up phase (JIT, the heap's first growth of
 // 0.5-2 MB/s) weighs enough to decide the verdict: the same blocked server
-// read gc-pressure after 2 s of load and blocked-loop after 5 s (issue 17).
+// read gc-pressure after 2 s of load and blocked-loop after 5 s.
 inline constexpr double kMinUsefulLoadMs = 5000;
 
 // Load was asked for (--load, --on-port) and never started: the target never

@@ -1,4 +1,4 @@
-// The session's side of the target's tree (issue 13): the run's socket, the
+// The session's side of the target's tree: the run's socket, the
 // loops that connect to it, and what their messages mean for the run. The
 // first process's own connection (the inherited fd) is session.cc's.
 #include <spdlog/spdlog.h>

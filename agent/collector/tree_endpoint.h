@@ -1,4 +1,4 @@
-// The run's Unix socket for the rest of the target's tree (issue 13): the
+// The run's Unix socket for the rest of the target's tree: the
 // first process writes on its inherited fd; its worker threads and the Node
 // processes it starts connect here, each with its own hello. The socket
 // lives in a directory of its own made by mkdtemp (mode 0700), so no other

@@ -1,5 +1,5 @@
 // The loops of the target's tree beyond the first process's main thread
-// (issue 13): each worker thread and each child Node process connects to the
+//: each worker thread and each child Node process connects to the
 // run's socket (tree_endpoint.h) with its own hello. This class holds those
 // connections, tags their lines with the loop they came from (LoopTag),
 // samples /proc for every other process of the tree, and writes an `exit`

@@ -1,4 +1,4 @@
-// The agent's figures of what is behind a verdict (issue 14), kept apart from
+// The agent's figures of what is behind a verdict, kept apart from
 // metrics.cc's prom-client set:
 // - libuv's threadpool queue wait from the probe's `threadpool` lines.
 //   prom-client has no threadpool metric, so the names are loopdoctor_*:

@@ -1,4 +1,4 @@
-// The CPU a process did not get (issue 14), as the agent reads it for each
+// The CPU a process did not get, as the agent reads it for each
 // process whose pid it knows (a probe's peer, checked with SO_PEERCRED, or
 // --attach): the time its threads waited on a run queue and ran, from the
 // scheduler, and its cpu cgroup's quota throttling. Counters, read on the

@@ -1,4 +1,4 @@
-// Built-in HTTP/1.1 load generator on libuv (issue 3).
+// Built-in HTTP/1.1 load generator on libuv.
 // This header is the interface the collector and the CLI use; internals are
 // free to change.
 #pragma once

@@ -127,7 +127,7 @@ std::string_view call_location(std::string_view caller) {
 // returns. A capture that waited longer than kPromptInterruptMs (or, from a
 // probe that sent no wait, the first JS capture after native ones) is where
 // JS resumed -- possibly after the function that made the call returned
-// (issue 35: a 7.5 MB JSON.parse charged to the filter after it) -- and a
+// (a 7.5 MB JSON.parse charged to the function after it) -- and a
 // native line's frames are the last capture before the call. Neither says
 // which call held the loop. A profile sample does: V8's profiler stops the
 // thread wherever it is.

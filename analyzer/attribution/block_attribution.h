@@ -32,7 +32,7 @@ namespace loopdoctor::blocks {
 // The names block stacks give what they cannot see into (one owner).
 inline constexpr std::string_view kInNativeSuffix = " (in native code)";
 inline constexpr std::string_view kNativeCode = "(native code)";
-// Native code entered from a JS call no capture names (issue 35): a
+// Native code entered from a JS call no capture names: a
 // builtin or binding the interrupt could not run inside, seen only where JS
 // resumed after it, and no profile sample of that block.
 inline constexpr std::string_view kNativeUnknown = "(native code, entered from an unknown call)";

@@ -14,7 +14,7 @@ const WORK_ROUNDS = 110000;  // ~30 ms of CPU on this project's 2-core VM
 function renderReport(url) {
   // Synchronous CPU work, like a template render or a big JSON transform.
   // Counted in work, not wall time: on a crowded CPU a time budget shrinks
-  // the work while GC pauses stretch, which read as gc-pressure (issue 14).
+  // the work while GC pauses stretch, which read as gc-pressure.
   let acc = 0;
   let rounds = 0;
   while (rounds < WORK_ROUNDS) {

@@ -1,5 +1,5 @@
 'use strict';
-// A cluster (issue 13, not labelled yet): the primary forks two workers and
+// A cluster (not labelled): the primary forks two workers and
 // does nothing else; each worker hashes the password of every request with
 // the synchronous pbkdf2Sync (~10 ms of its loop). The primary's loop is
 // idle: a probe that sees only the first process calls this healthy.

@@ -1,5 +1,5 @@
 'use strict';
-// CPU work offloaded to a saturated pool (issue 13): the main thread only
+// CPU work offloaded to a saturated pool: the main thread only
 // forwards each request as a job to a hand-made pool of POOL_SIZE worker
 // threads and answers when the job is done; jobs wait in an unbounded queue
 // for a free worker. Each job (a password hash) takes ~100 ms of a worker;

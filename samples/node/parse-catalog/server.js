@@ -4,7 +4,7 @@
 // own, then answers with a cheap filter. The read and the parse hold the
 // loop (~60 ms here); the filter costs under a millisecond. Both are native
 // calls V8 runs no interrupt inside, so a stack read at the next JS stack
-// check finds the filter, after loadCatalog has returned (issue 35).
+// check finds the filter, after loadCatalog has returned.
 // The file is generated at start in the OS temp dir.
 const http = require('http');
 const fs = require('fs');

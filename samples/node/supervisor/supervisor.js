@@ -1,5 +1,5 @@
 'use strict';
-// A process supervisor (issue 13): `node supervisor.js` starts the app with
+// A process supervisor: `node supervisor.js` starts the app with
 // child_process.spawn (`node app.js`, not fork: no IPC channel, as pm2's
 // fork mode or a hand-written runner does), restarts it when it crashes and
 // passes SIGTERM/SIGINT on. Its own loop does nothing: a probe that sees

@@ -1,5 +1,5 @@
 'use strict';
-// A server that answers from a worker thread (issue 13, not labelled yet):
+// A server that answers from a worker thread (not labelled):
 // every request is posted to one worker, which replies; the worker's own
 // loop also runs a housekeeping job that spins ~300 ms every 500 ms, so a
 // request that arrives during it waits up to 300 ms. The main thread only

@@ -108,7 +108,7 @@ const DEFAULT_BLOCK_INTERVAL_MS = 20;
 const MIN_BLOCK_MS = 5;
 const MAX_BLOCK_MS = 10000;
 
-// Worker threads sampled at once per process (issue 13): each costs a
+// Worker threads sampled at once per process: each costs a
 // connection, a timer and a sample line per interval; 64 is beyond any sane
 // pool (pools size to the cores) and keeps the agent's series bounded. The
 // workers past it are counted in a threads-unsampled line.

@@ -1,5 +1,5 @@
 'use strict';
-// Every loop of a run's tree (issue 13): the main thread hands its worker
+// Every loop of a run's tree: the main thread hands its worker
 // threads what they need to probe themselves (worker_threads environment
 // data, which each Worker copies when it is created, nested ones included),
 // a worker claims one of MAX_SAMPLED_THREADS slots, and each probed loop

@@ -1,4 +1,4 @@
-// The block profiler, its pure decisions (issue 35). An interrupt cannot
+// The block profiler, its pure decisions. An interrupt cannot
 // run inside a builtin or binding (JSON.parse, readFileSync, a RegExp,
 // zlib, crypto): V8 runs it at the next JS stack check, after the call
 // returned, so a block spent there has no stack of its own -- only the one

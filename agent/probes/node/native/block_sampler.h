@@ -1,4 +1,4 @@
-// The stack of a blocked loop, V8's side (issue 12). The watchdog thread
+// The stack of a blocked loop, V8's side. The watchdog thread
 // checks the loop (check()); on a block it asks V8 to interrupt the JS
 // thread (Isolate::RequestInterrupt), and the interrupt, on the JS thread,
 // reads the stack (StackTrace::CurrentStackTrace) and sends a `block` line.
