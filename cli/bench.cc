@@ -54,6 +54,7 @@ int run_side(const BenchArgs& b, const std::string& side, const std::string& cmd
   one.json.clear(), one.markdown.clear();
   one.open = false;
   one.quiet = true;
+  one.stdout_taken = b.session.json == "-" || b.session.markdown == "-";
   one.recordings = recordings;
   return run_one_session(one);
 }

@@ -29,6 +29,7 @@ SessionArgs one_session(const SessionArgs& a, int i, std::vector<std::string>* r
   one.output.clear(), one.json.clear(), one.markdown.clear(), one.fail_on.clear();
   one.open = false;
   one.quiet = true;
+  one.stdout_taken = a.json == "-" || a.markdown == "-";
   one.recordings = recordings, one.reports = reports;
   if (!a.record.empty()) one.record = numbered(a.record, i);
   return one;

@@ -141,7 +141,7 @@ std::string session_options_impl(const SessionArgs& a, SessionKind kind, collect
     return "--record '" + a.record + "' and --no-record both given; keep the recording or not";
   ro->loopdoctor_version = LOOPDOCTOR_VERSION;
   // Our stdout then carries what the user asked for there, nothing else.
-  ro->target_stdout_to_stderr = a.json == "-" || a.markdown == "-";
+  ro->target_stdout_to_stderr = a.json == "-" || a.markdown == "-" || a.stdout_taken;
   if (err = probe_options(a, ro); !err.empty()) return err;
   if (err = load_options(a, ro); !err.empty()) return err;
   return target_options(a, kind, ro);

@@ -38,6 +38,9 @@ struct SessionArgs {
   // Set by repeat_sessions for each of its sessions: no summary of the
   // session's own, and where it leaves its recording's and report's paths.
   bool quiet = false;
+  // The command's own outputs go to stdout (--json -, --markdown -): the
+  // target's stdout goes to stderr in each of its sessions too.
+  bool stdout_taken = false;
   std::vector<std::string>* recordings = nullptr;
   std::vector<std::string>* reports = nullptr;
 };

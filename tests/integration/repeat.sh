@@ -27,6 +27,14 @@ json_get out.json "(() => { const v = [1,2,3].map(i => JSON.parse(require('fs').
 grep -q "blocked-loop in 3 of 3 runs; median of the runs, and their range:" err.txt || fail "terminal: $(cat err.txt)"
 grep -q "^\*\*blocked-loop in 3 of 3 runs\*\*" out.md && grep -q "^| Loop delay p99 | " out.md || fail "Markdown: $(head -12 out.md)"
 grep -q "Blocked event loop" r.html || fail "the report is not the typical run's"
+# --json -: stdout carries the JSON alone, each run's target's stdout goes to stderr.
+cat > talk.js <<'JS'
+console.log('the target writes to stdout');
+setInterval(() => {}, 1000);
+JS
+"$LD" run --repeat 2 --duration 1s --json - -- node talk.js > stdout.json 2> err.txt || true
+[[ $(json_get stdout.json 'j.repeat.runs') == 2 ]] || fail "stdout is not the JSON alone: $(head -c 300 stdout.json)"
+grep -q "the target writes to stdout" err.txt || fail "the target's stdout is not on stderr"
 # --no-record keeps nothing to make the result from: a usage error.
 rc=0; "$LD" run --repeat 2 --no-record --duration 1s -- node spin.js 200 2> err.txt || rc=$?
 [[ $rc -eq 1 ]] && grep -q "\-\-repeat keeps every run's recording" err.txt || fail "--no-record: exit $rc, $(cat err.txt)"
