@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/gate/bootstrap.h"
 #include "analyzer/render/key_figures.h"
 
 namespace loopdoctor::render {
@@ -26,7 +27,7 @@ std::optional<Spread> spread(const RepeatSummary& r, FigureId id) {
   }
   if (v.empty()) return std::nullopt;
   const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-  return Spread{median(v), *lo, *hi};
+  return Spread{gate::median(v), *lo, *hi};
 }
 
 std::map<Verdict, std::size_t> votes(const std::vector<RepeatRun>& runs) {
@@ -36,12 +37,6 @@ std::map<Verdict, std::size_t> votes(const std::vector<RepeatRun>& runs) {
 }
 
 }  // namespace
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 == 1 ? v[m] : (v[m - 1] + v[m]) / 2;
-}
 
 RepeatSummary summarise_repeat(std::vector<RepeatRun> runs) {
   RepeatSummary r;
@@ -106,7 +101,7 @@ nlohmann::json repeat_json(const RepeatSummary& r) {
       if (f[key].is_number()) v.push_back(f[key].get<double>());
     if (v.size() != per_run.size()) continue;
     const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-    figures[key] = {{"median", median(v)}, {"min", *lo}, {"max", *hi}};
+    figures[key] = {{"median", gate::median(v)}, {"min", *lo}, {"max", *hi}};
   }
   return {{"runs", r.runs.size()},   {"verdict", to_string(r.verdict)}, {"agreed", r.agreed},
           {"verdicts", counts},      {"recordings", recordings},       {"representative", r.representative},

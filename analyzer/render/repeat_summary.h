@@ -30,9 +30,6 @@ struct RepeatSummary {
   std::size_t representative = 0;                // the run whose report stands for all
 };
 
-// The median of `v` (the mean of the middle two for an even count); v not empty.
-double median(std::vector<double> v);
-
 RepeatSummary summarise_repeat(std::vector<RepeatRun> runs);
 
 // "blocked-loop in 4 of 5 runs (healthy in 1)"

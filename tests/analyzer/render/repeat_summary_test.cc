@@ -42,6 +42,4 @@ TEST_CASE("repeat: a figure some run did not measure has no median") {
   no_delay.figures.loop_delay_p99_ms.reset();
   const auto j = repeat_json(summarise_repeat({run(Verdict::kHealthy, 20), no_delay}));
   CHECK_FALSE(j["figures"].contains("loop_delay_p99_ms"));
-  CHECK(median({3, 1, 2}) == 2);
-  CHECK(median({4, 1, 2, 3}) == 2.5);
 }
