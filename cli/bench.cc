@@ -30,11 +30,14 @@ struct BenchArgs {
   std::string budget, junit;
 };
 
-// "" or why these options cannot go together.
+// "" or why the bench cannot start: checked before the first run, so a
+// malformed budget file costs no minutes of runs.
 std::string check_bench(const BenchArgs& b) {
-  const SessionArgs& a = b.session;
   if (b.base.empty() || b.head.empty()) return "--base and --head each name a command";
-  if (!a.command.empty()) return "the commands are --base and --head, not after --";
+  if (!b.session.command.empty()) return "the commands are --base and --head, not after --";
+  std::vector<gate::Budget> budgets;
+  std::string err;
+  if (!b.budget.empty() && !read_budgets(b.budget, &budgets, &err)) return err;
   return {};
 }
 
@@ -94,9 +97,9 @@ Command add_bench(CLI::App& root) {
   s->add_option("-n,--runs", b->runs, "Runs of each side, interleaved")
       ->check(CLI::Range(1, kMaxBenchRuns))
       ->capture_default_str();
-  s->add_option("--budget", b->budget, "Budgets the head must meet (JSON; docs/manual.md, CI): exit 1 when one breaks");
+  s->add_option("--budget", b->budget, "Budgets the head must meet (JSON; docs/manual.md, CI): exit 3 when one breaks");
   s->add_option("--junit", b->junit, "JUnit XML of the budgets, one test case each");
-  add_session_options(s, &b->session, SessionKind::kRun);
+  add_session_options(s, &b->session, SessionKind::kBench);
   s->add_option("command", b->session.command, "(none: the commands are --base and --head)");
   return {s, [b] { return bench_command(*b); }};
 }

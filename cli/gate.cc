@@ -34,6 +34,8 @@ struct GateRun {
   bool one_to_one() const { return base.size() == 1 && head.size() == 1; }
 };
 
+}  // namespace
+
 bool read_budgets(const std::string& path, std::vector<gate::Budget>* out, std::string* error) {
   std::string text;
   if (!base::read_file(path, &text, error)) return false;
@@ -41,6 +43,8 @@ bool read_budgets(const std::string& path, std::vector<gate::Budget>* out, std::
   *error = "--budget '" + path + "': " + *error;
   return false;
 }
+
+namespace {
 
 bool load_runs(const std::vector<std::string>& paths, std::vector<Side>* sides, gate::RunSet* set,
                std::string* error) {

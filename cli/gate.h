@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/gate/budget.h"
+
 namespace loopdoctor::cli {
 
 struct GateOptions {
@@ -31,5 +33,10 @@ struct GateOptions {
 // with no path; base::kExitFailed (2) when a run cannot be read or an
 // output cannot be written.
 int run_gate(const std::vector<std::string>& base, const std::vector<std::string>& head, const GateOptions& opts);
+
+// Reads and checks a budget file; false with *error naming the file, the
+// entry and the problem. run_gate reads it so; a command that makes its
+// runs first (`bench`) checks it before the first run.
+bool read_budgets(const std::string& path, std::vector<gate::Budget>* out, std::string* error);
 
 }  // namespace loopdoctor::cli

@@ -125,6 +125,10 @@ bad-budget)
   echo '{"budgets": [{"figure": "rps", "max_chnage": 0.1}]}' > typo.json
   expect_bad typo.json 'unknown key "max_chnage"'
   expect_bad missing.json "missing.json"
+  # bench reads it before its first run: the error at once, no run made.
+  rc=0; timeout 20 "$LD" bench --base "node -e 0" --head "node -e 0" --load / --budget typo.json 2> err.txt || rc=$?
+  [ "$rc" = 1 ] && grep_q -F 'unknown key "max_chnage"' err.txt || fail "bench --budget typo.json: exit $rc, $(cat err.txt)"
+  ! grep -q "base run 1" err.txt || fail "bench ran before checking its budget: $(cat err.txt)"
   ;;
 *) fail "unknown case $case_name" ;;
 esac
