@@ -99,6 +99,30 @@ slowest() {
 }
 slowest >&2 || true
 
+# Each failed test's own words, last: a long CI log is cut in its middle,
+# where --output-on-failure put them. For node --test's TAP, the failing
+# subtests ("not ok") with their diagnostics; for anything else, its tail.
+failures() {
+  awk '
+    function flush(   i, n, shown) {
+      if (name == "") return
+      print "test.sh: failed: " name
+      shown = 0
+      for (i = 1; i <= len; i++) if (buf[i] ~ /^ *not ok /) { for (n = i; n <= len && n < i + 25; n++) print "    " buf[n]; shown = 1 }
+      if (!shown) for (i = (len > 30 ? len - 29 : 1); i <= len; i++) print "    " buf[i]
+      name = ""; len = 0
+    }
+    /^ *[0-9]+\/[0-9]+ Test +#[0-9]+: / || /^ *Start +[0-9]+: / || /^[0-9]+% tests passed/ {
+      flush()
+      if ($0 ~ /\*\*\*[A-Za-z]+/ || $0 ~ /\*\*\*Exception/) { name = $0; sub(/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: /, "", name) }
+      next
+    }
+    name != "" { buf[++len] = $0 }
+    END { flush() }
+  ' build/ctest.log
+}
+((ctest_rc == 0)) || failures >&2 || true
+
 ((ctest_rc == 0)) || exit "$ctest_rc"
 ((asan_rc == 0)) || exit "$asan_rc"
 asan_tests "live" -L unit-live
