@@ -24,10 +24,11 @@ void AttachedProcesses::start() {
   for (int pid : targets_.pids) consider(pid);
   if (targets_.match)
     spdlog::info("--attach-match '{}': processes whose command line matches are attached to, looked for every "
-                 "{:.0f} s from {:.0f} s on",
+                 "{:.0f} s (one with a preloaded probe after {:.0f} s, for it to come back)",
                  targets_.match_text, kScanPeriodMs / 1000, kFirstMatchScanDelayMs / 1000);
   scan_timer_.init(loop_);
   scan_timer_.start(kScanPeriodMs, [this] { tick(); }, true);
+  scan_matches();
 }
 
 // Refusals that may have passed, then the processes that match.
@@ -37,8 +38,16 @@ void AttachedProcesses::tick() {
   for (const auto& [pid, r] : refused_)
     if (!r.final) retry.push_back(pid);
   for (int pid : retry) consider(pid);
-  if (!targets_.match || uv_now(loop_) - started_ms_ < kFirstMatchScanDelayMs) return;
-  for (int pid : matching_processes(*targets_.match, static_cast<int>(::getpid()))) consider(pid);
+  scan_matches();
+}
+
+// The processes --attach-match names, but those whose own probe may still
+// come back (kFirstMatchScanDelayMs).
+void AttachedProcesses::scan_matches() {
+  if (!targets_.match) return;
+  const bool waiting = static_cast<double>(uv_now(loop_)) - started_ms_ < kFirstMatchScanDelayMs;
+  for (int pid : matching_processes(*targets_.match, static_cast<int>(::getpid())))
+    if (!waiting || !may_have_preloaded_probe(pid)) consider(pid);
 }
 
 // Queues an attach unless the process is attached, being attached, probed

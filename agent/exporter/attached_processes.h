@@ -59,9 +59,11 @@ namespace loopdoctor::exporter {
 // ~1 ms for a few hundred processes) and refusals are tried again: a server
 // started after the agent is attached within this, plus its attach.
 inline constexpr double kScanPeriodMs = 3'000;
-// The first scan waits for preloaded probes to come back after an agent
-// restart (their reconnect backoff is at most 5 s: RECONNECT_MAX_MS in the
-// probe's config.js) and say hello, so that none is signalled for nothing.
+// A matching process that may carry a preloaded probe (process_match.h) is
+// left this long after the agent starts, for its probe to come back after an
+// agent restart (the reconnect backoff is at most 5 s: RECONNECT_MAX_MS in
+// the probe's config.js) and say hello, so that none is signalled for
+// nothing. The others are attached at the first scan, when the agent starts.
 inline constexpr double kFirstMatchScanDelayMs = 6'000;
 // How long a refusal that reached nothing is tried again. What passes by
 // itself passes within it: a Node a moment old installs its SIGUSR1 handler
@@ -116,6 +118,7 @@ class AttachedProcesses {
   };
 
   void tick();
+  void scan_matches();
   void consider(int pid);
   void on_outcome(AttachOutcome o);
   void refused(const AttachOutcome& o);

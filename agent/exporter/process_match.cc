@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "agent/attach/node_options.h"
+#include "base/file.h"
 #include "base/proc_stats.h"
 
 namespace loopdoctor::exporter {
@@ -46,6 +48,13 @@ std::vector<int> matching_processes(const std::regex& pattern, int self) {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+bool may_have_preloaded_probe(int pid) {
+  std::string environ_text;
+  if (!base::read_file("/proc/" + std::to_string(pid) + "/environ", &environ_text)) return true;
+  const auto endpoint = attach::env_value(environ_text, "LOOPDOCTOR_ENDPOINT");
+  return endpoint.has_value() && !endpoint->empty();
 }
 
 }  // namespace loopdoctor::exporter

@@ -28,4 +28,10 @@ std::string command_text(const std::vector<std::string>& argv);
 // match.
 std::vector<int> matching_processes(const std::regex& pattern, int self);
 
+// Whether a process may carry a probe of its own that reports to an agent by
+// itself: LOOPDOCTOR_ENDPOINT in its environment as it was at exec (what a
+// NODE_OPTIONS preload of the probe needs), or an environment that cannot be
+// read. A process without it can only be attached: there is nothing to wait for.
+bool may_have_preloaded_probe(int pid);
+
 }  // namespace loopdoctor::exporter

@@ -120,7 +120,13 @@ stop)
   # A server started after the agent, matching the pattern: attached at
   # the next scan (every 3 s), its attach included.
   start_plain late pbkdf2-sync
-  LATE=$PLAIN_PID; remember "$LATE" "$PLAIN_PORT"
+  LATE=$PLAIN_PID
+  # It may be attached before it can be looked at (the scan after it
+  # listens): a copy of the first pbkdf2-sync, it had that one's threads
+  # and its own HTTP port alone before.
+  PORTS_BEFORE[$LATE]="$PLAIN_PORT "
+  THREADS_BEFORE[$LATE]=${THREADS_BEFORE[$PBKDF2]}
+  HTTP_PORT[$LATE]=$PLAIN_PORT
   wait_for 30 attached "$LATE" || fail "a pbkdf2-sync started after the agent ($LATE) was not attached within 30 s"
   inspector_closed "$LATE" || fail "the late server listens on '$(ports_of "$LATE")' while attached"
   kill -TERM "$AGENT_PID"
