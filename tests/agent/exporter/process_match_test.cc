@@ -57,3 +57,33 @@ TEST_CASE("matching_processes finds a child by its command line, and never the c
   ::waitpid(child, nullptr, 0);
   CHECK(matching_processes(*pattern, static_cast<int>(::getpid())).empty());
 }
+
+namespace {
+// A sleep started with `env`, once it has exec'd (its command line is its own).
+pid_t spawn_sleep(char** env) {
+  char arg0[] = "sleep", arg1[] = "30";
+  char* argv[] = {arg0, arg1, nullptr};
+  pid_t child = 0;
+  REQUIRE(posix_spawnp(&child, "sleep", nullptr, nullptr, argv, env) == 0);
+  for (int i = 0; i < 200 && loopdoctor::base::process_cmdline(child).size() != 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return child;
+}
+}  // namespace
+
+TEST_CASE("may_have_preloaded_probe: a process whose environment names a probe endpoint, not one without") {
+  char with_endpoint[] = "LOOPDOCTOR_ENDPOINT=/run/loopdoctor/probe.sock", empty_endpoint[] = "LOOPDOCTOR_ENDPOINT=",
+       path[] = "PATH=/usr/bin:/bin";
+  char* probed_env[] = {path, with_endpoint, nullptr};
+  char* plain_env[] = {path, nullptr};
+  char* empty_env[] = {path, empty_endpoint, nullptr};
+  const pid_t probed = spawn_sleep(probed_env), plain = spawn_sleep(plain_env), empty = spawn_sleep(empty_env);
+  CHECK(may_have_preloaded_probe(probed));
+  CHECK_FALSE(may_have_preloaded_probe(plain));
+  CHECK_FALSE(may_have_preloaded_probe(empty));
+  CHECK(may_have_preloaded_probe(999'999'999));  // no such process: unreadable, so it may
+  for (pid_t p : {probed, plain, empty}) {
+    ::kill(p, SIGKILL);
+    ::waitpid(p, nullptr, 0);
+  }
+}
