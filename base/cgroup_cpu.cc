@@ -61,25 +61,65 @@ std::string cpu_cgroup_dir(std::string_view proc_cgroup_text, const std::string&
   return {};
 }
 
-CgroupCpu::CgroupCpu(int pid, const std::string& root, const std::string& proc_root) {
+CgroupCpu::CgroupCpu(int pid, const std::string& root, const std::string& proc_root)
+    : pid_(pid), root_(root), proc_root_(proc_root) {
   std::string text;
-  if (!read_file(proc_root + "/" + std::to_string(pid) + "/cgroup", &text)) return;
-  dir_ = cpu_cgroup_dir(text, root);
-  if (dir_.empty()) return;
-  stat_fd_ = proc_text::open_proc_file(dir_ + "/cpu.stat");
-  std::string max, quota, period;
-  if (read_file(dir_ + "/cpu.max", &max)) quota_cores_ = parse_cpu_max(max);
-  else if (read_file(dir_ + "/cpu.cfs_quota_us", &quota) && read_file(dir_ + "/cpu.cfs_period_us", &period))
-    quota_cores_ = quota_cores_v1(quota, period);
+  if (read_file(proc_root_ + "/" + std::to_string(pid_) + "/cgroup", &text)) open_dir(cpu_cgroup_dir(text, root_));
 }
 
 CgroupCpu::~CgroupCpu() {
   if (stat_fd_ >= 0) ::close(stat_fd_);
 }
 
-std::optional<CgroupThrottle> CgroupCpu::read() {
+void CgroupCpu::open_dir(const std::string& dir) {
+  if (stat_fd_ >= 0) ::close(stat_fd_);
+  stat_fd_ = -1;
+  dir_ = dir;
+  quota_cores_.reset();
+  if (dir_.empty()) return;
+  stat_fd_ = proc_text::open_proc_file(dir_ + "/cpu.stat");
+  read_quota();
+}
+
+void CgroupCpu::read_quota() {
+  quota_cores_.reset();
+  std::string max, quota, period;
+  if (read_file(dir_ + "/cpu.max", &max)) quota_cores_ = parse_cpu_max(max);
+  else if (read_file(dir_ + "/cpu.cfs_quota_us", &quota) && read_file(dir_ + "/cpu.cfs_period_us", &period))
+    quota_cores_ = quota_cores_v1(quota, period);
+}
+
+void CgroupCpu::lookup() {
+  std::string text;
+  if (!read_file(proc_root_ + "/" + std::to_string(pid_) + "/cgroup", &text)) return;  // gone: keep what was
+  const std::string dir = cpu_cgroup_dir(text, root_);
+  if (dir == dir_) {
+    if (!dir_.empty()) read_quota();  // the same group: its quota may have been resized
+    return;
+  }
+  carried_ = last_;
+  open_dir(dir);
+  baseline_ = read_raw().value_or(CgroupThrottle{});
+}
+
+std::optional<CgroupThrottle> CgroupCpu::read_raw() {
   if (!proc_text::pread_whole(stat_fd_, &buf_)) return std::nullopt;
   return parse_cgroup_cpu_stat(buf_);
+}
+
+std::optional<CgroupThrottle> CgroupCpu::read() {
+  auto now = read_raw();
+  if (!now) return std::nullopt;
+  // A group's counters only grow; one that went back is a group removed
+  // and made again under the same path: count it from here.
+  if (now->periods < baseline_.periods || now->throttled < baseline_.throttled) {
+    carried_ = last_;
+    baseline_ = *now;
+  }
+  last_.periods = carried_.periods + (now->periods - baseline_.periods);
+  last_.throttled = carried_.throttled + (now->throttled - baseline_.throttled);
+  last_.throttled_ms = carried_.throttled_ms + (now->throttled_ms - baseline_.throttled_ms);
+  return last_;
 }
 
 }  // namespace loopdoctor::base

@@ -35,6 +35,13 @@ std::optional<double> quota_cores_v1(std::string_view quota_us, std::string_view
 // `root` is where cgroupfs is mounted (/sys/fs/cgroup). "" when none.
 std::string cpu_cgroup_dir(std::string_view proc_cgroup_text, const std::string& root);
 
+// How often a process's cgroup is looked up again: a process moved to
+// another cgroup, or given a quota, after it started (systemd, cgclassify, a
+// container runtime's late join, an in-place resize) is starved from then
+// on, and a run reads its quota in time to say so. A lookup reads two or
+// three small files.
+inline constexpr double kCgroupLookupMs = 1'000;
+
 class CgroupCpu {
  public:
   // `proc_root`: where procfs is mounted (a test's fake tree).
@@ -46,14 +53,28 @@ class CgroupCpu {
 
   bool found() const { return stat_fd_ >= 0; }
   const std::string& dir() const { return dir_; }
-  std::optional<double> quota_cores() const { return quota_cores_; }  // read once
+  std::optional<double> quota_cores() const { return quota_cores_; }  // as of the last lookup
+  // Looks the process's cgroup and quota up again. After a move the
+  // counters read() gives go on from where the old group's stopped (the new
+  // group's own counters from the move on are added), so a reader's
+  // differences stay the throttling this process's groups saw.
+  void lookup();
   std::optional<CgroupThrottle> read();  // cumulative counters now
 
  private:
+  void open_dir(const std::string& dir);
+  void read_quota();
+  std::optional<CgroupThrottle> read_raw();
+
+  int pid_;
+  std::string root_, proc_root_;
   std::string dir_;
   int stat_fd_ = -1;
   std::optional<double> quota_cores_;
   std::string buf_;
+  CgroupThrottle carried_;   // what the groups before this one counted
+  CgroupThrottle baseline_;  // this group's counters when the process was found in it
+  CgroupThrottle last_;      // the last value read() gave
 };
 
 }  // namespace loopdoctor::base

@@ -217,6 +217,11 @@ std::optional<ProcSample> ProcReader::read(double now_ms) {
     slow_.fds = count_fds(fd_dir_);
     if (pread_whole(io_fd_, &buf_)) slow_.io = parse_proc_io(buf_);
     if (pread_whole(sched_fd_, &buf_)) slow_.sched = parse_schedstat(buf_);
+    if (now_ms - cgroup_t_ms_ >= kCgroupLookupMs) {
+      cgroup_t_ms_ = now_ms;
+      cgroup_.lookup();
+      slow_.quota_cores = cgroup_.quota_cores();
+    }
     slow_.throttle = cgroup_.read();
   }
   ProcSample s = slow_;

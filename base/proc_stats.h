@@ -112,6 +112,7 @@ class ProcReader {
   ProcSample slow_;  // the last status/io/fd values
   double slow_t_ms_ = 0;
   bool have_slow_ = false;
+  double cgroup_t_ms_ = 0;  // the last cgroup lookup (the constructor's at 0)
 };
 
 // Unix time the process started, in seconds (its stat start time plus the

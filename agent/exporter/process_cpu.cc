@@ -38,8 +38,11 @@ ProcessCpuReader::~ProcessCpuReader() = default;
 std::optional<ProcessCpu> ProcessCpuReader::read(double now_ms) {
   ProcessCpu out;
   if (!read_tasks(&out)) return std::nullopt;
-  if (!cgroup_ || now_ms - cgroup_at_ms_ >= kCgroupLookupMs) {
+  if (!cgroup_) {
     cgroup_ = std::make_unique<base::CgroupCpu>(pid_, roots_.cgroup, roots_.proc);
+    cgroup_at_ms_ = now_ms;
+  } else if (now_ms - cgroup_at_ms_ >= base::kCgroupLookupMs) {
+    cgroup_->lookup();
     cgroup_at_ms_ = now_ms;
   }
   if (cgroup_->quota_cores()) {

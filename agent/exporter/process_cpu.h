@@ -28,10 +28,6 @@ namespace loopdoctor::exporter {
 // schedstat series rather than a sweep that reads thousands of files a
 // second for one process.
 inline constexpr std::size_t kMaxTasksPerProcess = 1'024;
-// How often the process's cgroup is looked up again: a process moved to
-// another cgroup, or given a quota, after it connected (containers' runtimes
-// and in-place resizes do both). Its counters are read every sweep.
-inline constexpr double kCgroupLookupMs = 10'000;
 
 // Seconds, cumulative.
 struct SchedSeconds {

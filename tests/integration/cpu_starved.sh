@@ -12,16 +12,26 @@ make_cgroup cpu "cpu.max=$QUOTA_US $PERIOD_US" "/sys/fs/cgroup/cpu,cpuacct /sys/
   "cpu.cfs_period_us=$PERIOD_US cpu.cfs_quota_us=$QUOTA_US"
 cg=$CG
 
-# loopdoctor starts inside the cgroup, so the target is in it from its
-# first instruction, as in a container (the /proc sampler finds a target's
-# cgroup when it spawns it); the load tool moves itself back out, so only
-# the target and loopdoctor's light sampler share the quota.
 parent=$(dirname "$cg")
 rc=0
-timeout 90 bash -c "echo \$\$ > '$cg/cgroup.procs' && exec \"\$0\" \"\$@\"" "$LD" run \
-  --on-port "echo \$\$ > '$parent/cgroup.procs' && exec wrk -t1 -c20 -d5s http://127.0.0.1:{port}/" \
-  --json out.json -o report.html --record rec.ndjson.gz \
-  -- node "$ROOT/samples/node/hello-world/server.js" > stdout.txt 2> stderr.txt || rc=$?
+if [[ ${1:-start} == start ]]; then
+  # loopdoctor starts inside the cgroup, so the target is in it from its
+  # first instruction, as in a container (the /proc sampler finds a target's
+  # cgroup when it spawns it); the load tool moves itself back out, so only
+  # the target and loopdoctor's light sampler share the quota.
+  timeout 90 bash -c "echo \$\$ > '$cg/cgroup.procs' && exec \"\$0\" \"\$@\"" "$LD" run \
+    --on-port "echo \$\$ > '$parent/cgroup.procs' && exec wrk -t1 -c20 -d5s http://127.0.0.1:{port}/" \
+    --json out.json -o report.html --record rec.ndjson.gz \
+    -- node "$ROOT/samples/node/hello-world/server.js" > stdout.txt 2> stderr.txt || rc=$?
+else
+  # late: the server joins the quota once it listens (as systemd or
+  # cgclassify move a running service): the load command finds it by its
+  # port and moves it in before the load starts.
+  move="pid=\$(ss -Hltnp 'sport = :{port}' | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1) && echo \$pid > '$cg/cgroup.procs'"
+  timeout 90 "$LD" run --on-port "$move && exec wrk -t1 -c20 -d5s http://127.0.0.1:{port}/" \
+    --json out.json -o report.html --record rec.ndjson.gz \
+    -- node "$ROOT/samples/node/hello-world/server.js" > stdout.txt 2> stderr.txt || rc=$?
+fi
 [[ $rc -eq 0 ]] || { cat stderr.txt >&2; fail "loopdoctor exited $rc"; }
 verdict=$(json_get out.json 'j.verdict')
 cause=$(json_get out.json '(j.issues[0]||{}).cause')

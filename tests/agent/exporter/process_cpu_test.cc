@@ -140,8 +140,38 @@ TEST_CASE("cgroup v2 throttling of a quota is read in cAdvisor's units") {
   CHECK(*c->quota_cores == Approx(0.5));
   // The quota removed: the cgroup is looked up again after kCgroupLookupMs.
   tree.cgroup_v2("max 100000", 200, 150, 4'500'000);
-  CHECK(reader.read(kCgroupLookupMs / 2)->throttle);
-  CHECK_FALSE(reader.read(kCgroupLookupMs)->throttle);
+  CHECK(reader.read(loopdoctor::base::kCgroupLookupMs / 2)->throttle);
+  CHECK_FALSE(reader.read(loopdoctor::base::kCgroupLookupMs)->throttle);
+}
+
+TEST_CASE("a process that joins a quota's cgroup after it started: the quota is found, the counters go on") {
+  FakeTree tree;
+  tree.thread(kPid, 1, 1);
+  // Started in a group without a quota whose counters stand at 500 periods.
+  tree.write("proc/" + std::to_string(kPid) + "/cgroup", "0::/user.slice\n");
+  tree.write("cgroup/cgroup.controllers", "cpu memory\n");
+  tree.write("cgroup/user.slice/cpu.max", "max 100000\n");
+  tree.write("cgroup/user.slice/cpu.stat", "nr_periods 500\nnr_throttled 0\nthrottled_usec 0\n");
+  loopdoctor::base::CgroupCpu cg(kPid, tree.roots().cgroup, tree.roots().proc);
+  CHECK_FALSE(cg.quota_cores());
+  REQUIRE(cg.read());
+  CHECK(cg.read()->periods == 500);
+  // Moved into a quarter-core group that had counted 200 periods already.
+  tree.cgroup_v2("25000 100000", 200, 150, 4'000'000);
+  cg.lookup();
+  REQUIRE(cg.quota_cores());
+  CHECK(*cg.quota_cores() == Approx(0.25));
+  CHECK(cg.read()->periods == 500);  // nothing counted for this process yet
+  tree.cgroup_v2("25000 100000", 260, 200, 9'000'000);
+  const auto t = cg.read();
+  CHECK(t->periods == 560);
+  CHECK(t->throttled == 50);
+  CHECK(t->throttled_ms == Approx(5000));
+  // The same group resized in place: the quota follows, the counters too.
+  tree.cgroup_v2("50000 100000", 270, 205, 9'500'000);
+  cg.lookup();
+  CHECK(*cg.quota_cores() == Approx(0.5));
+  CHECK(cg.read()->periods == 570);
 }
 
 TEST_CASE("cgroup v1's cpu controller: throttled_time in ns and the cfs quota") {
