@@ -8,6 +8,7 @@
 #include "analyzer/analysers/analysers.h"
 #include "analyzer/analyze.h"
 #include "analyzer/thresholds.h"
+#include "analyzer/verdicts/run_verdicts.h"
 
 namespace loopdoctor {
 namespace {
@@ -142,6 +143,18 @@ void take_verdict(const LoopDiagnosis& worst, Diagnosis* dx) {
   dx->blocks = worst.dx.blocks;
 }
 
+// The light-load note is the first loop's own: a cluster's primary idles
+// while its workers serve. The run's load was too light only when every
+// loop found it so.
+void drop_light_note_of_busy_tree(const std::vector<LoopDiagnosis>& loops, Diagnosis* dx) {
+  const auto light = [](const Diagnosis& d) {
+    return std::any_of(d.notes.begin(), d.notes.end(),
+                       [](const std::string& n) { return n.starts_with(kLightLoadNote); });
+  };
+  if (std::all_of(loops.begin(), loops.end(), [&](const LoopDiagnosis& l) { return light(l.dx); })) return;
+  std::erase_if(dx->notes, [](const std::string& n) { return n.starts_with(kLightLoadNote); });
+}
+
 }  // namespace
 
 double stall_overlap(const Timeline& main, const Timeline& worker, const Window& w) {
@@ -178,6 +191,7 @@ void combine_loops(const Timeline& tl, Diagnosis* dx) {
   for (const auto& k : keys) ranked.push_back(std::move(loops[k.second]));
   loops = std::move(ranked);
   if (!(loops.front().loop == tl.loop)) take_verdict(loops.front(), dx);
+  drop_light_note_of_busy_tree(loops, dx);
   dx->loops = std::move(loops);
   dx->folded_loops = tl.folded_loops;
   if (tl.folded_loops > 0)
