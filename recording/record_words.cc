@@ -1,5 +1,6 @@
 #include "recording/record_words.h"
 
+#include <cmath>
 #include <cstdio>
 
 namespace loopdoctor::recording {
@@ -60,6 +61,21 @@ std::string probe_short(const std::string& kind) {
   if (kind == "native") return "native probe";
   if (kind == "js") return "JS probe";
   return kind.empty() ? "" : kind + " probe";
+}
+
+std::string seconds_text(double ms) {
+  char buf[32];
+  const double s = ms / 1000.0;
+  std::snprintf(buf, sizeof buf, std::fabs(s - std::round(s)) < 0.05 ? "%.0f s" : "%.1f s", s);
+  return buf;
+}
+
+std::string ended_before_listening(const std::string& exit_what) {
+  return "the target ended (" + exit_what + ") before it listened on a port";
+}
+
+std::string never_listened(double listen_timeout_ms) {
+  return "the target did not listen on a port within " + seconds_text(listen_timeout_ms);
 }
 
 }  // namespace loopdoctor::recording

@@ -36,4 +36,17 @@ std::string probe_text(const std::string& kind, const std::string& fallback);
 // The same in two words, for a line of figures: "native probe", "JS probe".
 std::string probe_short(const std::string& kind);
 
+// A duration in seconds as the run's lines say it: "30 s", "2.5 s".
+std::string seconds_text(double ms);
+
+// Why a run asked for load ran none, as the collector prints it before the
+// verdict and the diagnosis says it after: "the target ended (exited with
+// code 1 at 0.4 s) before it listened on a port", "the target did not listen
+// on a port within 30 s".
+std::string ended_before_listening(const std::string& exit_what);
+std::string never_listened(double listen_timeout_ms);
+// What to do about the second, in both.
+inline constexpr std::string_view kNeverListenedAdvice =
+    "raise --listen-timeout if it starts slowly, or check that it listens";
+
 }  // namespace loopdoctor::recording

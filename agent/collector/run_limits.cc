@@ -25,12 +25,11 @@ std::string interrupt_line(const RunResult& r) {
 std::string no_load_line(const RunOptions& o, const RunResult& r) {
   const std::string option = o.load ? "--load" : "--on-port";
   if (r.target_exited_early)
-    return "the target ended (" + how_it_ended(r) +
-           ") before it listened on a port, so no load ran; its own messages above say why "
+    return recording::ended_before_listening(how_it_ended(r)) +
+           ", so no load ran; its own messages above say why "
            "(a missing module, a port in use): fix that and run again";
-  std::string line = "the target did not listen on a port within " +
-                     format_seconds(o.listen_timeout_ms) + "; " + option +
-                     " needs a server. Raise --listen-timeout or check that it listens";
+  std::string line = recording::never_listened(o.listen_timeout_ms) + "; " + option + " needs a server: " +
+                     std::string(recording::kNeverListenedAdvice);
   if (r.probe_connected) return line;
   if (r.node_without_probe)
     line += " (its probe never connected, yet Node.js runs: it may still have been starting, "
@@ -56,12 +55,7 @@ std::string early_exit_line(const RunResult& r) {
 
 }  // namespace
 
-std::string format_seconds(double ms) {
-  char buf[32];
-  const double s = ms / 1000.0;
-  std::snprintf(buf, sizeof buf, std::fabs(s - std::round(s)) < 0.05 ? "%.0f s" : "%.1f s", s);
-  return buf;
-}
+std::string format_seconds(double ms) { return recording::seconds_text(ms); }
 
 bool target_failed(const RunResult& r) { return r.exit_signal || r.exit_code.value_or(0) != 0; }
 

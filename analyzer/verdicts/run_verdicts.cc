@@ -1,6 +1,8 @@
 // The run's own reasons for no verdict (run_verdicts.h).
 #include "analyzer/verdicts/run_verdicts.h"
 
+#include "recording/record_words.h"
+
 #include <fmt/format.h>
 
 #include "analyzer/analysers/analysers.h"
@@ -65,13 +67,10 @@ Issue no_load_issue(const Timeline& tl, const ExitDescription& exit) {
   if (!tl.interrupted.empty())
     why = "the run was interrupted before it ran";
   else if (tl.listen_t < 0 && exit.by_itself)
-    why = fmt::format("the target ended ({}) before it listened on a port; its own messages, passed through above, "
-                      "say why",
-                      exit.what);
+    why = recording::ended_before_listening(exit.what) + "; its own messages, passed through above, say why";
   else if (tl.listen_t < 0)
-    why = fmt::format("the target did not listen on a port within {:.0f} s (raise --listen-timeout if it starts "
-                      "slowly, or check that it listens)",
-                      tl.load_asked.listen_timeout_ms / 1000.0);
+    why = fmt::format("{} ({})", recording::never_listened(tl.load_asked.listen_timeout_ms),
+                      recording::kNeverListenedAdvice);
   else
     why = "it did not start" + (tl.recorded_warnings.empty() ? std::string() : " (" + tl.recorded_warnings.back() + ")");
   i.summary = fmt::format("No verdict on the server: no load ran, as {} asked, because {}. Whatever the loop did "
