@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what loopdoctor needs to build and run, from Debian packages only;
-# with --test, also a second Node major from the npm registry.
+# with --test, also a second Node major and the samples' packages from the
+# npm registry.
 # Idempotent: a second run checks and returns in well under a second.
 #   scripts/setup.sh          build + run dependencies
 #   scripts/setup.sh --test   plus what the tests use (Chromium for the browser
 #                             test, Prometheus, clang-14 for the fuzz smoke, Node 22
-#                             in .tools/node22, python3 for two test scripts, the
-#                             real-framework samples' npm packages in
-#                             samples/node/node_modules)
+#                             in .tools/node22, python3 for two test scripts,
+#                             PostgreSQL, the real-framework samples' npm
+#                             packages in samples/node/node_modules)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 testing=0
@@ -32,6 +33,7 @@ elif [[ ! -f /usr/include/node/node_api.h ]] &&
 fi
 if ((testing)); then
   pkgs+=(chromium prometheus libcivetweb-dev clang-14 python3)  # python3: the layout and README tests
+  pkgs+=(postgresql)  # the pg-pool sample's server: its test starts a cluster of its own
   command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 fi
 
