@@ -10,7 +10,7 @@
 // next request, or one shared timer), or clearInterval on res 'close'.
 const http = require('http');
 
-const WIDGETS = 100;
+const WIDGETS = 30;
 const REFRESH_MS = 60_000;
 
 function refresh(widgets) {
