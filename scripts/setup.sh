@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Installs what loopdoctor needs to build and run, from Debian packages only;
-# with --test, also a second Node major from the npm registry.
+# with --test, also a second Node major and the samples' packages from the
+# npm registry.
 # Idempotent: a second run checks and returns in well under a second.
 #   scripts/setup.sh          build + run dependencies
 #   scripts/setup.sh --test   plus what the tests use (Chromium for the browser
 #                             test, Prometheus, clang-14 for the fuzz smoke, Node 22
-#                             in .tools/node22, python3 for two test scripts)
+#                             in .tools/node22, python3 for two test scripts,
+#                             PostgreSQL, the real-framework samples' npm
+#                             packages in samples/node/node_modules)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 testing=0
@@ -30,6 +33,7 @@ elif [[ ! -f /usr/include/node/node_api.h ]] &&
 fi
 if ((testing)); then
   pkgs+=(chromium prometheus libcivetweb-dev clang-14 python3)  # python3: the layout and README tests
+  pkgs+=(postgresql)  # the pg-pool sample's server: its test starts a cluster of its own
   command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 fi
 
@@ -55,4 +59,19 @@ fi
 # in the project: nothing on the system changes.
 if ((testing)); then
   "$root/scripts/install_node.sh" 22
+fi
+
+# The real-framework samples (Express, Fastify, Koa, React, ejs, pino, pg)
+# resolve their packages from samples/node/node_modules: exactly the
+# versions its package-lock.json pins (npm ci), never installed globally. A
+# copy of the lockfile beside them says which lockfile they were installed
+# from: a second run compares it and returns.
+if ((testing)); then
+  samples=$root/samples/node
+  stamp=$samples/node_modules/.loopdoctor-installed-lock.json
+  if ! cmp -s "$samples/package-lock.json" "$stamp"; then
+    echo "setup: installing the samples' npm packages (npm ci in samples/node)" >&2
+    (cd "$samples" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+    cp "$samples/package-lock.json" "$stamp"
+  fi
 fi

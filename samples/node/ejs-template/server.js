@@ -1,0 +1,35 @@
+'use strict';
+// blocked-loop, on Express 5 with ejs: an orders page rendered from
+// views/orders.ejs (6,000 rows) with ejs.render(template, data) (line 29,
+// in the route at line 28). ejs.render with no `cache` option compiles the
+// template into a JavaScript function again on every request — parsing the
+// template and new Function() of the generated code — before running it over
+// the rows: tens of milliseconds on the loop per request, and the compiled
+// function is thrown away. The fix: compile once (ejs.compile, or
+// app.set('view engine', 'ejs') with the view cache Express turns on in
+// production) and paginate.
+const express = require('express');
+const ejs = require('ejs');
+const fs = require('fs');
+const path = require('path');
+
+const ROWS = 6000;
+const templatePath = path.join(__dirname, 'views', 'orders.ejs');
+const template = fs.readFileSync(templatePath, 'utf8');
+const orders = Array.from({ length: ROWS }, (_, i) => ({
+  id: 100000 + i,
+  customer: `Customer ${i % 317}`,
+  items: 1 + (i % 7),
+  total: (1999 + i * 13) / 100,
+  status: ['paid', 'shipped', 'refunded'][i % 3],
+}));
+
+const app = express();
+app.get('/', (req, res) => {
+  const html = ejs.render(template, { title: 'Orders', orders }, { filename: templatePath });
+  res.send(html);
+});
+
+const server = app.listen(Number(process.env.PORT) || 0, '127.0.0.1', () => {
+  console.log(`ejs-template listening on 127.0.0.1:${server.address().port}`);
+});

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Every memory sample's lead issue names the culprit as its first allocation
+# hotspot (issue 32, docs/contracts.md "Memory by site"): the function that
+# allocates what is kept (a leak) or what churns, with its location — the
+# function's own line, as V8's sampling heap profiler places an allocation
+# ("buildSession", "server.js:11"; a package's file as
+# "express-session 1.19.0 session/memory.js:119"). When the first hotspot is
+# Node's own code (Buffer.from's internals), its caller must be the culprit.
+#   alloc_site.sh <sample> <function> <location regex>
+source "$(dirname "$0")/lib.sh"
+sample=$1 want_fn=$2 want_location=$3
+sample_run "$sample" out.json
+
+# GUARD until issue 32's analyzer lands (remove at merge): an analyzer
+# without allocation sampling writes no `allocation_hotspots` in any issue,
+# and then there is nothing to check yet: skipped (77), not passed. Once it
+# lands, a gc-pressure issue without them is a failure below.
+if [[ $(json_get out.json '(j.issues || []).some(i => "allocation_hotspots" in i)') != true ]]; then
+  echo "SKIP: no issue has allocation_hotspots (this analyzer predates issue 32's allocation sampling); verdict $(json_get out.json j.verdict)"
+  exit 77
+fi
+
+issue='j.issues[0]'
+echo "$sample: verdict $(json_get out.json j.verdict), first allocation hotspots:"
+json_get out.json "($issue.allocation_hotspots || []).slice(0, 3).map(h => '  ' + JSON.stringify(h)).join('\n')"
+[[ $(json_get out.json "($issue.allocation_hotspots || []).length > 0") == true ]] ||
+  fail "the lead issue ($(json_get out.json "$issue.kind")) lists no allocation hotspot"
+top="$issue.allocation_hotspots[0]"
+fn=$(json_get out.json "$top.function")
+location=$(json_get out.json "$top.location")
+if [[ $fn == "$want_fn" && $location =~ $want_location ]]; then
+  echo "ok: $fn ($location)"
+  exit 0
+fi
+# Node's own code allocated it (node:buffer's fromStringFast for a
+# Buffer.from): the culprit is the application function that called it.
+caller=$(json_get out.json "$top.caller || ''")
+if [[ $location == node:* && $caller =~ ^"$want_fn"\ \( ]]; then
+  echo "ok: $fn ($location) called from $caller"
+  exit 0
+fi
+fail "the first allocation hotspot is $fn ($location)${caller:+, called from $caller}; want $want_fn at /$want_location/"
