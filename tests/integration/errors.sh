@@ -98,7 +98,7 @@ never-listens)
   grep -q "insufficient-data" err.txt && grep -q "no load ran" err.txt || fail "terminal: $(cat err.txt)"
   # On a crowded machine Node may not even have loaded the probe within 1 s: the
   # line then adds that the probe never connected, which is true; the rest holds.
-  [[ $(head -1 err.txt) == "loopdoctor: the target did not listen on a port within 1 s; --load needs a server. Raise --listen-timeout or check that it listens"* ]] || fail "first line: $(head -1 err.txt)"
+  [[ $(head -1 err.txt) == "loopdoctor: the target did not listen on a port within 1 s; --load needs a server: raise --listen-timeout if it starts slowly, or check that it listens"* ]] || fail "first line: $(head -1 err.txt)"
   ! grep -q "healthy" err.txt || fail "a verdict about load that never ran: $(cat err.txt)"
   [[ -s out.json && -s r.html ]] || fail "report or JSON not written"
   # The collector's warning record reaches the JSON and the report.
