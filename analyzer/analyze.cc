@@ -63,6 +63,7 @@ Diagnosis analyze_loop(const Timeline& tl) {
   blocks::attach_blocks(blocked, attribution->present && !attribution->hotspots.empty(), &dx);
   // Allocation sampling names where a gc-pressure issue's memory goes.
   alloc::attach(alloc::attribute(tl, w, &mapper), &dx);
+  alloc::attach_heap_snapshots(tl, &dx);
   dx.window = w;
   dx.window_samples = st.samples;
   dx.stats = st;

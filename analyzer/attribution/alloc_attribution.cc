@@ -274,5 +274,24 @@ void attach(const AllocAttribution& a, Diagnosis* dx) {
   }
 }
 
+void attach_heap_snapshots(const Timeline& tl, Diagnosis* dx) {
+  const AllocationHotspot* top = nullptr;
+  for (const Issue& is : dx->issues)
+    if (!top && !is.allocation_hotspots.empty()) top = &is.allocation_hotspots.front();
+  for (const recording::HeapSnapshot& h : tl.heap_snapshots) {
+    if (!h.error.empty()) {
+      dx->notes.push_back("No heap snapshot was written to " + h.path + ": " + h.error + ".");
+      continue;
+    }
+    std::string look = top ? fmt::format("the objects {} allocates ({}) and the retainers that keep them",
+                                         top->function, top->location)
+                           : "the constructors with the largest retained size and their retainers";
+    dx->notes.push_back(fmt::format(
+        "Heap snapshot written to {} ({:.0f} MB; the process stood still {:.0f} ms while V8 wrote it): open it "
+        "in Chrome DevTools (Memory, Load) and look for {}.",
+        h.path, h.bytes / 1048576.0, h.pause_ms, look));
+  }
+}
+
 }  // namespace alloc
 }  // namespace loopdoctor

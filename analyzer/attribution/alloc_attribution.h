@@ -65,4 +65,9 @@ std::string rate_text(const AllocationHotspot& h);
 // at the head of the summary and evidence.
 void attach(const AllocAttribution& a, Diagnosis* dx);
 
+// A note per heap snapshot the probe wrote (`run --heap-snapshot`): where it
+// is, its size and the pause it cost, and what to look for in it (the top
+// allocation site's objects and their retainers); or why none was written.
+void attach_heap_snapshots(const Timeline& tl, Diagnosis* dx);
+
 }  // namespace loopdoctor::alloc

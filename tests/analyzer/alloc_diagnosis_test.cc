@@ -4,6 +4,7 @@
 // terminal and the Markdown show the site.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <sstream>
 
 #include "analyzer/analyze.h"
@@ -162,4 +163,18 @@ TEST_CASE("memory: RSS warming up as the recordings in tests/data do is no nativ
       r["mem"]["rss"] = 80e6 + 6e6 * std::clamp((r["t"].get<double>() - 200) / 1000.0, 0.0, 5.0);
   Diagnosis dx = analyze(build_timeline(recs));
   CHECK(dx.verdict == Verdict::kHealthy);
+}
+
+TEST_CASE("alloc: a heap snapshot is named in a note with what to look for, or why none was written") {
+  auto recs = testing::with_live_sites(testing::make_recording(alloc_leak_scenario()));
+  recs.push_back({{"type", "heap-snapshot"}, {"t", 9000}, {"path", "/tmp/a.heapsnapshot"}, {"bytes", 52428800},
+                  {"pause_ms", 840}});
+  recs.push_back({{"type", "heap-snapshot"}, {"t", 9100}, {"path", "/ro/b.heapsnapshot"}, {"error", "EROFS"}});
+  Diagnosis dx = analyze(build_timeline(recs));
+  const auto& n = dx.notes;
+  CHECK(std::find(n.begin(), n.end(),
+                  "Heap snapshot written to /tmp/a.heapsnapshot (50 MB; the process stood still 840 ms while V8 "
+                  "wrote it): open it in Chrome DevTools (Memory, Load) and look for the objects buildSession "
+                  "allocates (server.js:11) and the retainers that keep them.") != n.end());
+  CHECK(std::find(n.begin(), n.end(), "No heap snapshot was written to /ro/b.heapsnapshot: EROFS.") != n.end());
 }
