@@ -4,8 +4,11 @@
 #include <sstream>
 #include <string_view>
 
+#include <fmt/format.h>
+
 #include "analyzer/verdicts/advice.h"
 #include "analyzer/analysers/analysers.h"
+#include "analyzer/attribution/alloc_attribution.h"
 #include "analyzer/attribution/block_attribution.h"
 #include "analyzer/verdicts/causes.h"
 #include "analyzer/verdicts/loops.h"
@@ -58,6 +61,9 @@ Diagnosis analyze_loop(const Timeline& tl) {
   // Block stacks name the code when no profile did; else they are shown
   // beside the profile's hotspots.
   blocks::attach_blocks(blocked, attribution->present && !attribution->hotspots.empty(), &dx);
+  // Allocation sampling names where a gc-pressure issue's memory goes.
+  alloc::attach(alloc::attribute(tl, w, &mapper), &dx);
+  alloc::attach_heap_snapshots(tl, &dx);
   dx.window = w;
   dx.window_samples = st.samples;
   dx.stats = st;
@@ -104,6 +110,20 @@ std::string top_hotspot_advice(const Hotspot& h, bool blocked_time, std::string_
          (blocked_time ? ": it was running during " + pct + " of the time the loop was blocked"
                        : ": it took " + pct + " of the CPU profile") +
          " (see the hotspots). " + std::string(action) + ", then " + recheck.again + ".";
+}
+
+// The first advice of an issue whose memory has a site: that site, by the
+// figure that ranked it, and what to do about what it looks like.
+std::string allocation_advice(const AllocationHotspot& h, const RecheckWords& recheck) {
+  std::string where = h.location.empty() ? "" : " (" + h.location + ")";
+  std::string caller = h.caller.empty() ? "" : ", called from " + h.caller;
+  const std::string figure =
+      h.kind == AllocKind::kLive
+          ? fmt::format("its live bytes grew {:.1f} MB/s, {:.0f} % of the live heap's growth",
+                        h.growth_bytes_per_s / 1048576.0, h.share * 100)
+          : fmt::format("it allocated {:.0f} % of the bytes ({:.1f} MB/s)", h.share * 100, h.bytes_per_s / 1048576.0);
+  return "Start with `" + h.function + "`" + where + caller + ": " + figure + " (see the allocation sites). " +
+         std::string(alloc_pattern_advice(h.pattern, h.kind == AllocKind::kLive)) + " Then " + recheck.again + ".";
 }
 
 // The texts' {again} and {confirm}: how this user sees the server again.
@@ -153,6 +173,8 @@ std::pair<bool, std::string> general_tag(const std::string& para, CauseKind caus
 void recommend(Issue& issue, const std::vector<std::string>& paragraphs, const RecheckWords& recheck) {
   std::vector<std::string> applicable, general;
   if (!issue.cause.advice.empty()) applicable.push_back(issue.cause.advice);
+  if (!issue.allocation_hotspots.empty())
+    applicable.push_back(allocation_advice(issue.allocation_hotspots.front(), recheck));
   bool named_hotspot = false;
   for (const std::string& para : paragraphs) {
     if (para.starts_with(kWithoutHotspotsTag)) {

@@ -75,6 +75,37 @@ struct Hotspot {
   profile::InlinedLines inlined = {};
 };
 
+// What the probe's allocation sampling measured of a site
+// (analyzer/attribution/alloc_attribution.h): the bytes still alive at the
+// points of its live phase, or everything allocated in its churn phase.
+enum class AllocKind { kLive, kChurn };
+const char* to_string(AllocKind k);  // "live", "churn"
+
+// A site of allocation, grouped as CPU hotspots are (profile_attribution.h:
+// the function the application called into, its caller at the call line,
+// source-mapped, package-named).
+struct AllocationHotspot {
+  AllocKind kind = AllocKind::kChurn;
+  std::string function, location;
+  std::string caller = {};  // "handler (server.js:21)", "server.js:21"; "" when no application frame called it
+  // The code of the line shown for it: its caller's call line where known,
+  // else its own first line; "" when unreadable.
+  std::string hot_line_text = {};
+  std::string generated_location = {};  // as Hotspot's
+  // The npm package of its frame, "" when it is the application's (or
+  // Node's) own code.
+  std::string package_name = {}, package_version = {};
+  // live: sampled bytes still alive at the phase's last point; churn: bytes
+  // allocated in the phase.
+  double bytes = 0;
+  // live: of the growth of every site that grew; churn: of the phase's bytes.
+  double share = 0;
+  double growth_bytes_per_s = 0;  // live: least-squares slope over the points
+  double bytes_per_s = 0;         // churn: bytes over the phase's length
+  std::vector<std::pair<double, double>> points = {};  // live: (run time ms, bytes) per point
+  AllocPattern pattern = AllocPattern::kNone;  // advice.h
+};
+
 // Where an issue's hotspots come from: the CPU profile's samples, or (without
 // a profile: agent mode, --no-profile) the native probe's block stacks.
 enum class HotspotSource { kCpuProfile, kBlockStacks };
@@ -104,6 +135,10 @@ struct Issue {
   // With both a profile and block stacks: the block stacks' view, shown
   // beside the profile's hotspots (which stay the issue's).
   std::vector<Hotspot> block_hotspots;
+  // gc-pressure: where its memory is allocated (alloc_attribution.h), largest
+  // first; all live (the sites that grew) or all churn. Empty without the
+  // probe's allocation sampling.
+  std::vector<AllocationHotspot> allocation_hotspots;
   std::vector<std::string> recommendations;
   // The first this many of `recommendations` follow from this run's
   // evidence (its cause, its hotspot, the check after a fix); the rest are a

@@ -46,6 +46,35 @@ json hotspots_json(const std::vector<Hotspot>& hotspots) {
   return hs;
 }
 
+json or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+// docs/contracts.md "Memory by site": every field always there (null where
+// it does not apply), so a reader needs no existence checks.
+json allocation_hotspots_json(const std::vector<AllocationHotspot>& sites) {
+  json a = json::array();
+  for (const AllocationHotspot& h : sites) {
+    const bool live = h.kind == AllocKind::kLive;
+    json points = json::array();
+    for (const auto& [t, bytes] : h.points) points.push_back({{"t_ms", r3(t)}, {"bytes", std::round(bytes)}});
+    json j = {{"function", h.function},
+              {"location", h.location},
+              {"caller", or_null(h.caller)},
+              {"hot_line_text", or_null(h.hot_line_text)},
+              {"package", h.package_name.empty() ? json(nullptr)
+                                                 : json{{"name", h.package_name}, {"version", h.package_version}}},
+              {"kind", to_string(h.kind)},
+              {"bytes", std::round(h.bytes)},
+              {"share", r3(h.share)},
+              {"growth_bytes_per_s", live ? json(r3(h.growth_bytes_per_s)) : json(nullptr)},
+              {"bytes_per_s", live ? json(nullptr) : json(r3(h.bytes_per_s))},
+              {"pattern", or_null(to_string(h.pattern))},
+              {"generated_location", or_null(h.generated_location)}};
+    if (live) j["points"] = std::move(points);
+    a.push_back(std::move(j));
+  }
+  return a;
+}
+
 // `blocks`: the window's block stacks. Recordings without them keep the
 // fields they always had; with them, each issue says where its hotspots
 // come from.
@@ -65,6 +94,8 @@ json issue_json(const Issue& i, const BlockSummary& blocks) {
   }
   if (blocks.blocks > 0) j["hotspots_source"] = to_string(i.hotspots_source);
   if (!i.block_hotspots.empty()) j["block_hotspots"] = hotspots_json(i.block_hotspots);
+  // Only with allocation sampling's sites: recordings without keep their fields.
+  if (!i.allocation_hotspots.empty()) j["allocation_hotspots"] = allocation_hotspots_json(i.allocation_hotspots);
   return j;
 }
 

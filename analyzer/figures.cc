@@ -48,6 +48,12 @@ Figures loop_figures_of(const Diagnosis& dx) {
     f.heap_used_max_bytes = st.heap_used_max;
     f.heap_growth_bytes_per_s = st.heap_growth_bytes_per_s;
   }
+  if (st.outside_heap_in_figures) {
+    f.external_bytes = st.external_end;
+    f.array_buffers_bytes = st.array_buffers_end;
+    f.native_bytes = st.native_end;
+    f.native_growth_bytes_per_s = st.native_growth_bytes_per_s;
+  }
   if (st.cpu_present) f.cpu_cores = st.cpu_cores;
   if (st.rss_max > 0) f.rss_max_bytes = st.rss_max;
   if (st.sched_present) {
@@ -89,7 +95,7 @@ Figures figures_of(const Timeline& tl, const Diagnosis& dx) {
 }
 
 json figures_json(const Figures& f) {
-  return {{"window_s", std::round(f.window_s * 1000) / 1000},
+  json j = {{"window_s", std::round(f.window_s * 1000) / 1000},
           {"rps", opt(f.rps)},
           {"rps_source", f.rps_source == RpsSource::kNone ? json(nullptr) : json(to_string(f.rps_source))},
           {"latency_mean_ms", opt(f.latency_mean_ms)},
@@ -115,6 +121,14 @@ json figures_json(const Figures& f) {
           {"stall_cpu_wait_share", opt(f.stall_cpu_wait_share)},
           {"cpu_throttled_s", opt(f.cpu_throttled_s)},
           {"cpu_throttled_periods_share", opt(f.cpu_throttled_periods_share)}};
+  // Memory outside the heap, only where the probe sent it (WindowStats::outside_heap_in_figures).
+  if (f.native_bytes) {
+    j["external_bytes"] = opt(f.external_bytes);
+    j["array_buffers_bytes"] = opt(f.array_buffers_bytes);
+    j["native_bytes"] = opt(f.native_bytes);
+    j["native_growth_bytes_per_s"] = opt(f.native_growth_bytes_per_s);
+  }
+  return j;
 }
 
 bool figures_from_diagnosis_json(const json& j, Figures* f, std::string* error) {
@@ -147,6 +161,10 @@ bool figures_from_diagnosis_json(const json& j, Figures* f, std::string* error) 
   f->gc_time_share = read(g, "gc_time_share");
   f->heap_used_max_bytes = read(g, "heap_used_max_bytes");
   f->heap_growth_bytes_per_s = read(g, "heap_growth_bytes_per_s");
+  f->external_bytes = read(g, "external_bytes");
+  f->array_buffers_bytes = read(g, "array_buffers_bytes");
+  f->native_bytes = read(g, "native_bytes");
+  f->native_growth_bytes_per_s = read(g, "native_growth_bytes_per_s");
   f->cpu_cores = read(g, "cpu_cores");
   // Derived, not read, where an older diagnosis lacks it.
   f->cpu_ms_per_request = read(g, "cpu_ms_per_request");

@@ -37,6 +37,10 @@ struct Figures {
   // The slope of the heap after full collections (or of its troughs),
   // WindowStats::heap_growth_bytes_per_s; negative when it shrank.
   std::optional<double> heap_growth_bytes_per_s;
+  // Outside the JS heap at the window's end (WindowStats::native_end and
+  // beside it): external memory, Buffers' ArrayBuffers among it, native
+  // memory (RSS minus heap_total), and native memory's growth (its slope).
+  std::optional<double> external_bytes, array_buffers_bytes, native_bytes, native_growth_bytes_per_s;
   // The process's CPU time per request, ms: cpu_cores * 1000 / rps (the
   // run's throughput, whoever counted it), where both are known and rps > 0.
   // What a CI gate compares across runs whose load differed: CPU and

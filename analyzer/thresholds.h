@@ -2,6 +2,8 @@
 // Measured figures behind these are in docs/thresholds.md.
 #pragma once
 
+#include <cstddef>
+
 namespace loopdoctor::thresholds {
 
 // --- enough data -----------------------------------------------------------
@@ -80,6 +82,36 @@ inline constexpr double kLeakExhaustionS = 600;
 // runs 20-30 % above the heap on the samples). A heap limit above it is
 // flagged with the --max-old-space-size that fits.
 inline constexpr double kHeapShareOfMemLimit = 0.75;
+
+// --- memory outside the JS heap ---------------------------------------------
+// Native memory (RSS minus heap_total) growing this fast, with the JS heap
+// under kHeapGrowthLeakBytesPerS, is memory kept outside the heap: Buffers
+// or native code. RSS warms up too (code, JIT, thread stacks): on the 24
+// recordings in tests/data (2-6 s runs) native memory grew at most
+// 6 MB/s (unbounded-cache, worker-stall 5.4), so the line sits above that.
+inline constexpr double kNativeGrowthLeakBytesPerS = 10.0 * 1024 * 1024;
+// ... and by at least this much over the window: the same recordings' RSS
+// rose at most 30 MB outside the heap while warming up, so a short run's
+// steep start is not called a leak.
+inline constexpr double kNativeGrowthMinBytes = 64.0 * 1024 * 1024;
+// External memory (Buffers) growing at least this share of native memory's
+// growth names Buffers as what grows, not native code: half of it.
+inline constexpr double kExternalShareOfNativeGrowth = 0.5;
+
+// --- allocation sites (the probe's allocation sampling) ---------------------
+// At most this many allocation sites are listed, as for the CPU's hotspots
+// (profile_attribution.h kMaxHotspots): past the first few a table of
+// shares stops being read.
+inline constexpr std::size_t kMaxAllocationSites = 8;
+// A site under 3 % of the growth or of the bytes allocated is not where the
+// memory goes. At the probe's default interval (one sample per 128 KiB) a
+// 2 s churn phase of 50 MB/s holds ~800 samples: 3 % is ~24 of them, above
+// the sampling's noise.
+inline constexpr double kMinAllocationShare = 0.03;
+// A site's live bytes growing slower than this are not growth: between two
+// points 2 s apart one sample more or less (128 KiB) moves a site's slope
+// by 64 KiB/s, so twice that is the least that is not the sampling's noise.
+inline constexpr double kMinSiteGrowthBytesPerS = 128.0 * 1024;
 
 // --- I/O -------------------------------------------------------------------
 // Evidence of load: at least this many requests per second reached the server.

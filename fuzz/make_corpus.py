@@ -139,6 +139,13 @@ HAND_PROBE = [
     b'{"type":"hello","t":0,"pid":1}\nnot json\n{"type":"sample","delay":"slow"}\n{"type":"gc","kind":"major","duration_ms":12}\n',
     b'{"type":"hello","t":0,"pid":1,"job":"api"}\n{"type":"sample","t":1,"handles":{"total":2,"by_type":{"TCP":1,"Timer":1}}}\n{"type":"hello","pid":2}\n',
     b'  {"type":"sample","t":3}\n{"rt":1,"type":"gc"}\n{"type":"profile","t":0,"profile":{}}\n',
+    # allocation sampling: a churn phase, two live points, heap spaces, a snapshot
+    b'{"type":"hello","t":0,"pid":1,"argv":["node","/srv/app/server.js"]}\n'
+    b'{"type":"sample","t":10,"mem":{"rss":9e7,"heap_used":2e7,"heap_total":3e7},"spaces":{"new":1e6,"old":1.5e7,"code":1e6,"large_object":3e6}}\n'
+    b'{"type":"alloc","t":2000,"since":0,"mode":"churn","interval_bytes":131072,"total_bytes":9e6,"dropped_bytes":0,"nodes":[{"id":1,"parent":0,"fn":"","url":"file:///srv/app/server.js","line":19,"column":34,"self":0},{"id":2,"parent":1,"fn":"buildSession","url":"file:///srv/app/server.js","line":11,"column":22,"self":9e6}]}\n'
+    b'{"type":"alloc","t":4000,"since":2000,"mode":"live","nodes":[{"id":1,"parent":0,"fn":"buildSession","url":"/srv/app/server.js","line":11,"self":2e6},{"id":2,"parent":1,"fn":"x","self":1}]}\n'
+    b'{"type":"alloc","t":6000,"since":2000,"mode":"live","nodes":[{"id":1,"parent":1,"fn":"buildSession","url":"/srv/app/server.js","line":11,"self":8e6}]}\n'
+    b'{"type":"heap-snapshot","t":6100,"path":"/tmp/a.heapsnapshot","bytes":5e7,"pause_ms":800}\n',
 ]
 
 HAND_HTTP = [
@@ -245,6 +252,9 @@ def main():
     for i, s in enumerate(HAND_PROBE):
         for target in ("probe_lines", "probe_lines_agent"):
             write(out_dir, target, f"hand-{i}", cuts + s)
+    # The allocation stream as a recording of its own: the whole analysis of it.
+    for target in ("recording", "recording_full"):
+        write(out_dir, target, "hand-alloc", HAND_PROBE[-1])
     for i, s in enumerate(HAND_HTTP):
         write(out_dir, "load_response", f"hand-{i}", bytes([0x02 * (i + 1), 0x12, 0x34]) + s * 2)
     write(out_dir, "load_response", "head", bytes([0x03, 0, 7]) + HAND_HTTP[0][:-5] * 3)

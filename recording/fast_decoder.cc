@@ -28,6 +28,7 @@ struct Fields {
   std::array<element, N> value{};
   std::array<bool, N> present{};
 
+  Fields() = default;  // every key absent
   Fields(object o, const std::array<std::string_view, N>& keys) {
     for (auto field : o) {
       // Length and first byte first: most keys differ there, and a memcmp
@@ -72,7 +73,7 @@ enum Top : std::size_t {
   kCpuMs, kRss, kThreads, kFds, kCtxVoluntary, kCtxInvoluntary, kIoRead, kIoWrite,
   kSchedRun, kSchedWait, kCgPeriods, kCgThrottled, kCgThrottledMs, kCpuQuota, kMemLimit,
   kRequests, kBytes, kErrors, kNon2xx, kLatencyMs, kSecond, kIntervalS,
-  kPid, kThread, kLoopThreads, kDropped,
+  kPid, kThread, kLoopThreads, kDropped, kSpaces,
   kTopCount
 };
 constexpr std::array<std::string_view, kTopCount> kTopKeys = {
@@ -83,7 +84,7 @@ constexpr std::array<std::string_view, kTopCount> kTopKeys = {
     "sched_run_ms", "sched_wait_ms", "cg_periods", "cg_throttled", "cg_throttled_ms",
     "cpu_quota_cores", "mem_limit",
     "requests", "bytes", "errors", "non_2xx", "latency_ms", "second", "interval_s",
-    "pid", "thread", "loop_threads", "dropped"};
+    "pid", "thread", "loop_threads", "dropped", "spaces"};
 
 // Fields of a nested object, or all defaults when it is absent / not an object.
 template <std::size_t N>
@@ -113,11 +114,22 @@ void fill_sample(const Fields<kTopCount>& r, Sample& s, HandleScratch& hs) {
   auto c = nested(r.obj(kCpu), kCpuKeys);
   s.cpu_user_us = c[0];
   s.cpu_system_us = c[1];
-  constexpr std::array<std::string_view, 5> kMemKeys = {"rss", "heap_used", "heap_total",
-                                                        "external", "array_buffers"};
-  auto m = nested(r.obj(kMem), kMemKeys);
-  s.rss = m[0], s.heap_used = m[1], s.heap_total = m[2], s.external = m[3];
-  s.array_buffers = m[4];
+  constexpr std::array<std::string_view, 6> kMemKeys = {"rss",      "heap_used",     "heap_total",
+                                                        "external", "array_buffers", "spaces"};
+  const std::optional<object> mem = r.obj(kMem);
+  Fields<6> m;
+  if (mem) m = Fields<6>(*mem, kMemKeys);
+  s.rss = m.num(0), s.heap_used = m.num(1), s.heap_total = m.num(2), s.external = m.num(3);
+  s.array_buffers = m.num(4);
+  // As records.cc: the top-level `spaces`, else the one inside `mem`.
+  s.spaces = HeapSpaces{};
+  std::optional<object> spaces = r.obj(kSpaces);
+  if (!spaces && mem) spaces = m.obj(5);
+  if (spaces) {
+    constexpr std::array<std::string_view, 4> kSpaceKeys = {"new", "old", "code", "large_object"};
+    auto sp = nested(spaces, kSpaceKeys);
+    s.spaces = {true, sp[0], sp[1], sp[2], sp[3]};
+  }
   s.handles_total = 0;
   s.handles_by_type.clear();
   if (auto h = r.obj(kHandles)) {

@@ -60,6 +60,15 @@ inline std::optional<int> opt_int(const json& j, const char* key) {
   return v >= kMin && v <= kMax ? std::optional<int>(static_cast<int>(v)) : std::nullopt;
 }
 
+// A frame's line or column as an int. One outside int's range (a damaged
+// line) reads as 0, unknown: the cast of it was undefined behaviour (fuzz
+// finding).
+inline int position(const json& f, const char* key) {
+  const double v = num(f, key);
+  constexpr double kMin = std::numeric_limits<int>::min(), kMax = std::numeric_limits<int>::max();
+  return v >= kMin && v <= kMax ? static_cast<int>(v) : 0;
+}
+
 inline bool flag(const json& j, const char* key) {
   auto it = j.find(key);
   return it != j.end() && it->is_boolean() && it->get<bool>();

@@ -97,6 +97,9 @@ json encode(const Sample& r) {
   j["cpu"] = {{"user_us", r.cpu_user_us}, {"system_us", r.cpu_system_us}};
   j["mem"] = {{"rss", r.rss}, {"heap_used", r.heap_used}, {"heap_total", r.heap_total},
               {"external", r.external}, {"array_buffers", r.array_buffers}};
+  if (r.spaces.present)
+    j["spaces"] = {{"new", r.spaces.new_space}, {"old", r.spaces.old_space}, {"code", r.spaces.code},
+                   {"large_object", r.spaces.large_object}};
   json by_type = json::object();
   for (const auto& [k, v] : r.handles_by_type) by_type[k] = v;
   j["handles"] = {{"total", r.handles_total}, {"by_type", by_type}};
@@ -108,6 +111,19 @@ json encode(const Sample& r) {
   encode_loop(r.loop, &j);
   return j;
 }
+
+namespace {
+
+// The sample's `spaces`; read inside `mem` too, where a probe that groups
+// it with the other heap figures puts it (the top-level one wins).
+HeapSpaces decode_spaces(const json& r, const json& mem) {
+  for (const json* o : {&r, &mem})
+    if (auto it = o->find("spaces"); it != o->end() && it->is_object())
+      return {true, num(*it, "new"), num(*it, "old"), num(*it, "code"), num(*it, "large_object")};
+  return {};
+}
+
+}  // namespace
 
 Sample decode_sample(const json& r, double default_interval_ms) {
   Sample s;
@@ -126,6 +142,7 @@ Sample decode_sample(const json& r, double default_interval_ms) {
   s.heap_total = num(m, "heap_total");
   s.external = num(m, "external");
   s.array_buffers = num(m, "array_buffers");
+  s.spaces = decode_spaces(r, m);
   const json& h = obj(r, "handles");
   s.handles_total = num(h, "total");
   for (const auto& [k, v] : obj(h, "by_type").items())
@@ -160,14 +177,6 @@ namespace {
 
 json frame_json(const BlockFrame& f) {
   return {{"function", f.function}, {"url", f.url}, {"line", f.line}, {"column", f.column}};
-}
-
-// A frame's line or column. One outside int's range (a damaged line) reads
-// as 0, unknown: the cast of it was undefined behaviour (fuzz finding).
-int position(const json& f, const char* key) {
-  const double v = num(f, key);
-  constexpr double kMin = std::numeric_limits<int>::min(), kMax = std::numeric_limits<int>::max();
-  return v >= kMin && v <= kMax ? static_cast<int>(v) : 0;
 }
 
 BlockFrame decode_frame(const json& f) {

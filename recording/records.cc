@@ -24,7 +24,8 @@ constexpr std::pair<std::string_view, Type> kTypeNames[] = {
     {"warning", Type::kWarning},   {"block", Type::kBlock},
     {"threads-unsampled", Type::kThreadsUnsampled},
     {"outbound", Type::kOutbound}, {"threadpool", Type::kThreadpool},
-    {"process-warnings", Type::kProcessWarnings}, {"detach", Type::kDetach}};
+    {"process-warnings", Type::kProcessWarnings}, {"detach", Type::kDetach},
+    {"alloc", Type::kAlloc},       {"heap-snapshot", Type::kHeapSnapshot}};
 
 }  // namespace
 

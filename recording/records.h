@@ -39,6 +39,7 @@ enum class Type {
   kProc, kLoadStart, kLoad, kLoadSummary, kLoadEnd, kExit, kInterrupt, kWarning, kDetach,
   kOutbound, kThreadpool,  // probe messages: what is behind an io-bound verdict
   kProcessWarnings,        // probe message: the target's process warnings
+  kAlloc, kHeapSnapshot,   // probe messages: allocation sampling, a heap snapshot written
   kOther,
 };
 Type type_of(std::string_view type);
@@ -152,6 +153,14 @@ struct HttpStats {  // server-side view from the probe, per interval
   bool operator==(const HttpStats&) const = default;
 };
 
+// V8's heap spaces, bytes used (the sample's `spaces`): new_space, old_space,
+// code_space, and large_object_space plus new_large_object_space.
+struct HeapSpaces {
+  bool present = false;  // false: the line had none (older probes, lines without the heap)
+  double new_space = 0, old_space = 0, code = 0, large_object = 0;
+  bool operator==(const HeapSpaces&) const = default;
+};
+
 struct Sample {
   double t = 0;         // end of the interval
   double interval = 0;  // length of the interval, ms (hello's interval_ms when absent)
@@ -159,6 +168,7 @@ struct Sample {
   double elu = 0;  // event-loop utilisation in this interval, clamped to 0..1
   double cpu_user_us = 0, cpu_system_us = 0;  // CPU used in this interval
   double rss = 0, heap_used = 0, heap_total = 0, external = 0, array_buffers = 0;  // bytes
+  HeapSpaces spaces;
   double handles_total = 0;
   HandleCounts handles_by_type;  // map-like; equal sets share storage
   HttpStats http;
@@ -446,3 +456,5 @@ std::string to_line(const nlohmann::json& record);
 
 // The outbound, threadpool and process-warnings records.
 #include "recording/cause_records.h"
+// The alloc and heap-snapshot records.
+#include "recording/alloc_records.h"

@@ -32,6 +32,20 @@ Finding http(const WindowStats& st);
 bool http_slow(const WindowStats& st);
 bool http_queued(const WindowStats& st);
 
+// Memory kept outside the JS heap: native memory (RSS minus heap_total)
+// grew past kNativeGrowthLeakBytesPerS and kNativeGrowthMinBytes while the
+// heap's growth stayed under kHeapGrowthLeakBytesPerS. The memory finding,
+// the rules and every output ask this one question.
+bool native_growing(const WindowStats& st);
+// Whether Buffers (external memory) are what grew: their growth is at least
+// kExternalShareOfNativeGrowth of native memory's.
+bool buffers_growing(const WindowStats& st);
+// The sentence that names it, every output's: "RSS grew 300 MB while the JS
+// heap stayed at 40 MB: Buffers (external memory grew 12.0 MB/s, 280 MB at
+// the end)" or "...: Buffers or native code (native memory grew 15.0 MB/s;
+// external memory stayed at 2 MB)".
+std::string native_growth_text(const WindowStats& st);
+
 // Shared by the analysers: a probe-based finding needs enough probe samples.
 bool enough_probe_data(const WindowStats& st);
 

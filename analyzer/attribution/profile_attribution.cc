@@ -154,21 +154,13 @@ std::vector<Hotspot> hotspots_of(const CpuProfile& p, const std::map<int, Tally>
     const double share = h.samples / samples;
     if (share < kMinHotspotShare) continue;
     const Frame& f = p.nodes[static_cast<std::size_t>(h.node)].frame;
-    Place where = place_of(f, h.line_ticks, names, mapper);
-    Hotspot hs{where.function, where.location, share, "", where.hot_line, where.hot_line_text,
-               where.generated_location};
-    hs.inlined = where.inlined;
     // The caller that accounts for most of this function's samples.
     double best = 0;
     int caller = -1;
     for (const auto& [ck, slot] : h.callers)
       if (slot.first > best) best = slot.first, caller = slot.second;
-    if (caller >= 0) {
-      const CallSite site = call_site(p.nodes[static_cast<std::size_t>(caller)].frame, f.function, names, mapper);
-      hs.caller = site.text;
-      hs.caller_line_text = site.line_text;
-    }
-    out.push_back(std::move(hs));
+    const Frame* caller_frame = caller >= 0 ? &p.nodes[static_cast<std::size_t>(caller)].frame : nullptr;
+    out.push_back(placed_hotspot(f, h.line_ticks, caller_frame, share, names, mapper));
   }
   std::sort(out.begin(), out.end(), [](const Hotspot& x, const Hotspot& y) {
     return x.share != y.share ? x.share > y.share : x.function < y.function;
@@ -178,6 +170,20 @@ std::vector<Hotspot> hotspots_of(const CpuProfile& p, const std::map<int, Tally>
 }
 
 }  // namespace
+
+Hotspot placed_hotspot(const Frame& f, const LineTicks& line_ticks, const Frame* caller, double share,
+                       const PathNamer& names, sourcemap::Mapper* mapper) {
+  Place where = place_of(f, line_ticks, names, mapper);
+  Hotspot hs{where.function, where.location, share, "", where.hot_line, where.hot_line_text,
+             where.generated_location};
+  hs.inlined = where.inlined;
+  if (caller) {
+    const CallSite site = call_site(*caller, f.function, names, mapper);
+    hs.caller = site.text;
+    hs.caller_line_text = site.line_text;
+  }
+  return hs;
+}
 
 std::vector<Window> blocked_intervals(const Timeline& tl, const Window& w) {
   std::vector<Window> out;

@@ -85,6 +85,13 @@ Attribution attribute(const CpuProfile& p, const std::vector<double>& times,
                       const std::vector<Window>& blocked, const Window& w,
                       const PathNamer& names, sourcemap::Mapper* mapper = nullptr);
 
+// A function charged some weight (a CPU profile's samples, an allocation
+// site's bytes) as a hotspot every output shows alike: placed through its
+// source map with its hot line (profile_place.h place_of), and `caller`
+// (the application frame that called it; nullptr: none) at its call line.
+Hotspot placed_hotspot(const Frame& f, const LineTicks& line_ticks, const Frame* caller, double share,
+                       const PathNamer& names, sourcemap::Mapper* mapper);
+
 // A note per script whose source map could not be used
 // (sourcemap::Mapper::problems): "source map not applied: ...".
 void attach_map_problems(const std::vector<std::string>& problems, Diagnosis* dx);

@@ -45,6 +45,11 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
   md += markdown_loops(dx);
   md += markdown_figures(tl, dx);
   md += "\n";
+  for (std::size_t i = 0; i < listed_allocation_sites(dx); ++i) {
+    const AllocationHotspot& h = lead.allocation_hotspots[i];
+    md += "- allocation site " + allocation_site_line(h, true) + "\n";
+    if (!h.hot_line_text.empty()) md += "  `` " + h.hot_line_text + " ``\n";
+  }
   for (std::size_t i = 0; i < listed_hotspots(dx); ++i) {
     const Hotspot& h = lead.hotspots[i];
     const std::string at = profile::hotspot_place(h);

@@ -1,6 +1,7 @@
 #include "analyzer/render/report_charts.h"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 
 #include "analyzer/render/key_figures.h"
@@ -35,6 +36,11 @@ constexpr const char* kRed = "#dc2626";
 constexpr const char* kSlate = "#64748b";
 constexpr const char* kViolet = "#7c3aed";
 constexpr const char* kPink = "#db2777";
+// V8's heap spaces, stacked from the bottom: shades of one hue, light to dark.
+constexpr const char* kSpaceNew = "#a7f3d0";
+constexpr const char* kSpaceOld = "#34d399";
+constexpr const char* kSpaceCode = "#059669";
+constexpr const char* kSpaceLarge = "#065f46";
 
 template <typename T, typename F>
 std::vector<Point> series(const std::vector<T>& rows, F value) {
@@ -157,7 +163,26 @@ void add_memory_chart(ChartSet& set, const Timeline& tl, const Diagnosis& dx, co
   else mem.lines.push_back(sl.line(mem, "RSS", kBlue, [](const ProbeSample& p) { return p.rss; }));
   mem.lines.push_back(sl.line(mem, "heap total", kSlate, [](const ProbeSample& p) { return p.heap_total; }, true));
   mem.lines.push_back(sl.line(mem, "heap used", kTeal, [](const ProbeSample& p) { return p.heap_used; }));
-  add(set, "memory", "resident set size and V8 heap", mem);
+  // From probes that send them: V8's heap spaces stacked (each line is its
+  // space plus those below it, the top one heap used by space) and external
+  // memory (Buffers) beside the heap.
+  const bool spaces = std::any_of(s.begin(), s.end(), [](const ProbeSample& p) { return p.spaces.present; });
+  if (spaces) {
+    const auto space = [&](std::string name, const char* color, auto bytes) {
+      mem.lines.push_back(sl.line(mem, std::move(name), color, [bytes](const ProbeSample& p) {
+        return p.spaces.present ? bytes(p.spaces) : std::numeric_limits<double>::quiet_NaN();
+      }));
+    };
+    using Spaces = recording::HeapSpaces;
+    space("new space", kSpaceNew, [](const Spaces& h) { return h.new_space; });
+    space("+ old space", kSpaceOld, [](const Spaces& h) { return h.new_space + h.old_space; });
+    space("+ code space", kSpaceCode, [](const Spaces& h) { return h.new_space + h.old_space + h.code; });
+    space("+ large objects", kSpaceLarge,
+          [](const Spaces& h) { return h.new_space + h.old_space + h.code + h.large_object; });
+    mem.lines.push_back(sl.line(mem, "external (Buffers)", kAmber, [](const ProbeSample& p) { return p.external; }, true));
+  }
+  add(set, "memory", spaces ? "resident set size, V8 heap by space, external memory" : "resident set size and V8 heap",
+      mem);
 }
 
 void add_delay_chart(ChartSet& set, const Timeline& tl, const Diagnosis& dx, const SampleLines& sl) {

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/attribution/alloc_attribution.h"
 #include "analyzer/attribution/block_attribution.h"
 #include "analyzer/attribution/profile_attribution.h"
 #include "recording/record_words.h"
@@ -175,6 +176,37 @@ data hotspot_entry(const Hotspot& h) {
   return hd;
 }
 
+// A row of the allocation sites' table (alloc_attribution.h).
+data allocation_site_entry(const AllocationHotspot& h) {
+  data d;
+  d.set("function", h.function.empty() ? "(anonymous)" : h.function);
+  d.set("where_html", html_with_wrap_points(h.location));
+  d.set("hot_line_text", h.hot_line_text);
+  d.set("has_hot_line_text", !h.hot_line_text.empty());
+  d.set("caller_html", html_with_wrap_points(h.caller));
+  d.set("package", h.package_name + (h.package_version.empty() ? "" : " " + h.package_version));
+  d.set("has_package", !h.package_name.empty());
+  d.set("bytes", fmt_num(h.bytes / 1048576.0, 1) + " MB");
+  d.set("rate", alloc::rate_text(h));
+  d.set("share", fmt_percent(h.share, 1));
+  d.set("bar", fmt_num(std::clamp(h.share, 0.0, 1.0) * 100, 1));
+  return d;
+}
+
+// Where the issue's memory is allocated, when the probe sampled allocations:
+// the sites that grew (a leak) or that allocated most (churn), each
+// with the figure that ranks it.
+void set_allocation_sites(data& d, const Issue& is) {
+  const bool live = !is.allocation_hotspots.empty() && is.allocation_hotspots.front().kind == AllocKind::kLive;
+  d.set("has_allocation_sites", !is.allocation_hotspots.empty());
+  d.set("allocation_sites", list_of(is.allocation_hotspots, allocation_site_entry));
+  d.set("allocation_caption", live ? "what stays alive, by the growth of each site's live bytes"
+                                   : "what is allocated, by bytes (those the collector freed included)");
+  d.set("allocation_bytes_head", live ? "Alive at the end (sampled)" : "Allocated (sampled)");
+  d.set("allocation_rate_head", live ? "Growth" : "Rate");
+  d.set("allocation_share_of", live ? "Share of the growth" : "Share of bytes allocated");
+}
+
 // The hotspot tables of an issue: its own (the profile's, or the block
 // stacks' without a profile) and, when both exist, the block stacks' beside.
 // Captions appear only when the run had block stacks, to say which is which.
@@ -211,6 +243,7 @@ data issue_data(const Issue& is, const BlockSummary& blocks) {
   d.set("has_general_recs", applicable < recs.size());
   d.set("general_recs_count", std::to_string(recs.size() - applicable));
   set_hotspots(d, is, blocks);
+  set_allocation_sites(d, is);
   return d;
 }
 
@@ -263,7 +296,8 @@ void set_issues_and_profile(data& m, const Diagnosis& dx) {
   for (const Issue& is : dx.issues) {
     data d = issue_data(is, dx.blocks);
     issues.push_back(d);
-    if (!is.hotspots.empty() || !is.block_hotspots.empty()) hotspot_issues.push_back(d);
+    if (!is.hotspots.empty() || !is.block_hotspots.empty() || !is.allocation_hotspots.empty())
+      hotspot_issues.push_back(d);
   }
   m.set("issues", issues);
   m.set("hotspot_issues", hotspot_issues);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "analyzer/attribution/alloc_attribution.h"
 #include "analyzer/attribution/block_attribution.h"
 #include "analyzer/attribution/profile_attribution.h"
 #include "recording/record_words.h"
@@ -13,6 +14,18 @@ namespace loopdoctor::render {
 
 std::size_t listed_hotspots(const Diagnosis& dx) {
   return std::min(dx.lead().hotspots.size(), kTerminalHotspots);
+}
+
+std::size_t listed_allocation_sites(const Diagnosis& dx) {
+  return std::min(dx.lead().allocation_hotspots.size(), kListedAllocationSites);
+}
+
+std::string allocation_site_line(const AllocationHotspot& h, bool markdown) {
+  const std::string figure = fmt::format("{:.0f} % of the {}, {}", h.share * 100,
+                                         h.kind == AllocKind::kLive ? "growth" : "bytes allocated", alloc::rate_text(h));
+  if (!markdown) return alloc::site_text(h) + ", " + figure;
+  return fmt::format("`{}` at `{}`{} ({})", h.function, h.location,
+                     h.caller.empty() ? "" : " called from `" + h.caller + "`", figure);
 }
 
 std::string probe_note(const Timeline& tl) {

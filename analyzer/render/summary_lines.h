@@ -16,6 +16,15 @@ namespace loopdoctor::render {
 inline constexpr std::size_t kTerminalHotspots = 3;
 std::size_t listed_hotspots(const Diagnosis& dx);
 
+// Allocation sites listed under the verdict (the lead issue's, the probe's
+// allocation sampling); the report and the JSON have every one.
+inline constexpr std::size_t kListedAllocationSites = 3;
+std::size_t listed_allocation_sites(const Diagnosis& dx);
+// "buildSession (server.js:11) called from server.js:21, 87 % of the
+// growth, +3.1 MB/s" (live) or "parseOrder (orders.js:40), 62 % of the
+// bytes allocated, 41.0 MB/s" (churn); in Markdown the code in backticks.
+std::string allocation_site_line(const AllocationHotspot& h, bool markdown);
+
 // " (native probe)", " (JS probe: <why the native one did not run>)", or
 // nothing for a recording whose probe did not say.
 std::string probe_note(const Timeline& tl);

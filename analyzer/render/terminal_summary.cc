@@ -76,6 +76,13 @@ void print_verdict(std::ostream& out, const Diagnosis& dx, bool colour) {
   if (is_problem(top.kind))
     out << fmt::format("  ({} severity, confidence {:.2f})", to_string(top.severity), top.confidence);
   out << "\n  " << top.summary << "\n";
+  // Where a gc-pressure issue's memory is allocated comes before where its
+  // CPU time went.
+  for (std::size_t i = 0; i < listed_allocation_sites(dx); ++i) {
+    const AllocationHotspot& h = top.allocation_hotspots[i];
+    out << "  " << (i == 0 ? "allocated: " : "           ") << allocation_site_line(h, false) << "\n";
+    if (!h.hot_line_text.empty()) out << "             " << dim << "| " << h.hot_line_text << off << "\n";
+  }
   for (std::size_t i = 0; i < listed_hotspots(dx); ++i) {
     const Hotspot& h = top.hotspots[i];
     const std::string at = profile::hotspot_place(h);

@@ -65,6 +65,12 @@ class Builder {
       case Type::kOutbound: tl_.outbound.push_back(recording::decode_outbound(r)); break;
       case Type::kThreadpool: tl_.threadpool.push_back(recording::decode_threadpool(r)); break;
       case Type::kProcessWarnings: tl_.process_warnings.push_back(recording::decode_process_warnings(r)); break;
+      case Type::kAlloc: {
+        recording::Alloc a = recording::decode_alloc(r);
+        if (a.mode_known) tl_.allocs.push_back(std::move(a));  // a later mode: not ours to read
+        break;
+      }
+      case Type::kHeapSnapshot: tl_.heap_snapshots.push_back(recording::decode_heap_snapshot(r)); break;
       case Type::kProfile: on_profile(recording::decode_profile(r)); break;
       case Type::kProc: on_proc(recording::decode_proc(r)); break;
       case Type::kLoadStart: on_load_start(recording::decode_load_start(r)); break;
@@ -132,6 +138,8 @@ class Builder {
     for (auto& b : tl_.blocks) b.t += off, b.start += off;
     for (auto& o : tl_.outbound) o.t += off;
     for (auto& p : tl_.threadpool) p.t += off;
+    for (auto& a : tl_.allocs) a.t += off, a.since += off;
+    for (auto& h : tl_.heap_snapshots) h.t += off;
     for (auto& p : tl_.process_warnings) {
       p.t += off;
       for (auto& w : p.warnings) w.first_t += off;

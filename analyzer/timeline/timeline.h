@@ -99,6 +99,10 @@ struct Timeline {
   std::vector<recording::Outbound> outbound;      // per second: calls per destination
   std::vector<recording::Threadpool> threadpool;  // per second: the threadpool's queue wait
   std::vector<recording::ProcessWarnings> process_warnings;  // per second with any: the target's warnings
+  // Allocation sampling's phases (t and since in run time), in arrival order,
+  // and the heap snapshots the probe wrote (t in run time).
+  std::vector<recording::Alloc> allocs;
+  std::vector<recording::HeapSnapshot> heap_snapshots;
   std::vector<LoadSecond> load;
   LoadSummary load_summary;
 

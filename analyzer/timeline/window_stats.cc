@@ -30,9 +30,9 @@ double percentile_in_place(std::vector<double>& v, double p) {
 
 double percentile(std::vector<double> v, double p) { return percentile_in_place(v, p); }
 
-double slope(const std::vector<double>& x, const std::vector<double>& y) {
+double slope(const std::vector<double>& x, const std::vector<double>& y, std::size_t min_points) {
   const std::size_t n = std::min(x.size(), y.size());
-  if (n < 3) return 0;
+  if (n < std::max<std::size_t>(min_points, 2)) return 0;
   double mx = 0, my = 0;
   for (std::size_t i = 0; i < n; ++i) mx += x[i], my += y[i];
   mx /= n, my /= n;
@@ -164,6 +164,34 @@ double leading_inflight(const std::vector<const ProbeSample*>& in) {
   return -1;
 }
 
+// Memory outside the JS heap (WindowStats::native_end and beside it), from
+// the samples that carry memory figures.
+void add_outside_heap(WindowStats& st, const Timeline& tl, const std::vector<const ProbeSample*>& in) {
+  std::vector<double> x, native, external;
+  const ProbeSample* first = nullptr;
+  const ProbeSample* last = nullptr;
+  for (const ProbeSample* p : in) {
+    if (p->rss <= 0 || p->heap_total <= 0) continue;
+    if (!first) first = p;
+    last = p;
+    x.push_back(p->t / 1000.0);
+    native.push_back(std::max(0.0, p->rss - p->heap_total));
+    external.push_back(p->external);
+  }
+  if (!last) return;
+  st.outside_heap_in_figures =
+      !tl.allocs.empty() || std::any_of(in.begin(), in.end(), [](const ProbeSample* p) { return p->spaces.present; });
+  st.heap_used_start = first->heap_used;
+  st.heap_used_end = last->heap_used;
+  st.external_end = last->external;
+  st.array_buffers_end = last->array_buffers;
+  st.native_end = native.back();
+  st.native_growth_bytes_per_s = slope(x, native);
+  st.external_growth_bytes_per_s = slope(x, external);
+  st.rss_grown_bytes = last->rss - first->rss;
+  st.native_grown_bytes = native.back() - native.front();
+}
+
 // Every probe figure, in one pass over the window's samples.
 void add_probe_stats(WindowStats& st, const Timeline& tl, const Window& w,
                      const std::vector<const ProbeSample*>& in, const ProbePauses& pauses) {
@@ -215,6 +243,7 @@ void add_probe_stats(WindowStats& st, const Timeline& tl, const Window& w,
   st.handles_mean = weight > 0 ? handles_sum / weight : 0;
   st.handles_growth_per_s = handles_slope(in, hx_sum, hy_sum);
   st.heap_growth_bytes_per_s = heap_growth(in, tl.gc, w, &st.heap_growth_after_major_gc);
+  add_outside_heap(st, tl, in);
   if (st.http_present) {
     st.http_rps = covered_ms > 0 ? st.http_requests / (covered_ms / 1000.0) : 0;
     st.http_inflight_mean = weight > 0 ? inflight_sum / weight : 0;

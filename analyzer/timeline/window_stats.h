@@ -13,8 +13,9 @@ namespace loopdoctor {
 double percentile(std::vector<double> values, double p);
 
 // Least-squares slope of y over x (units of y per unit of x); 0 when fewer
-// than 3 points or no spread in x.
-double slope(const std::vector<double>& x, const std::vector<double>& y);
+// than `min_points` points (3 by default: two points of a noisy series are
+// a line through noise; at least 2) or no spread in x.
+double slope(const std::vector<double>& x, const std::vector<double>& y, std::size_t min_points = 3);
 
 struct WindowStats {
   std::size_t samples = 0;         // probe samples in the window
@@ -112,6 +113,23 @@ struct WindowStats {
   double heap_used_max = 0, heap_total_max = 0, rss_max = 0;
   double heap_growth_bytes_per_s = 0;  // slope of heap used after major GCs, or of troughs
   bool heap_growth_after_major_gc = false;  // measured after >= 2 full collections
+  // Outside the JS heap, at the window's last sample with memory figures:
+  // `external` (memory V8 is told of but does not hold: Buffers, whose
+  // backing stores are `array_buffers`, and addons' external strings) and
+  // native memory, RSS minus heap_total. heap_total, not heap_used: V8's
+  // free heap pages are resident too and are the heap's, so RSS minus
+  // heap_used would call the room a collection freed native memory. What
+  // is left is code, thread stacks, Buffers' stores, addons and malloc.
+  // The figures below are computed from every recording's samples, but the
+  // JSON's `figures` carries them only from a probe that knows allocation
+  // sampling (it sent `alloc` lines or heap `spaces`): recordings from before
+  // keep the JSON they always had (the golden outputs pin it).
+  bool outside_heap_in_figures = false;
+  double heap_used_end = 0, external_end = 0, array_buffers_end = 0, native_end = 0;
+  // Least-squares slopes over the window's samples, bytes/s, and what RSS,
+  // native memory and the heap grew from the first sample to the last.
+  double native_growth_bytes_per_s = 0, external_growth_bytes_per_s = 0;
+  double rss_grown_bytes = 0, native_grown_bytes = 0, heap_used_start = 0;
   double handles_mean = 0, handles_max = 0, handles_growth_per_s = 0;
   bool http_present = false;
   double http_rps = 0, http_inflight_mean = 0, http_latency_mean_ms = 0,

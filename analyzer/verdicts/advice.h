@@ -13,6 +13,7 @@ enum class Advice {
   kVerdict,        // the verdict's own file, named as the verdict: blocked-loop.txt
   kGcLeak,         // the heap grew after full collections: memory is kept
   kGcGrowth,       // it grew, with too few full collections to tell kept from not yet collected
+  kGcNative,       // the heap stayed flat while native memory grew: Buffers or native code keep it
   kBlockedWorker,  // a worker thread's loop held by one long job (loops.h)
   kPoolSaturated,  // every worker thread of the process busy: more jobs than workers (loops.h)
   kRunQueue,       // cpu-starved by other processes on its CPUs, not by a quota (cpu_starved.h)
@@ -22,7 +23,7 @@ enum class Advice {
   kSaturated,      // healthy, but the load saturated the server (load_outcome.h)
 };
 
-inline constexpr Advice kAllAdvice[] = {Advice::kVerdict,       Advice::kGcLeak,        Advice::kGcGrowth,
+inline constexpr Advice kAllAdvice[] = {Advice::kVerdict,       Advice::kGcLeak,        Advice::kGcGrowth,     Advice::kGcNative,
                                         Advice::kBlockedWorker, Advice::kPoolSaturated, Advice::kRunQueue,
                                         Advice::kTargetExited,  Advice::kLoadFailed,    Advice::kNoLoad,
                                         Advice::kSaturated};
@@ -34,6 +35,18 @@ inline constexpr Advice kAllAdvice[] = {Advice::kVerdict,       Advice::kGcLeak,
 inline bool judges_the_run(Advice a) {
   return a == Advice::kTargetExited || a == Advice::kLoadFailed || a == Advice::kNoLoad;
 }
+
+// What an allocation site looks like from its frames, packages and code
+// (alloc_attribution.cc), for the advice that fits it; kNone: nothing known.
+enum class AllocPattern { kNone, kUnboundedCache, kListeners, kTimerClosure, kSessionStore, kBuffers };
+// "" for kNone, else "unbounded-cache", "listeners", "timer-closure",
+// "session-store", "buffers": the JSON's `pattern`.
+const char* to_string(AllocPattern p);
+// What to do about a site of that pattern, the sentence after the one that
+// names it; kNone says honestly that no pattern was recognised, and where to
+// look: what keeps memory (`kept`: a site whose live bytes grew) or what
+// allocates too much (churn).
+std::string_view alloc_pattern_advice(AllocPattern p, bool kept);
 
 // The file's name without ".txt"; "" for kVerdict (the verdict names it).
 std::string_view advice_file(Advice a);

@@ -115,9 +115,11 @@ enum class HeapTrend {
   kBounded,         // churn: the troughs stay flat
   kGrowthUnproven,  // growing, but too few full collections to call it kept
   kLeak,            // growing after full collections: retained memory
+  kNative,          // the heap flat, native memory (Buffers, native code) growing
 };
 
 HeapTrend heap_trend(const WindowStats& st, const std::vector<Finding>& fs) {
+  if (abnormal(fs, Signal::kMemory) && analysers::native_growing(st)) return HeapTrend::kNative;
   if (!abnormal(fs, Signal::kMemory) || st.heap_growth_bytes_per_s < kHeapGrowthLeakBytesPerS)
     return HeapTrend::kBounded;
   return st.heap_growth_after_major_gc ? HeapTrend::kLeak : HeapTrend::kGrowthUnproven;
@@ -162,6 +164,9 @@ std::string gc_summary(const WindowStats& st, HeapTrend trend, const MemoryLimit
                          mib(lim.limit), analysers::about(*eta));
       return s;
     }
+    case HeapTrend::kNative:
+      return fmt::format("Memory is kept outside the JS heap: {}; the garbage collector took {} of the time.",
+                         analysers::native_growth_text(st), pct(st.gc_effective_share()));
     case HeapTrend::kGrowthUnproven:
       return fmt::format(
           "The heap grew {:.1f} MB/s (peak {} used) while the garbage collector took {} of the "
@@ -180,6 +185,7 @@ Advice gc_advice(HeapTrend trend) {
   switch (trend) {
     case HeapTrend::kLeak: return Advice::kGcLeak;
     case HeapTrend::kGrowthUnproven: return Advice::kGcGrowth;
+    case HeapTrend::kNative: return Advice::kGcNative;
     case HeapTrend::kBounded: break;
   }
   return Advice::kVerdict;
@@ -194,6 +200,8 @@ Issue gc_issue(const WindowStats& st, const std::vector<Finding>& fs, const Memo
   i.confidence = std::max(confidence_over(st.gc_effective_share(), kGcShareLimit),
                           trend == HeapTrend::kLeak
                               ? confidence_over(st.heap_growth_bytes_per_s, kHeapGrowthLeakBytesPerS)
+                          : trend == HeapTrend::kNative
+                              ? confidence_over(st.native_growth_bytes_per_s, kNativeGrowthLeakBytesPerS)
                               : 0.0);
   i.advice = gc_advice(trend);
   i.summary = gc_summary(st, trend, lim);

@@ -36,6 +36,6 @@ TEST_CASE("advice: a worker's hotspot is split or made cheaper and not moved to 
     CHECK(hotspot_action(a) == "Split that job into smaller pieces or make it cheaper");
     CHECK(hotspot_action(a).find("worker") == std::string_view::npos);
   }
-  for (Advice a : {Advice::kVerdict, Advice::kGcLeak, Advice::kGcGrowth})
+  for (Advice a : {Advice::kVerdict, Advice::kGcLeak, Advice::kGcGrowth, Advice::kGcNative})
     CHECK(hotspot_action(a) == "Make that call asynchronous, move it to a worker thread or make it cheaper");
 }

@@ -132,6 +132,12 @@ TEST_CASE("odd hot lines decode alike both ways") {
            R"({"type":"sample","t":5,"thread":2,"pid":4312})",
            R"({"type":"gc","t":2,"kind":"minor","duration_ms":1,"thread":"x","pid":-1})",
            R"({"type":"proc","t":1,"cpu_ms":1,"pid":4312,"loop_threads":[{"tid":9,"thread":1,"cpu_ms":3}]})",
+           // heap spaces: top level, inside mem, both (the top level wins), damaged
+           R"({"type":"sample","t":5,"mem":{"rss":9},"spaces":{"new":1,"old":2,"code":3,"large_object":4}})",
+           R"({"type":"sample","t":5,"mem":{"rss":9,"spaces":{"new":1,"old":"x","large_object":4}}})",
+           R"({"type":"sample","t":5,"mem":{"spaces":{"new":7}},"spaces":{"old":2}})",
+           R"({"type":"sample","t":5,"mem":{"spaces":[1]},"spaces":3})",
+           R"({"type":"sample","t":5,"spaces":{"new":1},"spaces":null})",
        })
     check_line(line);
 }

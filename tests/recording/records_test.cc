@@ -336,3 +336,41 @@ TEST_CASE("an outbound line from a probe keeps at most the protocol's destinatio
   CHECK(o.destinations.size() == kMaxOutboundDestinations);
   CHECK_FALSE(o.destinations[0].has_pool);
 }
+
+TEST_CASE("alloc round-trips with its nodes; an unknown mode is not taken for one") {
+  Alloc a;
+  a.t = 4000, a.since = 2000, a.mode = AllocMode::kLive, a.mode_known = true;
+  a.interval_bytes = 131072, a.total_bytes = 9e6, a.dropped_bytes = 1e5;
+  a.nodes = {{1, 0, "(anonymous)", "file:///app/server.js", 19, 34, 0},
+             {2, 1, "buildSession", "file:///app/server.js", 11, 22, 8.9e6}};
+  CHECK(round_trip(a, Type::kAlloc, decode_alloc) == a);
+  a.mode = AllocMode::kChurn;
+  CHECK(round_trip(a, Type::kAlloc, decode_alloc) == a);
+  json later = encode(a);
+  later["mode"] = "retained";  // a later probe's mode
+  CHECK_FALSE(decode_alloc(later).mode_known);
+  json damaged = encode(a);
+  damaged["nodes"][1]["line"] = 1e20;  // past int: unknown, not undefined behaviour
+  CHECK(decode_alloc(damaged).nodes[1].line == 0);
+}
+
+TEST_CASE("heap-snapshot round-trips, written or refused") {
+  HeapSnapshot h{9000, "/tmp/x.heapsnapshot", 52e6, 840.5, ""};
+  CHECK(round_trip(h, Type::kHeapSnapshot, decode_heap_snapshot) == h);
+  HeapSnapshot refused{9000, "/tmp/x.heapsnapshot", 0, 0, "EACCES: permission denied"};
+  CHECK(round_trip(refused, Type::kHeapSnapshot, decode_heap_snapshot) == refused);
+}
+
+TEST_CASE("a sample's heap spaces round-trip, and are read inside mem too") {
+  Sample s;
+  s.interval = 10;
+  s.rss = 80e6, s.heap_used = 20e6, s.heap_total = 30e6;
+  s.spaces = {true, 1e6, 15e6, 2e6, 3e6};
+  auto decode = [](const json& j) { return decode_sample(j, 10); };
+  CHECK(round_trip(s, Type::kSample, decode) == s);
+  json nested = encode(s);
+  nested["mem"]["spaces"] = nested["spaces"];
+  nested.erase("spaces");
+  CHECK(decode(nested).spaces == s.spaces);
+  CHECK_FALSE(decode(encode(Sample{})).spaces.present);
+}

@@ -11,6 +11,7 @@
 #include "analyzer/render/text.h"
 #include "analyzer/timeline/window_stats.h"
 #include "tests/analyzer/render/synthetic.h"
+#include "tests/analyzer/alloc_synthetic.h"
 #include "tests/analyzer/synthetic.h"
 
 using namespace loopdoctor;
@@ -428,4 +429,30 @@ TEST_CASE("flame: a frame's own time shows the line that called a built-in", "[r
                       "const catalog = JSON.parse(text);"));
   CHECK(contains(svg, "A built-in such as JSON.parse called on this line has no frame of its own"));
   CHECK(contains(svg, ">const catalog = JSON.parse(text);</text>"));
+}
+
+TEST_CASE("a leak's report lists its allocation sites and stacks the heap's spaces in the memory chart",
+          "[render][html]") {
+  loopdoctor::testing::Scenario s;
+  s.heap_growth_per_s = 40e6, s.gc_major_ms_per_s = 100, s.elu = 0.6, s.cpu_cores = 0.7;
+  Timeline tl = build_timeline(loopdoctor::testing::with_heap_spaces(
+      loopdoctor::testing::with_live_sites(loopdoctor::testing::make_recording(s))));
+  Diagnosis dx = analyze(tl);
+  std::string err;
+  REQUIRE(attach_recommendations(&dx, LOOPDOCTOR_TEMPLATES_DIR, &err));
+  REQUIRE(dx.lead().allocation_hotspots.size() == 2);
+  const std::string html = render_report(tl, dx);
+  CHECK(contains(html, "Allocation sites: what stays alive, by the growth of each site&apos;s live bytes"));
+  CHECK(contains(html, "<th class=\"num\">Share of the growth</th>"));
+  CHECK(contains(html, "title=\"buildSession\">buildSession</code>"));
+  CHECK(contains(html, "+3.0 MB/s"));
+  CHECK(contains(html, "96 %"));
+  CHECK(contains(html, "resident set size, V8 heap by space, external memory"));
+  for (const char* legend : {"new space", "+ old space", "+ code space", "+ large objects", "external (Buffers)"})
+    CHECK(contains(html, legend));
+  // Without spaces or sites, the report is as it was.
+  Timeline plain = build_timeline(loopdoctor::testing::make_recording(s));
+  const std::string before = render_report(plain, analyze(plain));
+  CHECK_FALSE(contains(before, "Allocation sites"));
+  CHECK_FALSE(contains(before, "new space"));
 }

@@ -1,0 +1,297 @@
+#include "analyzer/attribution/alloc_attribution.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "analyzer/attribution/profile_attribution.h"
+#include "analyzer/attribution/sourcemap/locate.h"
+#include "analyzer/attribution/stack_charge.h"
+#include "analyzer/thresholds.h"
+
+namespace loopdoctor {
+
+const char* to_string(AllocKind k) { return k == AllocKind::kLive ? "live" : "churn"; }
+
+namespace alloc {
+namespace {
+
+using profile::Frame;
+using profile::FrameKind;
+using FrameKey = std::tuple<std::string, std::string, int, int>;
+FrameKey key_of(const Frame& f) { return {f.function, f.url, f.line, f.column}; }
+
+// One `alloc` line's tree as frames with parents (indices; -1: a child of
+// V8's root, or a parent the line does not hold).
+struct Tree {
+  std::vector<Frame> frames;
+  std::vector<FrameKind> kinds;
+  std::vector<int> parents;
+  std::vector<double> self;
+};
+
+Tree tree_of(const recording::Alloc& a) {
+  Tree t;
+  std::unordered_map<double, int> index;
+  std::vector<double> parent_ids;
+  for (const recording::AllocNode& n : a.nodes) {
+    if (!index.try_emplace(n.id, static_cast<int>(t.frames.size())).second) continue;  // a repeated id: the first
+    t.frames.push_back({n.function, n.url, n.line, n.column});
+    t.kinds.push_back(profile::kind_of(t.frames.back()));
+    t.self.push_back(std::max(0.0, n.self));
+    parent_ids.push_back(n.parent);
+  }
+  t.parents.assign(t.frames.size(), -1);
+  for (std::size_t i = 0; i < parent_ids.size(); ++i) {
+    auto up = index.find(parent_ids[i]);
+    if (parent_ids[i] != 0 && up != index.end() && up->second != static_cast<int>(i)) t.parents[i] = up->second;
+  }
+  return t;
+}
+
+// A site's bytes in one line, with the callers and the leaf that gave most.
+struct SiteTally {
+  double bytes = 0;
+  Frame frame;
+  std::map<FrameKey, std::pair<double, Frame>> callers;  // caller -> (bytes, frame); key {} for none
+  double top_leaf_bytes = 0;
+  std::vector<Frame> top_stack;  // the heaviest leaf's frames, innermost first
+};
+using Tally = std::map<FrameKey, SiteTally>;
+
+std::vector<Frame> stack_of(const Tree& t, int leaf) {
+  std::vector<Frame> out;
+  for (int cur = leaf, depth = 0; cur >= 0 && depth < profile::kMaxStackDepth; cur = t.parents[cur], ++depth)
+    out.push_back(t.frames[static_cast<std::size_t>(cur)]);
+  return out;
+}
+
+// Every node's own bytes charged to its site (stack_charge.h), added to `into`.
+void charge_tree(const Tree& t, Tally* into) {
+  for (std::size_t i = 0; i < t.frames.size(); ++i) {
+    if (t.self[i] <= 0) continue;
+    auto [site, caller] = profile::charge(
+        static_cast<int>(i), [&](int n) { return t.parents[static_cast<std::size_t>(n)]; },
+        [&](int n) { return t.kinds[static_cast<std::size_t>(n)]; });
+    SiteTally& s = (*into)[key_of(t.frames[static_cast<std::size_t>(site)])];
+    s.frame = t.frames[static_cast<std::size_t>(site)];
+    s.bytes += t.self[i];
+    const Frame none;
+    const Frame& cf = caller >= 0 ? t.frames[static_cast<std::size_t>(caller)] : none;
+    auto& slot = s.callers[caller >= 0 ? key_of(cf) : FrameKey{}];
+    slot.first += t.self[i];
+    slot.second = cf;
+    if (t.self[i] > s.top_leaf_bytes) {
+      s.top_leaf_bytes = t.self[i];
+      s.top_stack = stack_of(t, static_cast<int>(i));
+    }
+  }
+}
+
+bool contains(const std::string& s, std::string_view what) { return s.find(what) != std::string::npos; }
+
+// What the site looks like, from its heaviest stack's frames and the code of
+// its line; the most specific pattern first. What keeps memory (a store, a
+// listener, a timer, a cache) is looked for only at a site whose live bytes
+// grew: a churning `rows.push(...)` is no cache.
+AllocPattern recognise(const SiteTally& s, const AllocationHotspot& h) {
+  const std::string& code = h.hot_line_text;
+  bool session = h.package_name == "express-session", listener = false, timer = false, buffer = false;
+  for (const Frame& f : s.top_stack) {
+    session = session || contains(f.function, "MemoryStore") || contains(f.url, "/node_modules/express-session/");
+    listener = listener || (f.url == "node:events" && (contains(f.function, "ddListener") ||
+                                                       f.function == "on" || f.function == "once"));
+    timer = timer || f.function == "setInterval";
+    buffer = buffer || f.url == "node:buffer";
+  }
+  if (h.kind == AllocKind::kChurn)
+    return buffer || contains(code, "Buffer.") ? AllocPattern::kBuffers : AllocPattern::kNone;
+  if (session) return AllocPattern::kSessionStore;
+  if (listener || contains(code, ".on(") || contains(code, ".addListener(") || contains(code, ".once("))
+    return AllocPattern::kListeners;
+  if (timer || contains(code, "setInterval(")) return AllocPattern::kTimerClosure;
+  if (buffer || contains(code, "Buffer.")) return AllocPattern::kBuffers;
+  if (contains(code, ".set(") || contains(code, ".push(") || contains(code, "cache") || contains(code, "Cache"))
+    return AllocPattern::kUnboundedCache;
+  return AllocPattern::kNone;
+}
+
+// A site placed as a hotspot is, with its package and its pattern.
+AllocationHotspot placed(const SiteTally& s, AllocKind kind, const profile::PathNamer& names,
+                         sourcemap::Mapper* mapper) {
+  const Frame* caller = nullptr;
+  double best = 0;
+  for (const auto& [key, slot] : s.callers)
+    if (slot.first > best) best = slot.first, caller = key == FrameKey{} ? nullptr : &slot.second;
+  const Hotspot hs = profile::placed_hotspot(s.frame, {}, caller, 0, names, mapper);
+  AllocationHotspot h;
+  h.kind = kind;
+  h.function = hs.function;
+  h.location = hs.location;
+  h.caller = hs.caller;
+  h.generated_location = hs.generated_location;
+  h.hot_line_text = hs.caller_line_text;
+  if (h.hot_line_text.empty() && mapper && s.frame.line > 0 && !s.frame.url.empty())
+    h.hot_line_text = mapper->line_text(s.frame.url, s.frame.line);
+  if (mapper && !s.frame.url.empty())
+    if (const auto* pkg = mapper->packages().of(mapper->local(sourcemap::path_of_url(s.frame.url))))
+      h.package_name = pkg->name, h.package_version = pkg->version;
+  h.pattern = recognise(s, h);
+  return h;
+}
+
+// Largest first, at most kMaxAllocationSites.
+void rank(std::vector<AllocationHotspot>* sites, double AllocationHotspot::*by) {
+  std::sort(sites->begin(), sites->end(), [by](const AllocationHotspot& a, const AllocationHotspot& b) {
+    return a.*by != b.*by ? a.*by > b.*by : a.function < b.function;
+  });
+  if (sites->size() > thresholds::kMaxAllocationSites) sites->resize(thresholds::kMaxAllocationSites);
+}
+
+void add_live(const std::vector<const recording::Alloc*>& points, const profile::PathNamer& names,
+              sourcemap::Mapper* mapper, AllocAttribution* out) {
+  std::vector<Tally> tallies(points.size());
+  Tally all;  // every point's tallies merged: one frame and caller per site
+  std::vector<double> x;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const Tree t = tree_of(*points[i]);
+    charge_tree(t, &tallies[i]);
+    charge_tree(t, &all);
+    x.push_back(points[i]->t / 1000.0);
+  }
+  out->live_points = points.size();
+  struct Growth {
+    const SiteTally* site;
+    double slope;
+    std::vector<double> y;
+  };
+  std::vector<Growth> grown;
+  for (const auto& [key, site] : all) {
+    std::vector<double> y;
+    for (const Tally& t : tallies) y.push_back(t.count(key) ? t.at(key).bytes : 0);
+    const double g = slope(x, y, 2);
+    if (g > 0) out->live_growth_bytes_per_s += g;
+    if (g >= thresholds::kMinSiteGrowthBytesPerS) grown.push_back({&site, g, std::move(y)});
+  }
+  for (Growth& g : grown) {
+    const double share = g.slope / out->live_growth_bytes_per_s;
+    if (share < thresholds::kMinAllocationShare) continue;
+    AllocationHotspot h = placed(*g.site, AllocKind::kLive, names, mapper);
+    h.share = share;
+    h.growth_bytes_per_s = g.slope;
+    h.bytes = g.y.back();
+    for (std::size_t i = 0; i < points.size(); ++i) h.points.emplace_back(points[i]->t, g.y[i]);
+    out->live.push_back(std::move(h));
+  }
+  rank(&out->live, &AllocationHotspot::growth_bytes_per_s);
+}
+
+void add_churn(const recording::Alloc& phase, const profile::PathNamer& names, sourcemap::Mapper* mapper,
+               AllocAttribution* out) {
+  Tally tally;
+  charge_tree(tree_of(phase), &tally);
+  double sum = 0;
+  for (const auto& [key, site] : tally) sum += site.bytes;
+  out->churn_bytes = std::max(sum, phase.total_bytes);
+  out->churn_phase_s = std::max(0.0, phase.t - phase.since) / 1000.0;
+  if (out->churn_bytes <= 0 || out->churn_phase_s <= 0) return;
+  for (const auto& [key, site] : tally) {
+    const double share = site.bytes / out->churn_bytes;
+    if (share < thresholds::kMinAllocationShare) continue;
+    AllocationHotspot h = placed(site, AllocKind::kChurn, names, mapper);
+    h.share = share;
+    h.bytes = site.bytes;
+    h.bytes_per_s = site.bytes / out->churn_phase_s;
+    out->churn.push_back(std::move(h));
+  }
+  rank(&out->churn, &AllocationHotspot::bytes);
+}
+
+}  // namespace
+
+AllocAttribution attribute(const std::vector<recording::Alloc>& allocs, const Window& w,
+                           const profile::PathNamer& names, sourcemap::Mapper* mapper) {
+  AllocAttribution out;
+  const recording::Alloc* last_live = nullptr;
+  const recording::Alloc* churn = nullptr;
+  for (const recording::Alloc& a : allocs) {
+    if (a.mode == recording::AllocMode::kLive) {
+      if (a.since < w.end && (!last_live || a.t >= last_live->t)) last_live = &a;
+    } else if (!churn || (a.since < w.end && a.t > w.start) || !(churn->since < w.end && churn->t > w.start)) {
+      churn = &a;  // the last overlapping the window, else the last
+    }
+  }
+  if (last_live) {
+    std::vector<const recording::Alloc*> points;
+    for (const recording::Alloc& a : allocs)
+      if (a.mode == recording::AllocMode::kLive && a.since == last_live->since) points.push_back(&a);
+    std::stable_sort(points.begin(), points.end(), [](auto* a, auto* b) { return a->t < b->t; });
+    add_live(points, names, mapper, &out);
+  }
+  if (churn) add_churn(*churn, names, mapper, &out);
+  return out;
+}
+
+AllocAttribution attribute(const Timeline& tl, const Window& w, sourcemap::Mapper* mapper) {
+  if (tl.allocs.empty()) return {};
+  return attribute(tl.allocs, w, profile::PathNamer(tl.command), mapper);
+}
+
+std::string site_text(const AllocationHotspot& h) {
+  std::string s = h.function + " (" + h.location + ")";
+  if (!h.caller.empty()) s += " called from " + h.caller;
+  return s;
+}
+
+std::string rate_text(const AllocationHotspot& h) {
+  return h.kind == AllocKind::kLive ? fmt::format("+{:.1f} MB/s", h.growth_bytes_per_s / 1048576.0)
+                                    : fmt::format("{:.1f} MB/s", h.bytes_per_s / 1048576.0);
+}
+
+std::string lead_text(const AllocationHotspot& h) {
+  if (h.kind == AllocKind::kLive)
+    return fmt::format("{} — {:.0f} % of the live heap's growth, {:.1f} MB/s", site_text(h), h.share * 100,
+                       h.growth_bytes_per_s / 1048576.0);
+  return fmt::format("{:.0f} % of the bytes allocated: {}, {:.1f} MB/s", h.share * 100, site_text(h),
+                     h.bytes_per_s / 1048576.0);
+}
+
+void attach(const AllocAttribution& a, Diagnosis* dx) {
+  for (Issue& is : dx->issues) {
+    if (is.kind != Verdict::kGcPressure) continue;
+    const bool grows = is.advice == Advice::kGcLeak || is.advice == Advice::kGcGrowth;
+    is.allocation_hotspots = grows && !a.live.empty() ? a.live : a.churn;
+    if (is.allocation_hotspots.empty()) continue;
+    const AllocationHotspot& top = is.allocation_hotspots.front();
+    const std::string lead = lead_text(top);
+    is.summary = lead + ". " + is.summary;
+    is.evidence.insert(is.evidence.begin(),
+                       {top.kind == AllocKind::kLive ? "allocation_top_site_growth_share" : "allocation_top_site_share",
+                        top.share, 0, lead});
+  }
+}
+
+void attach_heap_snapshots(const Timeline& tl, Diagnosis* dx) {
+  const AllocationHotspot* top = nullptr;
+  for (const Issue& is : dx->issues)
+    if (!top && !is.allocation_hotspots.empty()) top = &is.allocation_hotspots.front();
+  for (const recording::HeapSnapshot& h : tl.heap_snapshots) {
+    if (!h.error.empty()) {
+      dx->notes.push_back("No heap snapshot was written to " + h.path + ": " + h.error + ".");
+      continue;
+    }
+    std::string look = top ? fmt::format("the objects {} allocates ({}) and the retainers that keep them",
+                                         top->function, top->location)
+                           : "the constructors with the largest retained size and their retainers";
+    dx->notes.push_back(fmt::format(
+        "Heap snapshot written to {} ({:.0f} MB; the process stood still {:.0f} ms while V8 wrote it): open it "
+        "in Chrome DevTools (Memory, Load) and look for {}.",
+        h.path, h.bytes / 1048576.0, h.pause_ms, look));
+  }
+}
+
+}  // namespace alloc
+}  // namespace loopdoctor

@@ -1,0 +1,183 @@
+// Allocation sites from the probe's allocation sampling (alloc_attribution.h):
+// a leak's growth and share from live points, churn's shares, the caller at
+// its call line, package names and the patterns the advice keys on. Every
+// alloc record here is hand-made, in run time.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+#include "analyzer/attribution/alloc_attribution.h"
+#include "analyzer/thresholds.h"
+
+using namespace loopdoctor;
+using recording::Alloc;
+using recording::AllocMode;
+using recording::AllocNode;
+
+namespace {
+
+constexpr double kAllocMiB = 1048576.0;
+const std::string kAllocApp = "/srv/app/server.js";
+
+// A line of `mode` from `since` to `t` whose nodes are (id, parent, fn, url, line, self).
+Alloc alloc_rec(AllocMode mode, double since, double t, std::vector<AllocNode> nodes, double dropped = 0) {
+  Alloc a;
+  a.t = t, a.since = since, a.mode = mode, a.mode_known = true, a.interval_bytes = 131072;
+  a.dropped_bytes = dropped;
+  for (const AllocNode& n : nodes) a.total_bytes += n.self;
+  a.total_bytes += dropped;
+  a.nodes = std::move(nodes);
+  return a;
+}
+
+// The handler (anonymous, server.js:19) calls buildSession (server.js:11)
+// and touch (server.js:30); a timer's callback (tick) keeps 1 MiB throughout.
+// Points of the phase that started at `since`.
+Alloc alloc_live_point(double t, double session_mib, double touch_mib, double since = 1000) {
+  return alloc_rec(AllocMode::kLive, since, t,
+              {{1, 0, "", kAllocApp, 19, 34, 0},
+               {2, 1, "buildSession", kAllocApp, 11, 22, session_mib * kAllocMiB},
+               {3, 1, "touch", kAllocApp, 30, 15, touch_mib * kAllocMiB},
+               {4, 0, "tick", kAllocApp, 40, 3, 1 * kAllocMiB}});
+}
+
+alloc::AllocAttribution alloc_sites(const std::vector<Alloc>& allocs, sourcemap::Mapper* mapper = nullptr,
+                            std::vector<std::string> command = {"node", kAllocApp}) {
+  return alloc::attribute(allocs, Window{0, 10000}, profile::PathNamer(command), mapper);
+}
+
+}  // namespace
+
+TEST_CASE("alloc: a leak's site grows by the slope of its live bytes, its share of every site's growth") {
+  // An earlier live phase (since 0) is not the last one: its points are not read.
+  auto a = alloc_sites({alloc_live_point(500, 50, 50, 0), alloc_live_point(900, 60, 60, 0), alloc_live_point(2000, 2, 0.5),
+                alloc_live_point(4000, 8, 0.75), alloc_live_point(6000, 14, 1.0)});
+  CHECK(a.live_points == 3);
+  REQUIRE(a.live.size() == 2);  // tick stayed flat: not growth
+  const AllocationHotspot& top = a.live[0];
+  CHECK(top.kind == AllocKind::kLive);
+  CHECK(top.function == "buildSession");
+  CHECK(top.location == "server.js:11");
+  CHECK(top.growth_bytes_per_s == Approx(3 * kAllocMiB));
+  CHECK(top.share == Approx(3 / 3.125));
+  CHECK(top.bytes == Approx(14 * kAllocMiB));
+  REQUIRE(top.points.size() == 3);
+  CHECK(top.points[1].first == 4000);
+  CHECK(top.points[1].second == Approx(8 * kAllocMiB));
+  // 0.125 MiB/s is kMinSiteGrowthBytesPerS exactly: growth, listed.
+  CHECK(a.live[1].function == "touch");
+  CHECK(a.live[1].growth_bytes_per_s == Approx(thresholds::kMinSiteGrowthBytesPerS));
+  CHECK(a.live_growth_bytes_per_s == Approx(3.125 * kAllocMiB));
+  CHECK(alloc::lead_text(top) == "buildSession (server.js:11) called from server.js:19 — 96 % of the live heap's "
+                                 "growth, 3.0 MB/s");
+}
+
+TEST_CASE("alloc: two points are enough for a slope, one is not") {
+  CHECK(alloc_sites({alloc_live_point(2000, 2, 0), alloc_live_point(4000, 8, 0)}).live.front().growth_bytes_per_s == Approx(3 * kAllocMiB));
+  auto one = alloc_sites({alloc_live_point(2000, 2, 0)});
+  CHECK(one.live_points == 1);
+  CHECK(one.live.empty());
+}
+
+TEST_CASE("alloc: churn sites by their share of the phase's bytes, per second of the phase") {
+  auto a = alloc_sites({alloc_rec(AllocMode::kChurn, 1000, 3000,
+                     {{1, 0, "handle", kAllocApp, 5, 1, 0},
+                      {2, 1, "parseOrder", "/srv/app/orders.js", 40, 20, 62 * kAllocMiB},
+                      {3, 1, "render", kAllocApp, 60, 1, 30 * kAllocMiB},
+                      {4, 1, "log", kAllocApp, 70, 1, 2 * kAllocMiB}},
+                     6 * kAllocMiB)});
+  CHECK(a.churn_bytes == Approx(100 * kAllocMiB));
+  CHECK(a.churn_phase_s == Approx(2));
+  REQUIRE(a.churn.size() == 2);  // log: 2 %, under kMinAllocationShare
+  CHECK(a.churn[0].function == "parseOrder");
+  CHECK(a.churn[0].location == "orders.js:40");
+  CHECK(a.churn[0].share == Approx(0.62));
+  CHECK(a.churn[0].bytes_per_s == Approx(31 * kAllocMiB));
+  CHECK(a.churn[1].share == Approx(0.30));
+  CHECK(alloc::lead_text(a.churn[0]) ==
+        "62 % of the bytes allocated: parseOrder (orders.js:40) called from handle (server.js:5), 31.0 MB/s");
+}
+
+TEST_CASE("alloc: a site in a library is the entry the application called, its caller the application's") {
+  const std::string lib = "/srv/app/node_modules/lodash/lodash.js";
+  auto a = alloc_sites({alloc_rec(AllocMode::kChurn, 0, 1000,
+                     {{1, 0, "handler", kAllocApp, 14, 1, 0},
+                      {2, 1, "cloneDeep", lib, 11, 1, 0},
+                      {3, 2, "baseClone", lib, 90, 1, 10 * kAllocMiB}})});
+  REQUIRE(a.churn.size() == 1);
+  CHECK(a.churn[0].function == "cloneDeep");
+  CHECK(a.churn[0].caller == "handler (server.js:14)");
+}
+
+TEST_CASE("alloc: the caller is named at its call line, with that line's code") {
+  const std::string dir = LOOPDOCTOR_SOURCE_DIR "/samples/node/unbounded-cache";
+  const std::string url = "file://" + dir + "/server.js";
+  sourcemap::Mapper mapper(std::vector<std::pair<std::string, std::string>>{});
+  auto a = alloc_sites({alloc_rec(AllocMode::kLive, 0, 2000,
+                     {{1, 0, "", url, 19, 34, 0}, {2, 1, "buildSession", url, 11, 22, 1 * kAllocMiB}}),
+                alloc_rec(AllocMode::kLive, 0, 4000,
+                     {{1, 0, "", url, 19, 34, 0}, {2, 1, "buildSession", url, 11, 22, 7 * kAllocMiB}})},
+               &mapper, {"node", dir + "/server.js"});
+  REQUIRE(a.live.size() == 1);
+  CHECK(alloc::site_text(a.live[0]) ==
+        "buildSession (server.js:11) called from request handler (createServer callback) (server.js:21)");
+  CHECK(a.live[0].hot_line_text == "cache.set(`session-${id}`, buildSession(id, req.url));");
+  CHECK(a.live[0].pattern == AllocPattern::kUnboundedCache);
+}
+
+TEST_CASE("alloc: a site in an npm package is named by the package, and sessions in its store recognised") {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("ld-alloc-test-" + std::to_string(::getpid()));
+  const fs::path pkg = root / "node_modules" / "express-session";
+  fs::create_directories(pkg / "session");
+  std::ofstream(pkg / "package.json") << R"({"name":"express-session","version":"1.18.1"})";
+  std::ofstream(pkg / "session" / "memory.js") << "// MemoryStore\n";
+  const std::string memory = "file://" + (pkg / "session" / "memory.js").string();
+  sourcemap::Mapper mapper(std::vector<std::pair<std::string, std::string>>{});
+  // Sessions piling up: the store's live bytes grow between two points.
+  auto point = [&](double t, double mib) {
+    return alloc_rec(AllocMode::kLive, 0, t,
+                     {{1, 0, "session", "file://" + (pkg / "index.js").string(), 180, 3, 0},
+                      {2, 1, "MemoryStore.set", memory, 1, 1, mib * kAllocMiB}});
+  };
+  auto a = alloc_sites({point(2000, 5), point(4000, 25)}, &mapper, {"node", (root / "server.js").string()});
+  fs::remove_all(root);
+  REQUIRE(a.live.size() == 1);
+  CHECK(a.live[0].location == "express-session 1.18.1 session/memory.js:1");
+  CHECK(a.live[0].package_name == "express-session");
+  CHECK(a.live[0].package_version == "1.18.1");
+  CHECK(a.live[0].caller.empty());
+  CHECK(a.live[0].pattern == AllocPattern::kSessionStore);
+}
+
+TEST_CASE("alloc: listeners, timers and Buffers are recognised from Node's frames; else no pattern") {
+  // A site whose live bytes grew 1 MiB/s under `inner`, called from the handler.
+  auto site = [](std::vector<AllocNode> inner, AllocMode mode = AllocMode::kLive) {
+    std::vector<Alloc> lines;
+    for (double t : {2000.0, 4000.0}) {
+      std::vector<AllocNode> nodes = {{1, 0, "handler", kAllocApp, 14, 1, 0}};
+      for (AllocNode n : inner) nodes.push_back((n.self *= t / 2000, n));
+      lines.push_back(alloc_rec(mode, 0, t, nodes));
+    }
+    auto a = alloc_sites(mode == AllocMode::kLive ? lines : std::vector<Alloc>{lines[0]});
+    return (mode == AllocMode::kLive ? a.live : a.churn).at(0).pattern;
+  };
+  CHECK(site({{2, 1, "addListener", "node:events", 600, 1, 2 * kAllocMiB}}) == AllocPattern::kListeners);
+  CHECK(site({{2, 1, "setInterval", "node:timers", 210, 1, 2 * kAllocMiB}}) == AllocPattern::kTimerClosure);
+  CHECK(site({{2, 1, "allocUnsafe", "node:buffer", 380, 1, 2 * kAllocMiB}}) == AllocPattern::kBuffers);
+  CHECK(site({{2, 1, "work", kAllocApp, 50, 1, 2 * kAllocMiB}}) == AllocPattern::kNone);
+  // Churn is not memory kept: a listener's or a timer's frames name no pattern there; Buffers still do.
+  CHECK(site({{2, 1, "addListener", "node:events", 600, 1, 2 * kAllocMiB}}, AllocMode::kChurn) == AllocPattern::kNone);
+  CHECK(site({{2, 1, "allocUnsafe", "node:buffer", 380, 1, 2 * kAllocMiB}}, AllocMode::kChurn) ==
+        AllocPattern::kBuffers);
+}
+
+TEST_CASE("alloc: no alloc lines, no sites") {
+  auto a = alloc_sites({});
+  CHECK_FALSE(a.present());
+  CHECK(a.live.empty());
+  CHECK(a.churn.empty());
+}
