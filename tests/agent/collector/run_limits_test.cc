@@ -27,7 +27,7 @@ TEST_CASE("a load that never ran: the reason, and what to do") {
   CHECK(load_never_ran(with_load(), r));
   CHECK(run_limits(with_load(), r) ==
         std::vector<std::string>{"the target did not listen on a port within 1 s; --load needs a "
-                                 "server. Raise --listen-timeout or check that it listens"});
+                                 "server: raise --listen-timeout if it starts slowly, or check that it listens"});
   r.target_exited_early = true;
   r.exit_code = 1;
   r.exited_at_ms = 150;
