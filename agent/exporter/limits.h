@@ -37,6 +37,11 @@ inline constexpr std::size_t kMaxGcEventsPerWindow = 3'000;
 // ~150 bytes (~3.6 MB) for a process blocked all the time. Older captures go
 // first; the counters (/metrics) count every line whatever is kept.
 inline constexpr std::size_t kMaxBlockCapturesPerWindow = 1'500;
+// The allocation sampling a window keeps (docs/contracts.md, "Memory by
+// site"): the probe's last churn phase, and the points of its current live
+// phase (one every 10 s for 60 s: 7 with the one at its end). A line is
+// under 1 MiB, so a process keeps at most ~8 MiB of them.
+inline constexpr std::size_t kMaxAllocPointsPerWindow = 7;
 // Frames kept of each capture: the attribution reads the innermost frames
 // (the blocking function and its callers); the probe sends up to 64.
 inline constexpr std::size_t kMaxBlockFramesKept = 16;

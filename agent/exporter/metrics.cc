@@ -176,6 +176,11 @@ void add_diagnosis(Families& f, const Labels& l, const VerdictState& verdict) {
             MetricType::Gauge, with(l, "kind", to_string(v)),
             verdict.analysed && verdict.verdict == v ? 1 : 0);
   }
+  if (verdict.analysed && verdict.heap_growth_bytes_per_s)
+    f.value("loopdoctor_heap_growth_bytes_per_second",
+            "Growth of the live JS heap over the loop's rolling analysis window: the slope of the heap "
+            "used after full collections (else of its troughs); negative when it shrank.",
+            MetricType::Gauge, l, *verdict.heap_growth_bytes_per_s);
 }
 
 // `folded`: the process's workers without series of their own (main thread's

@@ -76,6 +76,7 @@ VerdictState verdict_state(const Diagnosis& dx) {
   if (analysers::enough_probe_data(dx.stats)) {
     v.delay_p99_ms = dx.stats.delay_p99_ms;
     v.elu_mean = dx.stats.elu_mean;
+    v.heap_growth_bytes_per_s = dx.stats.heap_growth_bytes_per_s;
   }
   return v;
 }
@@ -160,6 +161,15 @@ void apply_record(ProcessState* p, const nlohmann::json& m, recording::Type type
       b.start += t - b.t;  // the same shift as t
       b.t = t;
       p->add_block(std::move(b), probe_start, thread);
+      break;
+    }
+    case Type::kAlloc: {
+      recording::Alloc a = recording::decode_alloc(m);
+      if (!a.mode_known) break;  // a later mode: not ours to read
+      const double shift = t - a.t;  // onto the agent's clock, as samples are
+      a.t = t;
+      a.since += shift;
+      p->add_alloc(std::move(a));
       break;
     }
     case Type::kThreadsUnsampled:

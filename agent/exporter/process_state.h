@@ -9,6 +9,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,10 @@ struct VerdictState {
   std::string summary;
   std::size_t window_samples = 0;
   double delay_p99_ms = 0, elu_mean = 0;
+  // The live heap's growth over the window (WindowStats::heap_growth_bytes_per_s:
+  // the slope of the heap after full collections, or of its troughs);
+  // absent without enough probe data.
+  std::optional<double> heap_growth_bytes_per_s;
 };
 
 // The published verdict of a diagnosis (issues: problems only, as in the
@@ -99,6 +104,7 @@ struct ProcessState {
   void settle_folded();
   // A /proc sample of an attached process (cumulative CPU in ms).
   void add_proc(ProcSample p);
+  void add_alloc(recording::Alloc a) { window_.add_alloc(std::move(a)); }
   // The scheduler's reading of a probed loop (cpu_wait_sweep.h) as the
   // collector's proc record: into the window the analyzer reads (run-queue
   // wait, throttling), not into the running figures, which are the probe's.

@@ -49,6 +49,16 @@ void RollingWindow::add_block(BlockCapture b) {
   while (blocks_.size() > kMaxBlockCapturesPerWindow) blocks_.pop_front();
 }
 
+void RollingWindow::add_alloc(recording::Alloc a) {
+  if (a.mode == recording::AllocMode::kChurn) {
+    churn_ = std::move(a);
+    return;
+  }
+  if (!live_.empty() && live_.back().since != a.since) live_.clear();  // a new live phase
+  live_.push_back(std::move(a));
+  while (live_.size() > kMaxAllocPointsPerWindow) live_.pop_front();
+}
+
 void RollingWindow::add_proc(ProcSample p) {
   if (!proc_.empty() && p.t > proc_.back().t)
     p.cpu_share = std::max(0.0, (p.cpu_ms - proc_.back().cpu_ms) / (p.t - proc_.back().t));
@@ -71,6 +81,9 @@ void RollingWindow::copy_into(Timeline* tl) const {
   tl->gc.assign(gc_.begin(), gc_.end());
   tl->blocks.assign(blocks_.begin(), blocks_.end());
   tl->proc.assign(proc_.begin(), proc_.end());
+  tl->allocs.clear();
+  if (churn_) tl->allocs.push_back(*churn_);
+  tl->allocs.insert(tl->allocs.end(), live_.begin(), live_.end());
 }
 
 }  // namespace loopdoctor::exporter

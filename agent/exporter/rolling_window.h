@@ -7,6 +7,7 @@
 #pragma once
 
 #include <deque>
+#include <optional>
 
 #include "analyzer/timeline/timeline.h"
 
@@ -25,6 +26,10 @@ class RollingWindow {
   // Stores a block capture (t and start on the agent's clock), its stack
   // cut to kMaxBlockFramesKept frames.
   void add_block(BlockCapture b);
+  // Stores an allocation line (t and since on the agent's clock): the last
+  // churn phase, and the live points of the current live phase (a new phase
+  // replaces the last one's, at most kMaxAllocPointsPerWindow).
+  void add_alloc(recording::Alloc a);
   // Stores a /proc record, with its CPU share over the previous record.
   void add_proc(ProcSample p);
   // Drops what fell out of the window ending at `now_ms`.
@@ -44,6 +49,10 @@ class RollingWindow {
   std::deque<GcEvent> gc_;
   std::deque<BlockCapture> blocks_;  // for the report's attribution
   std::deque<ProcSample> proc_;
+  // Kept past the window's time: the analysis reads the last churn phase
+  // and the current live phase's points whenever they started.
+  std::optional<recording::Alloc> churn_;
+  std::deque<recording::Alloc> live_;
 };
 
 }  // namespace loopdoctor::exporter

@@ -6,6 +6,7 @@
 #include "agent/protocol/block_limits.h"
 // The bounds of `outbound` and `process-warnings` lines, shared with their decoders
 // (header-only: the protocol library links no recording code).
+#include "recording/alloc_records.h"
 #include "recording/cause_records.h"
 
 namespace loopdoctor::protocol {
@@ -229,6 +230,26 @@ std::string check_process_warnings(const json& m) {
   return check_entries(m, "warnings", w, recording::kMaxWarningsPerLine, "entries", check_warning_entry);
 }
 
+// `alloc` (allocation sampling, docs/contracts.md "Memory by site"): a
+// phase's flattened allocation tree. A name or URL is the probe's, uncut
+// (a deep node_modules path, an eval'd function's name): PATH_MAX bounds it.
+constexpr std::size_t kMaxAllocModeBytes = 16;
+constexpr std::size_t kMaxAllocStringBytes = 4096;
+
+std::string check_alloc(const json& m) {
+  const std::string w = "alloc field ";
+  if (auto e = check_present(m, {"since", "mode", "nodes"}, w); !e.empty()) return e;
+  if (auto e = check_numbers(m, {"since", "interval_bytes", "total_bytes", "dropped_bytes", "read_ms"}, w);
+      !e.empty())
+    return e;
+  if (auto e = check_string(m, "mode", w, kMaxAllocModeBytes); !e.empty()) return e;
+  return check_entries(m, "nodes", w, recording::kMaxAllocNodes, "nodes", [](const json& n, const std::string& at) {
+    if (auto e = check_string(n, "fn", at, kMaxAllocStringBytes); !e.empty()) return e;
+    if (auto e = check_string(n, "url", at, kMaxAllocStringBytes); !e.empty()) return e;
+    return check_numbers(n, {"id", "parent", "line", "column", "self"}, at);
+  });
+}
+
 }  // namespace
 
 std::string check_message(const json& m, const LabelBounds& bounds) {
@@ -244,6 +265,7 @@ std::string check_message(const json& m, const LabelBounds& bounds) {
   if (t == "outbound") return check_outbound(m, bounds);
   if (t == "threadpool") return check_threadpool(m);
   if (t == "process-warnings") return check_process_warnings(m);
+  if (t == "alloc") return check_alloc(m);
   return "";
 }
 

@@ -6,6 +6,7 @@
 #include "agent/exporter/sample_convert.h"
 #include "agent/protocol/message_check.h"
 #include "analyzer/analyze.h"
+#include "analyzer/attribution/alloc_attribution.h"
 
 using namespace loopdoctor;
 using namespace loopdoctor::exporter;
@@ -200,4 +201,46 @@ TEST_CASE("a hello's identity gets the agent's defaults and a capped argv") {
   CHECK(id.argv.size() == kMaxArgvEntries);
   hello["probe"] = "native";
   CHECK(identity_from_hello(hello).probe == "native");
+}
+
+namespace {
+json alloc_msg(const char* mode, double since, double t, double session_bytes) {
+  json nodes = json::array({
+      {{"id", 1}, {"parent", 0}, {"fn", ""}, {"url", "file:///srv/app/server.js"}, {"line", 19}, {"column", 34}, {"self", 0}},
+      {{"id", 2}, {"parent", 1}, {"fn", "buildSession"}, {"url", "file:///srv/app/server.js"}, {"line", 11},
+       {"column", 22}, {"self", session_bytes}}});
+  return {{"type", "alloc"}, {"t", t}, {"since", since}, {"mode", mode}, {"interval_bytes", 131072},
+          {"total_bytes", session_bytes}, {"dropped_bytes", 0}, {"nodes", nodes}};
+}
+}  // namespace
+
+TEST_CASE("allocation lines: the last churn phase and the current live phase's points, on the agent's clock") {
+  ProcessState p(ident(), kDefaultWindowMs);
+  // The probe's clock runs 500 ms behind the agent's here.
+  auto feed = [&](const json& m) { apply_record(&p, m, recording::Type::kAlloc, m["t"].get<double>() + 500, 0); };
+  feed(alloc_msg("churn", 0, 5'000, 50e6));
+  for (int i = 1; i <= 6; ++i) feed(alloc_msg("live", 5'000, 5'000 + i * 10'000.0, i * 20e6));
+  Timeline tl = p.timeline(66'000);
+  REQUIRE(tl.allocs.size() == 7);
+  CHECK(tl.allocs[0].mode == recording::AllocMode::kChurn);
+  CHECK(tl.allocs[0].t == 5'500);
+  CHECK(tl.allocs[1].since == 5'500);
+  CHECK(tl.allocs.back().t == 65'500);
+  // The site grew 2 MB/s over the live points in the window.
+  const alloc::AllocAttribution a = alloc::attribute(tl, Window{6'000, 66'000}, nullptr);
+  REQUIRE_FALSE(a.live.empty());
+  CHECK(a.live[0].function == "buildSession");
+  CHECK(a.live[0].growth_bytes_per_s == Approx(2e6));
+  // A new cycle: its churn replaces the last, its live phase the last one's points.
+  feed(alloc_msg("churn", 65'000, 70'000, 10e6));
+  for (int i = 1; i <= 9; ++i) feed(alloc_msg("live", 70'000, 70'000 + i * 10'000.0, i * 1e6));
+  tl = p.timeline(160'500);
+  CHECK(tl.allocs.size() == 1 + kMaxAllocPointsPerWindow);
+  CHECK(tl.allocs[0].since == 65'500);
+  for (std::size_t i = 1; i < tl.allocs.size(); ++i) CHECK(tl.allocs[i].since == 70'500);
+  // A mode this agent does not know is not kept.
+  json later = alloc_msg("live", 70'000, 170'000, 1);
+  later["mode"] = "retained";
+  feed(later);
+  CHECK(p.timeline(170'500).allocs.size() == 1 + kMaxAllocPointsPerWindow);
 }

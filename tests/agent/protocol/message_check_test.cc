@@ -129,3 +129,16 @@ TEST_CASE("process-warnings lines pass and are bounded") {
   CHECK(check_message(json::parse(R"({"type":"process-warnings","t":1,"warnings":[3]})")) ==
         "process-warnings field warnings[0] is a number, expected an object");
 }
+
+TEST_CASE("alloc lines: well-formed ones pass, damaged ones are refused with the field named") {
+  CHECK(check_message(json::parse(R"({"type":"alloc","t":9,"since":2,"mode":"live","interval_bytes":131072,
+      "total_bytes":100,"dropped_bytes":0,"nodes":[{"id":1,"parent":0,"fn":"buildSession",
+      "url":"file:///srv/app/server.js","line":11,"column":3,"self":100}]})")) == "");
+  CHECK(check_message(json::parse(R"({"type":"alloc","t":9,"since":2,"mode":"live"})")) ==
+        "alloc field nodes is missing");
+  CHECK(check_message(json::parse(R"({"type":"alloc","t":9,"since":2,"mode":"live","nodes":[{"id":1,"self":"x"}]})")) ==
+        "alloc field nodes[0].self is a string, expected a number");
+  json long_url = json::parse(R"({"type":"alloc","t":9,"since":2,"mode":"churn","nodes":[{"id":1,"self":1}]})");
+  long_url["nodes"][0]["url"] = std::string(5000, 'a');
+  CHECK(check_message(long_url).find("alloc field nodes[0].url") == 0);
+}
