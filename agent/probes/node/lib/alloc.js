@@ -77,18 +77,28 @@ function createAllocSampler(state, transport) {
       params.includeObjectsCollectedByMajorGC = true;
       params.includeObjectsCollectedByMinorGC = true;
     }
-    ownWork(state, true);
-    try {
-      s.post('HeapProfiler.startSampling', params, (err) => { if (err && session === s) closeSession(); });
-    } catch (_) {
-      closeSession();
-    }
-    ownWork(state, false);
+    own(() => {
+      try {
+        s.post('HeapProfiler.startSampling', params, (err) => { if (err && session === s) closeSession(); });
+      } catch (_) {
+        closeSession();
+      }
+    });
     if (session !== s) return;
     phase = mode;
     since = now();
     if (mode === 'live') liveFirst = liveLast = null;
     arm(mode === 'churn' ? schedule.churnMs : schedule.pointMs, mode === 'churn' ? endChurn : livePoint);
+  }
+
+  // Runs fn as the probe's own work (native.js ownWork): reading and
+  // sending a profile costs the loop milliseconds on a large heap. The
+  // addon keeps one flag, so nested calls (a phase started from a
+  // profile's callback) mark it once.
+  let ownDepth = 0;
+  function own(fn) {
+    if (ownDepth++ === 0) ownWork(state, true);
+    try { fn(); } finally { if (--ownDepth === 0) ownWork(state, false); }
   }
 
   function arm(ms, fn) {
@@ -128,17 +138,14 @@ function createAllocSampler(state, transport) {
       if (called) return;
       called = true;
       if (send && !err && res && res.profile) {
-        ownWork(state, true);
-        try { sendLine(res.profile, mode, now()); } catch (_) { /* never throw */ }
-        ownWork(state, false);
+        own(() => { try { sendLine(res.profile, mode, now()); } catch (_) { /* never throw */ } });
       }
       if (method === 'HeapProfiler.stopSampling' && session === s) phase = null;
       if (err && session === s) closeSession();
-      then(!err && session === s);
+      // The inspector may call back outside any of the probe's try blocks.
+      try { then(!err && session === s); } catch (_) { /* never throw */ }
     };
-    ownWork(state, true);
-    try { s.post(method, done); } catch (e) { done(e); }
-    ownWork(state, false);
+    own(() => { try { s.post(method, done); } catch (e) { done(e); } });
   }
 
   function sendLine(profile, mode, t) {
