@@ -21,8 +21,9 @@ const { allocLine } = require('./alloc-line.js');
 const { ownWork } = require('./native.js');
 const {
   ALLOC_CHURN_MS, ALLOC_LIVE_POINT_MS, ALLOC_AGENT_CHURN_MS, ALLOC_AGENT_LIVE_POINT_MS,
-  ALLOC_AGENT_LIVE_PHASE_MS, MAX_ALLOC_LINE_BYTES, MAX_BUFFERED_BYTES,
+  ALLOC_AGENT_LIVE_PHASE_MS, ALLOC_MAX_PAUSE_SHARE, MAX_ALLOC_LINE_BYTES, MAX_BUFFERED_BYTES,
 } = require('./config.js');
+const { performance } = require('perf_hooks');
 
 const COLLECTOR_SCHEDULE = { churnMs: ALLOC_CHURN_MS, pointMs: ALLOC_LIVE_POINT_MS, liveMs: Infinity };
 const AGENT_SCHEDULE = { churnMs: ALLOC_AGENT_CHURN_MS, pointMs: ALLOC_AGENT_LIVE_POINT_MS, liveMs: ALLOC_AGENT_LIVE_PHASE_MS };
@@ -39,6 +40,8 @@ function createAllocSampler(state, transport) {
   // The current live phase's first and last points' sampled live bytes
   // (heap-snapshot.js's on-growth).
   let liveFirst = null, liveLast = null;
+  // How long the last profile read held the loop (its forced collection).
+  let lastReadMs = 0;
 
   // The collector's alloc-start: a churn phase, then live to the end.
   function start() {
@@ -116,12 +119,15 @@ function createAllocSampler(state, transport) {
     take('HeapProfiler.stopSampling', true, (ok) => { if (ok) startPhase('live'); });
   }
 
-  // A live point; the agent's live phase ends after ALLOC_AGENT_LIVE_PHASE_MS
-  // and a churn phase begins again (stopping forgets the samples).
+  // A live point; the next one when due, or later if reading this one
+  // paused the loop more than ALLOC_MAX_PAUSE_SHARE allows. The agent's
+  // live phase ends after ALLOC_AGENT_LIVE_PHASE_MS and a churn phase
+  // begins again (stopping forgets the samples).
   function livePoint() {
     take('HeapProfiler.getSamplingProfile', true, (ok) => {
       if (!ok) return;
-      if (now() - since < schedule.liveMs - schedule.pointMs / 2) arm(schedule.pointMs, livePoint);
+      const next = Math.max(schedule.pointMs, lastReadMs / ALLOC_MAX_PAUSE_SHARE);
+      if (now() - since < schedule.liveMs - next / 2) arm(next, livePoint);
       else take('HeapProfiler.stopSampling', false, (stopped) => { if (stopped) startPhase('churn'); });
     });
   }
@@ -134,9 +140,11 @@ function createAllocSampler(state, transport) {
     if (s === null) { then(false); return; }
     const mode = phase;
     let called = false;
+    const t0 = performance.now();
     const done = (err, res) => {
       if (called) return;
       called = true;
+      lastReadMs = performance.now() - t0;
       if (send && !err && res && res.profile) {
         own(() => { try { sendLine(res.profile, mode, now()); } catch (_) { /* never throw */ } });
       }

