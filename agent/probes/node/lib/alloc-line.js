@@ -81,14 +81,17 @@ function fit(nodes, texts, budget) {
 
 // The line (with its '\n') for a profile of HeapProfiler.getSamplingProfile
 // or stopSampling: `mode` "churn" or "live", sampled from `since` to `t`
-// (probe ms), kept under maxBytes; {line, total}: total_bytes.
-function allocLine(profile, mode, since, t, intervalBytes, maxBytes) {
+// (probe ms), kept under maxBytes; {line, total}: total_bytes. readMs:
+// how long reading the profile held the loop (V8 runs a full collection
+// first: the `gc` line of that collection is the probe's, not the
+// target's), sent as read_ms, a field the contract did not name.
+function allocLine(profile, mode, since, t, intervalBytes, maxBytes, readMs = 0) {
   const nodes = flatten(profile && profile.head);
   let total = 0;
   for (const n of nodes) total += n.self;
   const texts = nodes.map(nodeJson);
   const head = '{"type":"alloc","t":' + r3(t) + ',"since":' + r3(since) + ',"mode":"' + mode +
-    '","interval_bytes":' + intervalBytes + ',"total_bytes":' + total + ',"dropped_bytes":';
+    '","interval_bytes":' + intervalBytes + ',"read_ms":' + r3(readMs) + ',"total_bytes":' + total + ',"dropped_bytes":';
   // The envelope's own bytes, with room for dropped_bytes' digits.
   const envelope = Buffer.byteLength(head) + 40;
   const dropped = fit(nodes, texts, maxBytes - envelope);

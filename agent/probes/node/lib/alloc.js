@@ -158,7 +158,7 @@ function createAllocSampler(state, transport) {
 
   function sendLine(profile, mode, t) {
     if (!state.connected || state.disabled) return;
-    const { line, total } = allocLine(profile, mode, since, t, intervalBytes, MAX_ALLOC_LINE_BYTES);
+    const { line, total } = allocLine(profile, mode, since, t, intervalBytes, MAX_ALLOC_LINE_BYTES, lastReadMs);
     if (mode === 'live') {
       if (liveFirst === null) liveFirst = total;
       liveLast = total;

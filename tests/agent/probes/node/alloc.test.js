@@ -83,7 +83,7 @@ function top(sites) {
 
 function assertAllocLine(m) {
   assert.equal(m.type, 'alloc');
-  for (const k of ['t', 'since', 'interval_bytes', 'total_bytes', 'dropped_bytes']) assertNumber(m[k], k);
+  for (const k of ['t', 'since', 'interval_bytes', 'read_ms', 'total_bytes', 'dropped_bytes']) assertNumber(m[k], k);
   assert.ok(m.t > m.since, `t ${m.t} after since ${m.since}`);
   assert.ok(m.rawBytes < COLLECTOR_LINE_LIMIT, `an alloc line of ${m.rawBytes} bytes`);
   const ids = new Set();
