@@ -101,9 +101,10 @@ const MAX_PROFILE_CLOCK_SKEW_MS = 1000;
 // Allocation sampling (alloc.js): V8's sampling heap profiler takes about
 // one allocation in every ALLOC_DEFAULT_INTERVAL_BYTES, each costing a stack
 // walk. V8's own default, 32 KiB, takes ~6000 samples a second of a server
-// allocating 200 MB/s; 128 KiB takes a quarter of that, within the probe's
-// overhead targets (bench/probe-overhead, docs/measurements.md), and a leak
-// of 1 MB/s still lands ~8 samples a second on its site.
+// allocating 200 MB/s; 128 KiB takes a quarter of that, and a leak of
+// 1 MB/s still lands ~8 samples a second on its site. Sampling itself
+// costs little (hello-world at 2000 req/s: ~+5 us a request, within the
+// noise); the live points' forced collections are the cost (below).
 const ALLOC_DEFAULT_INTERVAL_BYTES = 128 * 1024;
 // Below 1 KiB nearly every object is a sample (the profiler is the load);
 // above 64 MiB a run sees too few samples to rank sites.
@@ -126,8 +127,12 @@ const ALLOC_AGENT_LIVE_PHASE_MS = 60000;
 // so that a point counts live objects only. Its pause grows with the heap
 // (measured here, 2-core VM: 32 ms at 13 MB live, 140 ms at 50 MB), so the
 // next point waits until that pause is at most this share of the time
-// since: a point every 2 s up to ~20 ms pauses, sparser above.
+// since: a point every 2 s up to ~20 ms pauses, sparser above. The pause is
+// not all it costs: a server collected in full every 2 s runs slower after
+// (hello-world at 2000 req/s: ~+50 us of CPU a request, the same with
+// global.gc() every 2 s and no profiler; bench/probe-overhead).
 const ALLOC_MAX_PAUSE_SHARE = 0.01;
+
 // The collector closes a connection on a non-profile line over 1 MiB
 // (agent/protocol/line_splitter.h kMaxLineBytes); the smallest sites go
 // first to keep an alloc line under it, with room for its envelope.
