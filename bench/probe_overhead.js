@@ -1,8 +1,10 @@
 'use strict';
 // bench/probe-overhead's engine (see that script for how to run it).
 // What being diagnosed costs a server, for what a user can run:
-//   default  `loopdoctor run` exactly as the README shows it (the headline)
-//   native   `loopdoctor run --no-profile`, the native probe alone
+//   default  `loopdoctor run` exactly as the README shows it (the headline:
+//            allocation sampling on, the CPU profile from the first block)
+//   native   `loopdoctor run --no-profile --no-alloc-sampling`, the native
+//            probe alone
 //   js       the same with the JS probe (LOOPDOCTOR_PROBE=js)
 //   control  a plain server like the reference: how much of a figure is
 //            noise and method
@@ -58,12 +60,16 @@ const VARIANTS = {
   none: { plain: true, label: 'plain node (reference)' },
   control: { plain: true, label: 'control: a second plain node' },
   default: { args: [], label: 'loopdoctor run (default)' },
-  native: { args: ['--no-profile'], label: '  native probe alone' },
-  js: { args: ['--no-profile'], env: { LOOPDOCTOR_PROBE: 'js' }, label: '  JS probe alone' },
+  native: { args: ['--no-profile', '--no-alloc-sampling'], label: '  native probe alone' },
+  js: { args: ['--no-profile', '--no-alloc-sampling'], env: { LOOPDOCTOR_PROBE: 'js' }, label: '  JS probe alone' },
   // Analysis variants, for $VARIANTS ("profile-10ms no-blocks ..."):
   'profile-10ms': { args: ['--profile', '--profile-interval', '10ms'], label: '  + CPU profile 10 ms' },
   'profile-1ms': { args: ['--profile', '--profile-interval', '1ms'], label: '  + CPU profile 1 ms' },
   'profile-100ms': { args: ['--profile', '--profile-interval', '100ms'], label: '  + CPU profile 100 ms' },
+  // Allocation sampling (on by default): the default without it, and at
+  // V8's own interval (32 KiB, four times the samples of the default 128).
+  'no-alloc': { args: ['--no-alloc-sampling'], label: '  default, no alloc sampling' },
+  'alloc-32k': { args: [], env: { LOOPDOCTOR_ALLOC_INTERVAL_BYTES: '32768' }, label: '  default, alloc every 32 KiB' },
   'no-blocks': { args: ['--no-profile', '--block-threshold', '10s'], label: '  native, no block stacks' },
   'sample-100ms': { args: ['--no-profile', '--sample-interval', '100ms'], label: '  native, samples 100 ms' },
   // `run` with no probe in the target (its NODE_OPTIONS cleared): what the
@@ -75,8 +81,13 @@ const VARIANTS = {
   'dc-both': { plain: true, preamble: DC_NOOP(['http.server.request.start', 'http.server.response.finish']), label: '  plain + dc start+finish' },
 };
 // A loopdoctor from before `--profile` existed profiled by default.
-if (!/--profile\b(?!-)/.test(execFileSync(LD, ['run', '--help'], { encoding: 'utf8' }))) {
+// A loopdoctor from before --no-alloc-sampling sampled no allocations.
+const runHelp = execFileSync(LD, ['run', '--help'], { encoding: 'utf8' });
+if (!/--profile\b(?!-)/.test(runHelp)) {
   for (const v of Object.values(VARIANTS)) if (v.args) v.args = v.args.filter((a) => a !== '--profile');
+}
+if (!/--no-alloc-sampling\b/.test(runHelp)) {
+  for (const v of Object.values(VARIANTS)) if (v.args) v.args = v.args.filter((a) => a !== '--no-alloc-sampling');
 }
 const extra = (process.env.VARIANTS || '').split(/\s+/).filter(Boolean);
 for (const v of extra) if (!VARIANTS[v]) throw new Error(`unknown variant '${v}'; known: ${Object.keys(VARIANTS).join(' ')}`);

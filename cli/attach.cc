@@ -17,6 +17,7 @@ attach::ProbeSettings attach_probe_settings(const collector::RunOptions& ro) {
   p.interval_ms = ro.sample_interval_ms;
   p.profile = !ro.profile ? "off" : ro.profile_on_block ? "on-block" : "on";
   p.profile_interval_us = ro.profile_interval_us;
+  p.alloc = ro.alloc;
   p.block_threshold_ms = ro.block_threshold_ms;
   p.block_interval_ms = ro.block_interval_ms;
   return p;

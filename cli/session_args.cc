@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -45,6 +47,36 @@ using protocol::kDefaultBlockThresholdMs;
 using protocol::kMaxBlockMs;
 using protocol::kMinBlockMs;
 using base::kUsPerMs;
+// --heap-snapshot's values: alone (CLI11 gives a bare flag "true"), always;
+// =on-growth, when the live heap grew.
+constexpr char kHeapSnapshotBare[] = "true";
+constexpr char kHeapSnapshotAlways[] = "always";
+constexpr char kHeapSnapshotOnGrowth[] = "on-growth";
+constexpr char kHeapSnapshotExt[] = ".heapsnapshot";
+
+// The snapshot beside the recording (its name without .ndjson[.gz]), or
+// beside the report when the recording is not kept; absolute, since the
+// target's working folder is not ours.
+std::string heap_snapshot_path(const SessionArgs& a, const collector::RunOptions& ro, const SessionFiles& files) {
+  std::string base = a.no_record ? files.report : ro.record_path;
+  for (const char* ext : {".gz", ".ndjson", ".html"})
+    if (base.size() > std::strlen(ext) && base.ends_with(ext)) base.resize(base.size() - std::strlen(ext));
+  std::error_code ec;
+  std::filesystem::path abs = std::filesystem::absolute(base + kHeapSnapshotExt, ec);
+  return ec ? base + kHeapSnapshotExt : abs.string();
+}
+
+// Where the heap snapshot went, or why there is none: one line for stderr.
+std::string heap_snapshot_said(const collector::RunResult& res) {
+  const collector::HeapSnapshotResult& h = res.heap_snapshot;
+  if (!h.answered) return "no heap snapshot: the probe did not answer (it never connected, or the process ended first)";
+  if (!h.error.empty()) return "no heap snapshot: " + h.error;
+  if (!h.skipped.empty()) return "no heap snapshot (--heap-snapshot=on-growth): " + h.skipped;
+  char size[64];
+  std::snprintf(size, sizeof size, "%.1f MB; it paused the process %.1f s", h.bytes / 1e6, h.pause_ms / 1000);
+  return "heap snapshot: " + h.path + " (" + size +
+         "); open it in Chrome DevTools (Memory, Load) and look at what the growing sites' objects are retained by";
+}
 
 // Parses a duration option and checks it against [min_ms, max_ms]; "" or a
 // message naming the option, the value and the accepted range.
@@ -90,6 +122,16 @@ std::string probe_options(const SessionArgs& a, collector::RunOptions* ro) {
   if (err = block_options(a, ro); !err.empty()) return err;
   ro->profile = !a.no_profile;
   ro->profile_on_block = !a.profile;
+  ro->alloc = !a.no_alloc;
+  if (!a.heap_snapshot.empty()) {
+    if (a.heap_snapshot != kHeapSnapshotBare && a.heap_snapshot != kHeapSnapshotAlways &&
+        a.heap_snapshot != kHeapSnapshotOnGrowth)
+      return "--heap-snapshot takes no value (always) or =on-growth, not '" + a.heap_snapshot + "'";
+    ro->heap_snapshot_on_growth = a.heap_snapshot == kHeapSnapshotOnGrowth;
+    if (ro->heap_snapshot_on_growth && a.no_alloc)
+      return "--heap-snapshot=on-growth judges growth by allocation sampling's live points; drop "
+             "--no-alloc-sampling, or take the snapshot always (--heap-snapshot)";
+  }
   if (a.profile_interval.empty()) return {};
   double ms = 0;
   err = duration_in_range("--profile-interval", a.profile_interval, kMinProfileIntervalMs,
@@ -188,6 +230,8 @@ int report(const SessionArgs& a, const collector::RunOptions& ro, const collecto
   // be the one the user came for.
   for (const std::string& line : collector::run_limits(ro, res))
     std::cerr << "loopdoctor: " << collector::shown_line(ro, line) << "\n";
+  if (!ro.heap_snapshot_path.empty())
+    std::cerr << "loopdoctor: " << collector::shown_line(ro, heap_snapshot_said(res)) << "\n";
   OutputOptions oo;
   oo.html_path = files.report;
   oo.json_path = a.json;
@@ -272,7 +316,10 @@ std::string name_session_files(const SessionArgs& a, collector::RunOptions* ro, 
   if (default_report) files->claimed.push_back(stem + kReportExt);
   files->report = default_report ? stem + kReportExt : a.output;
   ro->record_path = a.no_record ? make_private_recording(&err) : default_record ? stem + kRecordingExt : a.record;
-  if (!ro->record_path.empty()) return {};
+  if (!ro->record_path.empty()) {
+    if (!a.heap_snapshot.empty()) ro->heap_snapshot_path = heap_snapshot_path(a, *ro, *files);
+    return {};
+  }
   drop_unwritten(*files);  // the report's name claimed for a run that cannot start
   return err;
 }
@@ -325,6 +372,15 @@ void add_session_options(CLI::App* s, SessionArgs* a, SessionKind kind) {
       ->excludes(no_profile);
   s->add_option("--profile-interval", a->profile_interval,
                 "CPU profile sampling interval (default 10ms)");
+  s->add_flag("--no-alloc-sampling", a->no_alloc,
+              "Do not sample allocations (by default the probe names the sites that allocate most and "
+              "those whose live memory grows, at about one allocation in every 128 KiB)");
+  if (kind != SessionKind::kBench)
+    s->add_flag("--heap-snapshot", a->heap_snapshot,
+                "Write a V8 heap snapshot at the end, beside the recording (<recording>.heapsnapshot, for "
+                "Chrome DevTools); =on-growth: only when the sampled live heap grew. It pauses the "
+                "process while written (seconds per 100 MB of heap); never by default")
+        ->option_text("[=on-growth]");
   s->add_option("--block-threshold", a->block_threshold,
                 block_help("Native probe: a loop that has not turned for this long is blocked, and its "
                            "JS stack is sent",

@@ -30,6 +30,9 @@ struct SessionArgs {
   bool open = false;
   bool no_profile = false;
   bool profile = false;  // from the start of the load, even with the native probe
+  bool no_alloc = false;  // --no-alloc-sampling
+  // --heap-snapshot[=on-growth]: "" (none), "true" (bare) or "always", or "on-growth".
+  std::string heap_snapshot;
   bool no_record = false;  // the recording lives only until the outputs are written
   bool no_redact = false;  // keep secrets in the outputs (base/redact.h)
   std::string profile_interval;  // empty: the probe's default (10ms)

@@ -120,6 +120,7 @@ struct Attacher::Impl {
                         {"token", token}};
     if (p.interval_ms > 0) s["intervalMs"] = p.interval_ms;
     if (p.agent) s["agent"] = true;
+    if (!p.alloc) s["alloc"] = false;
     if (p.profile_interval_us > 0) s["profileIntervalUs"] = p.profile_interval_us;
     if (p.block_threshold_ms > 0) s["blockThresholdMs"] = p.block_threshold_ms;
     if (p.block_interval_ms > 0) s["blockIntervalMs"] = p.block_interval_ms;

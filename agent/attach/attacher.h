@@ -32,6 +32,7 @@ struct ProbeSettings {
   std::string probe_choice;  // "js" forces the JS probe
   std::string job;           // the hello's job; "" lets the probe name it
   bool agent = false;        // `loopdoctor agent`'s probe, not a one-shot diagnosis's
+  bool alloc = true;         // allocation sampling (attach --no-alloc-sampling: false)
 };
 
 struct AttachOptions {

@@ -153,7 +153,8 @@ void Session::init_handles() {
                         return hello_ && probe_.send(R"({"type":"end"})");
                       },
                       [this](int signum) { target_.signal_group(signum); },
-                      attached() ? std::function<void()>([this] { on_detach(); }) : nullptr});
+                      attached() ? std::function<void()>([this] { on_detach(); }) : nullptr,
+                      opts_.heap_snapshot_path.empty() ? kByeWaitMs : kHeapSnapshotByeWaitMs});
   // Handlers go in before the target exists, so a Ctrl-C at any moment of the
   // run is ours to handle.
   for (auto [h, signum] : {std::pair{&sigint_, SIGINT}, std::pair{&sigterm_, SIGTERM}}) {
@@ -169,6 +170,7 @@ bool Session::spawn_target(int child_fd) {
   env["LOOPDOCTOR_PROFILE"] = !opts_.profile ? "0" : opts_.profile_on_block ? "on-block" : "1";
   if (opts_.profile_interval_us > 0)
     env["LOOPDOCTOR_PROFILE_INTERVAL_US"] = interval_text(opts_.profile_interval_us);
+  env["LOOPDOCTOR_ALLOC"] = opts_.alloc ? "1" : "0";
   env["LOOPDOCTOR_BLOCK_THRESHOLD_MS"] = interval_text(opts_.block_threshold_ms);
   env["LOOPDOCTOR_BLOCK_INTERVAL_MS"] = interval_text(opts_.block_interval_ms);
   if (!opts_.native_dir.empty()) env["LOOPDOCTOR_NATIVE_DIR"] = opts_.native_dir;

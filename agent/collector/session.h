@@ -64,6 +64,14 @@ struct RunOptions {
   bool profile = true;                  // ask the probe for a CPU profile of the load
   bool profile_on_block = true;         // with the native probe, from the first blocked loop on (else from the start)
   double profile_interval_us = 0;       // its sampling interval (0: the probe's default, 10 ms)
+  // Ask the probe for allocation sampling (its `alloc` lines, from the
+  // load's start): LOOPDOCTOR_ALLOC and alloc-start.
+  bool alloc = true;
+  // Set: the first process's probe writes a V8 heap snapshot here at the
+  // end (heap-snapshot-take); with heap_snapshot_on_growth only when its
+  // sampled live heap grew. A path as the target sees it.
+  std::string heap_snapshot_path;
+  bool heap_snapshot_on_growth = false;
   // Native probe: no turn this long is a block; its stack again this often
   // while it lasts. Always passed to the probe (block_limits.h owns the defaults).
   double block_threshold_ms = protocol::kDefaultBlockThresholdMs;
@@ -80,6 +88,16 @@ struct RunOptions {
 
 // A line for the user: redacted when the run redacts.
 std::string shown_line(const RunOptions& opts, const std::string& line);
+
+// The probe's answer to heap-snapshot-take (its `heap-snapshot` line).
+struct HeapSnapshotResult {
+  bool answered = false;
+  std::string path;
+  double bytes = 0;
+  double pause_ms = 0;
+  std::string error;    // it could not be written
+  std::string skipped;  // on-growth: why it was not taken
+};
 
 struct RunResult {
   int pid = 0;
@@ -104,6 +122,7 @@ struct RunResult {
   bool detached = false;         // attach: the run ended with the target still running
   bool load_ran = false;         // load started (the target listened in time)
   double load_ms = 0;            // how long the load ran
+  HeapSnapshotResult heap_snapshot;  // with RunOptions::heap_snapshot_path
 };
 
 // Runs until the load ends, --duration elapses, the target exits, or Ctrl-C.

@@ -38,9 +38,33 @@ void Session::on_probe_message(const nlohmann::json& msg, std::string_view raw) 
       root_bye_ = true;
       bye_settled();
       break;
+    case recording::Type::kOther:
+      on_loop_message(type, msg, &probe_);
+      break;
     default:
       break;
   }
+}
+
+// The probe's answer to heap-snapshot-take, for the CLI to say where the
+// snapshot went (the line itself is recorded as every probe line is).
+void Session::on_heap_snapshot(const nlohmann::json& msg) {
+  if (msg.value("type", "") != "heap-snapshot") return;
+  HeapSnapshotResult& r = result_->heap_snapshot;
+  r.answered = true;
+  const auto text = [&](const char* k) {
+    auto it = msg.find(k);
+    return it != msg.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  const auto number = [&](const char* k) {
+    auto it = msg.find(k);
+    return it != msg.end() && it->is_number() ? it->get<double>() : 0.0;
+  };
+  r.path = text("path");
+  r.error = text("error");
+  r.skipped = text("skipped");
+  r.bytes = number("bytes");
+  r.pause_ms = number("pause_ms");
 }
 
 void Session::on_probe_closed(const std::string& reason) {
@@ -66,6 +90,11 @@ void Session::on_listen(int port, const std::string& address) {
   if (opts_.profile && !loads_.empty()) {
     probe_.send(R"({"type":"profile-start"})");
     tree_.send_all(R"({"type":"profile-start"})");
+  }
+  // Allocation sampling's churn phase, then its live one, over the load.
+  if (opts_.alloc && !loads_.empty()) {
+    probe_.send(R"({"type":"alloc-start"})");
+    tree_.send_all(R"({"type":"alloc-start"})");
   }
 }
 

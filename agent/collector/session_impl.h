@@ -89,6 +89,8 @@ class Session {
   void start_tree(int root_pid);
   void on_proc_sample(const ProcSample& s);
   bool profile_due() const;
+  bool alloc_due() const;
+  void on_heap_snapshot(const nlohmann::json& msg);
   bool any_probe_open() const { return probe_.is_open() || tree_.any_open(); }
   void close_probes();
   void bye_settled();

@@ -55,6 +55,12 @@ bool Session::profile_due() const {
   return opts_.profile && !stop_.begun() && (!load_requested() || result_->load_ran);
 }
 
+// Allocation sampling starts when the profile would (its live heap is
+// judged over the same window), whether or not the profile is on.
+bool Session::alloc_due() const {
+  return opts_.alloc && !stop_.begun() && (!load_requested() || result_->load_ran);
+}
+
 // The first process's hello, on the inherited fd or (attach) the tree's socket.
 void Session::on_root_hello(const recording::Hello& hello) {
   hello_ = true;
@@ -90,6 +96,16 @@ void Session::on_loop_message(recording::Type type, const nlohmann::json& msg, P
   if (attached() && tree_.is_root(from)) on_root_message(type, msg);
   if (type == recording::Type::kHello) {
     if (profile_due()) from->send(R"({"type":"profile-start"})");
+    if (alloc_due()) from->send(R"({"type":"alloc-start"})");
+    // The heap snapshot is the first process's main heap only.
+    const bool root = from == &probe_ || (attached() && tree_.is_root(from));
+    if (root && !opts_.heap_snapshot_path.empty()) {
+      nlohmann::json take = {{"type", "heap-snapshot-take"}, {"path", opts_.heap_snapshot_path}};
+      if (opts_.heap_snapshot_on_growth) take["when"] = "on-growth";
+      from->send(take.dump());
+    }
+  } else if (type == recording::Type::kOther) {
+    if (from == &probe_ || (attached() && tree_.is_root(from))) on_heap_snapshot(msg);
   } else if (type == recording::Type::kListen) {
     // Any loop of the tree may be the server (cluster workers share the
     // primary's port); the first port reported is the one loaded.

@@ -14,7 +14,7 @@ void StopSequence::begin() {
   if (phase_ != Phase::kIdle) return;
   if (hooks_.request_bye && hooks_.request_bye()) {
     phase_ = Phase::kWaitingBye;
-    timer_.start(kByeWaitMs, [this] { send_sigint(); });
+    timer_.start(hooks_.bye_wait_ms, [this] { send_sigint(); });
     return;
   }
   send_sigint();

@@ -1,8 +1,8 @@
 // Ending the target politely, then less so: ask the probe to finish (it sends
 // its profile and "bye"), then SIGINT, SIGTERM and SIGKILL to the target's
 // process group, each after a bounded grace period. Every step has a timer,
-// so a hung target is always gone within kByeWaitMs + kSigintGraceMs +
-// kSigtermGraceMs.
+// so a hung target is always gone within its bye wait (kByeWaitMs, or
+// kHeapSnapshotByeWaitMs) + kSigintGraceMs + kSigtermGraceMs.
 #pragma once
 
 #include <functional>
@@ -17,6 +17,12 @@ namespace loopdoctor::collector {
 // profile, a few MB). 5 s covers both; a target that says bye sooner ends
 // the wait sooner, so only a hung probe pays all of it.
 inline constexpr double kByeWaitMs = 5000;
+// With --heap-snapshot the probe writes the snapshot before bye, which
+// pauses the target for as long as V8 walks and writes its heap: 9.4 s for
+// a 100 MB heap of small objects here (tests/agent/probes/node/fixtures/
+// leak-and-churn.js, 2-core VM). Two minutes covers a heap of about a
+// gigabyte; past it the run goes on to the signals without the snapshot.
+inline constexpr double kHeapSnapshotByeWaitMs = 120000;
 // Node servers typically close their listeners and drain within a second.
 inline constexpr double kSigintGraceMs = 3000;
 inline constexpr double kSigtermGraceMs = 2000;
@@ -31,6 +37,9 @@ class StopSequence {
     // signal, once the bye came (or its wait ran out, or a second Ctrl-C),
     // the attach ends -- the target is never signalled.
     std::function<void()> detach = nullptr;
+    // How long to wait for bye once asked: kByeWaitMs, or longer when the
+    // probe has more to do before it (kHeapSnapshotByeWaitMs).
+    double bye_wait_ms = kByeWaitMs;
   };
 
   void init(uv_loop_t* loop, Hooks hooks);

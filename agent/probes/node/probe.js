@@ -24,6 +24,8 @@
 //   gc.js         gc lines
 //   http-view.js  diagnostics_channel request view, listen hook
 //   profiler.js   CPU profile (inspector)
+//   alloc.js      allocation sampling by site (inspector), alloc-line.js its line
+//   heap-snapshot.js  the heap snapshot --heap-snapshot asks for
 //   causes.js     outbound calls per destination, threadpool queue wait
 //   warnings.js   the target's process warnings (process.on('warning'))
 //   native.js     loads the native probe (native/, a watchdog thread) or

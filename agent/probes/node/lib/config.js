@@ -98,6 +98,56 @@ const MAX_PROFILE_BYTES = 15 * 1024 * 1024;
 // bases differ and the probe-measured start time is used instead.
 const MAX_PROFILE_CLOCK_SKEW_MS = 1000;
 
+// Allocation sampling (alloc.js): V8's sampling heap profiler takes about
+// one allocation in every ALLOC_DEFAULT_INTERVAL_BYTES, each costing a stack
+// walk. V8's own default, 32 KiB, takes ~6000 samples a second of a server
+// allocating 200 MB/s; 128 KiB takes a quarter of that, and a leak of
+// 1 MB/s still lands ~8 samples a second on its site. Sampling itself
+// costs little (hello-world at 2000 req/s: ~+5 us a request, within the
+// noise); the live points' forced collections are the cost (below).
+const ALLOC_DEFAULT_INTERVAL_BYTES = 128 * 1024;
+// Below 1 KiB nearly every object is a sample (the profiler is the load);
+// above 64 MiB a run sees too few samples to rank sites.
+const ALLOC_MIN_INTERVAL_BYTES = 1024;
+const ALLOC_MAX_INTERVAL_BYTES = 64 * 1024 * 1024;
+// Under a collector (alloc-start): what churns in the load's first 2 s
+// (V8 keeps a sample of every collected object while the churn flags are
+// on, so the phase is short), then what is still alive, a point every 2 s
+// (a 10 s run gets four points and the one at its end).
+const ALLOC_CHURN_MS = 2000;
+const ALLOC_LIVE_POINT_MS = 2000;
+// The agent's endpoint alone (no alloc-start): a long-lived server, looked
+// at for minutes, so a longer churn phase and sparser points; the live phase
+// starts again every minute so its samples (and their cost) stay bounded.
+const ALLOC_AGENT_CHURN_MS = 5000;
+const ALLOC_AGENT_LIVE_POINT_MS = 10000;
+const ALLOC_AGENT_LIVE_PHASE_MS = 60000;
+// Reading a live point costs a full, non-incremental collection: the
+// inspector's HeapProfiler always starts V8's sampler with kSamplingForceGC,
+// so that a point counts live objects only. Its pause grows with the heap
+// (measured here, 2-core VM: 32 ms at 13 MB live, 140 ms at 50 MB), so the
+// next point waits until that pause is at most this share of the time
+// since: a point every 2 s up to ~20 ms pauses, sparser above. The pause is
+// not all it costs: a server collected in full every 2 s runs slower after
+// (hello-world at 2000 req/s: ~+50 us of CPU a request, the same with
+// global.gc() every 2 s and no profiler; bench/probe-overhead).
+const ALLOC_MAX_PAUSE_SHARE = 0.01;
+
+// The collector closes a connection on a non-profile line over 1 MiB
+// (agent/protocol/line_splitter.h kMaxLineBytes); the smallest sites go
+// first to keep an alloc line under it, with room for its envelope.
+const MAX_ALLOC_LINE_BYTES = 1024 * 1024 - 4096;
+// --heap-snapshot=on-growth takes the snapshot only when the live phase's
+// sampled live bytes grew by more than this from its first point to its
+// last. A live point also counts sampled objects no collection has freed
+// yet: up to a young generation of them (V8's default semi-space on 64-bit,
+// 16 MiB), and old-space garbage awaiting a full collection. A snapshot
+// pauses the process about a second per 100 MB of heap: 32 MiB of growth
+// is past what garbage alone shows on the samples' short runs.
+const HEAP_SNAPSHOT_MIN_GROWTH_BYTES = 32 * 1024 * 1024;
+// A snapshot's path as the collector sends it: a file path, bounded.
+const MAX_SNAPSHOT_PATH_BYTES = 4096;
+
 // Block stacks (native probe only): a loop that has not turned for the
 // threshold is blocked, and its stack is read again every interval while it
 // lasts. agent/protocol/block_limits.h owns these four (and says why);
@@ -125,6 +175,7 @@ const PROBE_ENV_VARS = [
   'LOOPDOCTOR_JOB', 'LOOPDOCTOR_PROFILE', 'LOOPDOCTOR_PROFILE_INTERVAL_US',
   'LOOPDOCTOR_PROBE', 'LOOPDOCTOR_NATIVE_DIR',
   'LOOPDOCTOR_BLOCK_THRESHOLD_MS', 'LOOPDOCTOR_BLOCK_INTERVAL_MS', 'LOOPDOCTOR_TREE',
+  'LOOPDOCTOR_ALLOC', 'LOOPDOCTOR_ALLOC_INTERVAL_BYTES',
 ];
 // Under `run`, the collector names its per-run socket beside the inherited
 // fd: the first process keeps the fd and leaves the rest (the endpoint, the
@@ -155,6 +206,8 @@ function readSettings(env, selfPath) {
     nativeDir: env.LOOPDOCTOR_NATIVE_DIR,  // where the addon was built
     blockThreshold: env.LOOPDOCTOR_BLOCK_THRESHOLD_MS,
     blockInterval: env.LOOPDOCTOR_BLOCK_INTERVAL_MS,
+    alloc: env.LOOPDOCTOR_ALLOC,
+    allocInterval: env.LOOPDOCTOR_ALLOC_INTERVAL_BYTES,
   };
   try {
     if (tree) passToChildren(env); else scrubEnvironment(env, selfPath);
@@ -175,6 +228,9 @@ function attachSettings(s) {
   if (s.profile !== undefined && !Object.prototype.hasOwnProperty.call(ATTACH_PROFILES, s.profile)) {
     return { error: 'settings.profile is ' + JSON.stringify(s.profile) + ': it takes on-block, on or off' };
   }
+  if (s.alloc !== undefined && typeof s.alloc !== 'boolean') {
+    return { error: 'settings.alloc is ' + JSON.stringify(s.alloc) + ': it takes true (allocation sampling, the default) or false' };
+  }
   if (s.probe !== undefined && s.probe !== 'js') {
     return { error: 'settings.probe is ' + JSON.stringify(s.probe) + ': it takes "js" (the JS probe) or nothing (native when it loads)' };
   }
@@ -193,6 +249,8 @@ function attachSettings(s) {
     nativeDir: typeof s.nativeDir === 'string' && s.nativeDir !== '' ? s.nativeDir : undefined,
     blockThreshold: s.blockThresholdMs,
     blockInterval: s.blockIntervalMs,
+    alloc: s.alloc === false ? '0' : undefined,
+    allocInterval: s.allocIntervalBytes,
   });
   settings.attached = true;
   settings.attachToken = typeof s.token === 'string' ? s.token : '';
@@ -241,7 +299,17 @@ function settingsFrom(raw) {
     nativeDir: raw.nativeDir,
     blockThresholdMs: blockMs(raw.blockThreshold, DEFAULT_BLOCK_THRESHOLD_MS),
     blockIntervalMs: blockMs(raw.blockInterval, DEFAULT_BLOCK_INTERVAL_MS),
+    allocEnabled: raw.alloc !== '0' && raw.alloc !== 'false',
+    allocIntervalBytes: allocBytes(raw.allocInterval),
   };
+}
+
+// The allocation sampling interval (a text from the environment or
+// attach's number), in [ALLOC_MIN_INTERVAL_BYTES, ALLOC_MAX_INTERVAL_BYTES].
+function allocBytes(text) {
+  const n = Number(text);
+  if (text === undefined || text === '' || !Number.isFinite(n) || n <= 0) return ALLOC_DEFAULT_INTERVAL_BYTES;
+  return Math.round(Math.min(Math.max(n, ALLOC_MIN_INTERVAL_BYTES), ALLOC_MAX_INTERVAL_BYTES));
 }
 
 // A block setting (a text from the environment or attach's number), in
@@ -347,4 +415,14 @@ module.exports = {
   DEFAULT_BLOCK_INTERVAL_MS,
   MIN_BLOCK_MS,
   MAX_BLOCK_MS,
+  ALLOC_DEFAULT_INTERVAL_BYTES,
+  ALLOC_CHURN_MS,
+  ALLOC_LIVE_POINT_MS,
+  ALLOC_AGENT_CHURN_MS,
+  ALLOC_AGENT_LIVE_POINT_MS,
+  ALLOC_AGENT_LIVE_PHASE_MS,
+  ALLOC_MAX_PAUSE_SHARE,
+  MAX_ALLOC_LINE_BYTES,
+  HEAP_SNAPSHOT_MIN_GROWTH_BYTES,
+  MAX_SNAPSHOT_PATH_BYTES,
 };

@@ -20,6 +20,8 @@ const { createGcObserver } = require('./gc.js');
 const { createHttpView } = require('./http-view.js');
 const { createSampler } = require('./sampler.js');
 const { createProfiler } = require('./profiler.js');
+const { createAllocSampler } = require('./alloc.js');
+const { createHeapSnapshot } = require('./heap-snapshot.js');
 const { loadNative } = require('./native.js');
 const threads = require('./threads.js');
 
@@ -37,14 +39,17 @@ function start(settings, opts) {
   const state = createState(settings);
   // Each installed part's removal, run in reverse order by stop().
   const undo = [];
-  let transport, sampler, profiler;
+  let transport, sampler, profiler, alloc, snapshot;
   let workers = null;  // threads.js shareWithWorkers (preloaded)
   let stopping = false;  // stop() scheduled the detach
   let stopped = false;
 
-  // Last sample, the profile, then bye, and `then` (attach: the rest goes
-  // too); sampling stops. At process exit no callback will run again, so
-  // bye goes at once.
+  // Last sample, the CPU profile stopped, the last alloc line, the heap
+  // snapshot asked for (the profilers off, so neither records its pause),
+  // the profile, then bye, and `then` (attach: the rest goes too); sampling
+  // stops. At process exit no callback will run again, so bye goes at once
+  // (the inspector answers this thread's own session at once: what it
+  // gives goes before).
   function finish(exiting, then) {
     if (state.finished) { if (then) then(); return; }
     if (state.connected && state.sampling) sampler.sample(state.now());
@@ -58,7 +63,14 @@ function start(settings, opts) {
       transport.sendBye();
       if (then) then();
     };
-    profiler.stop(() => { try { profiler.send(); } catch (_) { /* never throw */ } bye(); });
+    const rest = () => {
+      try { snapshot.take(); } catch (_) { /* never throw */ }
+      try { profiler.send(); } catch (_) { /* never throw */ }
+      bye();
+    };
+    profiler.stop(() => {
+      try { alloc.stop(rest); } catch (_) { rest(); }
+    });
     if (exiting) bye();
   }
 
@@ -101,18 +113,22 @@ function start(settings, opts) {
     const tid = worker ? threads.currentTid() : 0;
     state.identity = () => threads.helloIdentity(settings, tid);
     transport = createTransport(state, {
-      connected: () => sampler.start(),
-      lost: () => { sampler.stop(); profiler.discard(); },
+      connected: () => { sampler.start(); alloc.connected(); },
+      lost: () => { sampler.stop(); profiler.discard(); alloc.discard(); },
       // Attach mode has one connection: when it ends, the probe goes.
       closed: () => stopNow(),
       end: () => finish(false, attached ? teardown : undefined),
       profileStart: () => profiler.start(),
+      allocStart: () => alloc.start(),
+      heapSnapshotTake: (msg) => snapshot.request(msg),
     });
     const gc = createGcObserver(state, transport.enqueue);
     const httpView = createHttpView(state, transport.send);
     sampler = createSampler(state, transport, gc, httpView, () => profiler.blocked());
     profiler = createProfiler(state, transport, (on) => sampler.watchBlocks(on));
-    undo.push(() => { sampler.stop(); profiler.discard(); });
+    alloc = createAllocSampler(state, transport);
+    snapshot = createHeapSnapshot(state, transport, alloc.liveGrowth);
+    undo.push(() => { sampler.stop(); profiler.discard(); alloc.discard(); });
 
     undo.push(httpView.install());
     // An attached server listened long ago: its listen lines follow hello.

@@ -76,4 +76,15 @@ function loadNative(settings, probeDir) {
   }
 }
 
-module.exports = { loadNative, addonFileName };
+// The probe's own costly work on the loop (a profiler's start, a heap
+// profile read, a snapshot) is about to run (on) or is done (off): the
+// native probe's watchdog then says a block it sees is the probe's, not
+// the target's (its lines say "probe").
+function ownWork(state, on) {
+  const native = state.native;
+  if (native !== null && typeof native.ownWork === 'function') {
+    try { native.ownWork(on); } catch (_) { /* an older addon */ }
+  }
+}
+
+module.exports = { loadNative, addonFileName, ownWork };

@@ -5,6 +5,7 @@
 // stopped at "end" (or after MAX_PROFILE_MS), trimmed, placed on the probe
 // clock and sent as one line just before bye.
 const { r3 } = require('./state.js');
+const { ownWork } = require('./native.js');
 const { MAX_PROFILE_MS, MAX_PROFILE_BYTES, MAX_PROFILE_CLOCK_SKEW_MS } = require('./config.js');
 
 // onArmed(on): the profile waits for the first block (true), or no longer.
@@ -41,7 +42,7 @@ function createProfiler(state, transport, onArmed = () => {}) {
     // The start pauses the loop (V8 logs every compiled function: 170 ms in
     // a worker once): the native probe is told, so a block it sees then is
     // the probe's, not native code of the target's (its lines say "probe").
-    ownWork(true);
+    ownWork(state, true);
     try {
       s = new inspector.Session();
       s.connect();
@@ -56,14 +57,7 @@ function createProfiler(state, transport, onArmed = () => {}) {
     } catch (_) {
       if (s) closeSession();
     }
-    ownWork(false);
-  }
-
-  function ownWork(on) {
-    const native = state.native;
-    if (native !== null && typeof native.ownWork === 'function') {
-      try { native.ownWork(on); } catch (_) { /* an older addon */ }
-    }
+    ownWork(state, false);
   }
 
   function closeSession() {

@@ -35,6 +35,7 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
   let lastCpuUser = 0, lastCpuSystem = 0;
   let mem = null, memRest = null, memT = -Infinity;
   let arrayBuffers = 0, arrayBuffersT = -Infinity;
+  let spaces = '', spacesT = -Infinity;
   let handles = null, handlesT = -Infinity;
   // The JS sampler's own timer runs at the delay's resolution; the native
   // one's handover rides the probe's slow tick (slow-tick.js), every
@@ -100,7 +101,7 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
     lastCpuSystem = cpu.system;
     resetDelays();
     httpView.reset();
-    memT = handlesT = arrayBuffersT = -Infinity;
+    memT = handlesT = arrayBuffersT = spacesT = -Infinity;
     gc.start();
     // The first handover after sampling began: its HTTP view (and gauges)
     // go into the first samples rather than a second later.
@@ -209,6 +210,10 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
   function refreshMem(t) {
     if (t - memT < SLOW_REFRESH_MS) return;
     memT = t;
+    if (t - spacesT >= MEM_REFRESH_MS) {
+      spaces = spacesJson();
+      spacesT = t;
+    }
     if (state.native !== null) {
       if (t - arrayBuffersT >= MEM_REFRESH_MS) {
         arrayBuffers = process.memoryUsage().arrayBuffers || 0;
@@ -225,6 +230,24 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
     mem = ',"mem":{"rss":' + m.rss + memRest + '}';
   }
 
+  // The heap's spaces (bytes used), for the memory chart: every
+  // MEM_REFRESH_MS (V8 builds an object per space, ~3 us), repeated between.
+  // '' when V8 cannot tell (the line then has no spaces).
+  function spacesJson() {
+    let list;
+    try { list = v8.getHeapSpaceStatistics(); } catch (_) { return ''; }
+    let young = 0, old = 0, code = 0, large = 0;
+    for (let i = 0; i < list.length; i++) {
+      const sp = list[i];
+      const used = sp.space_used_size;
+      if (sp.space_name === 'new_space') young += used;
+      else if (sp.space_name === 'old_space') old += used;
+      else if (sp.space_name === 'code_space') code += used;
+      else if (sp.space_name === 'large_object_space' || sp.space_name === 'new_large_object_space') large += used;
+    }
+    return '{"new":' + young + ',"old":' + old + ',"code":' + code + ',"large_object":' + large + '}';
+  }
+
   function memJson(t) {
     refreshMem(t);
     return mem;
@@ -237,7 +260,7 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
     const native = state.native;
     refreshMem(t);
     const http = native.httpPending() ? undefined : httpView.takeJson();
-    native.update(memRest, handlesCached(t), http, handoverMs);
+    native.update(memRest, handlesCached(t), http, handoverMs, spaces);
   }
 
   function sample(t) {
@@ -263,6 +286,7 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
       ',"elu":' + r3(util) +
       ',"cpu":{"user_us":' + user + ',"system_us":' + system + '}' +
       memJson(t) +
+      (spaces !== '' ? ',"spaces":' + spaces : '') +
       ',"handles":' + handlesCached(t) +
       ',"http":' + httpView.takeJson() +
       ',"dropped":' + state.dropped + '}\n';

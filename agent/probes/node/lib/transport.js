@@ -14,7 +14,8 @@ const {
 // hooks.connected(): hello and listens are out, start sampling.
 // hooks.lost(): the socket is gone (connected is already false).
 // hooks.closed(): attach mode, after lost: the one connection is over.
-// hooks.end(), hooks.profileStart(): the collector's commands.
+// hooks.end(), hooks.profileStart(), hooks.allocStart(),
+// hooks.heapSnapshotTake(msg): the collector's commands.
 function createTransport(state, hooks) {
   const { settings, now } = state;
   let outBuf = '';        // queued lines, see enqueue()
@@ -249,6 +250,8 @@ function createTransport(state, hooks) {
     if (!msg) return;
     if (msg.type === 'end') hooks.end();
     else if (msg.type === 'profile-start') hooks.profileStart();
+    else if (msg.type === 'alloc-start') hooks.allocStart();
+    else if (msg.type === 'heap-snapshot-take') hooks.heapSnapshotTake(msg);
   }
 
   // The process exits or the socket is lost: the native writer writes out

@@ -333,7 +333,7 @@ napi_value Flush(napi_env env, napi_callback_info) {
   return js_undefined(env);
 }
 
-// update(memRest, handlesJson, httpJson | undefined, handoverMs)
+// update(memRest, handlesJson, httpJson | undefined, handoverMs, spacesJson)
 napi_value Update(napi_env env, napi_callback_info info) {
   Args a = get_args(env, info);
   Instance* in = instance(env);
@@ -344,6 +344,7 @@ napi_value Update(napi_env env, napi_callback_info info) {
   if (v.handles.empty()) v.handles = R"({"total":0,"by_type":{}})";
   if (a.argc > 2) v.http = get_string(env, a.argv[2]);
   if (a.argc > 3) v.handover_ms = get_number(env, a.argv[3], v.handover_ms);
+  if (a.argc > 4) v.spaces = get_string(env, a.argv[4]);
   const bool has_http = !v.http.empty();
   in->watchdog->update_js(std::move(v), has_http);
   return js_undefined(env);

@@ -266,6 +266,7 @@ void Watchdog::sample_now() {
 void Watchdog::update_js(JsView v, bool has_http) {
   std::lock_guard<std::mutex> lock(mu_);
   js_.mem_rest = std::move(v.mem_rest);
+  js_.spaces = std::move(v.spaces);
   js_.handles = std::move(v.handles);
   js_.handover_ms = v.handover_ms;
   if (has_http) js_.http = std::move(v.http);

@@ -251,7 +251,13 @@ std::string SampleBuilder::build(const Counters& c, double t_ms, DelayStats& del
     line += R"(,"heap_used":0,"heap_total":0,"external":0,"array_buffers":0)";
   else
     line += js.mem_rest;
-  line += "},\"handles\":";
+  line += '}';
+  // The heap's spaces ride with the heap they break down, never alone.
+  if (!js.mem_rest.empty() && !js.spaces.empty()) {
+    line += ",\"spaces\":";
+    line += js.spaces;
+  }
+  line += ",\"handles\":";
   line += js.handles;
   if (!js.http.empty()) {
     line += ",\"http\":";

@@ -158,6 +158,7 @@ Counters counters_at(const Counters& a, const Counters& b, uint64_t at_ns);
 // object (per-interval counts) goes into one sample only.
 struct JsView {
   std::string mem_rest;  // ,"heap_used":..,"heap_total":..,"external":..,"array_buffers":..
+  std::string spaces;    // {"new":..,"old":..,"code":..,"large_object":..}; "" when not read
   std::string handles = R"({"total":0,"by_type":{}})";
   std::string http;      // "" when no fresh one waits
   // How often JS hands over (lib/sampler.js handoverMs: HANDOVER_MS in

@@ -165,6 +165,13 @@ function assertSample(s, opts = {}) {
   }
   assert.ok(s.mem.rss > 1024 * 1024, 'rss is at least a MiB');
   assert.ok(s.mem.heap_used > 0 && s.mem.heap_used <= s.mem.heap_total);
+  // The heap's spaces ride with the heap (docs/contracts.md, issue 32).
+  if (s.spaces !== undefined) {
+    for (const k of ['new', 'old', 'code', 'large_object']) {
+      assertNumber(s.spaces[k], `spaces.${k}`);
+      assert.ok(s.spaces[k] >= 0);
+    }
+  }
   assert.ok(Number.isInteger(s.handles.total));
   const byType = Object.values(s.handles.by_type).reduce((a, b) => a + b, 0);
   assert.equal(byType, s.handles.total, 'handles.by_type sums to total');

@@ -27,6 +27,9 @@ test('hello says native, and samples keep DESIGN\'s shape', { timeout: TEST_TIME
   assert.equal(hello.probe_fallback, undefined);
   assert.equal(msgs[msgs.length - 1].type, 'bye', 'bye is the last line, written at exit');
   samples.forEach((s) => assertSample(s, { httpOptional: true }));
+  // The heap's spaces ride with the heap JS handed over (issue 32).
+  const withHeap = samples.filter((s) => s.mem.heap_used > 0);
+  assert.ok(withHeap.length > 0 && withHeap.every((s) => s.spaces !== undefined), 'spaces with the heap');
   const withHttp = samples.filter((s) => s.http !== undefined).length;
   assert.ok(withHttp >= 10, `the HTTP view while the loop is free (${withHttp} of ${samples.length})`);
 });

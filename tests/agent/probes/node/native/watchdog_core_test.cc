@@ -238,6 +238,23 @@ TEST_CASE("sample line: elu from idle deltas, cpu deltas, rss, http attached onc
   CHECK_FALSE(s3.contains("http"));
 }
 
+TEST_CASE("sample line: the heap's spaces ride with the heap, never alone") {
+  SampleBuilder b;
+  Counters c;
+  b.start(c, 0);
+  DelayStats d;
+  JsView js;
+  js.spaces = R"({"new":1,"old":2,"code":3,"large_object":4})";
+  // No heap handed over yet: zeros, and no spaces.
+  CHECK_FALSE(json::parse(b.build(c, 10, d, 0, js, 0)).contains("spaces"));
+  js.mem_rest = R"(,"heap_used":1,"heap_total":2,"external":3,"array_buffers":4)";
+  json s = json::parse(b.build(c, 20, d, 0, js, 0));
+  CHECK(s["spaces"] == json::parse(js.spaces));
+  CHECK(s["mem"]["heap_total"] == 2);
+  js.spaces.clear();  // V8 could not tell
+  CHECK_FALSE(json::parse(b.build(c, 30, d, 0, js, 0)).contains("spaces"));
+}
+
 TEST_CASE("sample line: the inflight gauge holds for two of JS's handover periods") {
   SampleBuilder b;
   Counters c;
