@@ -155,7 +155,13 @@ void add_live(const std::vector<const recording::Alloc*>& points, const profile:
               sourcemap::Mapper* mapper, AllocAttribution* out) {
   std::vector<Tally> tallies(points.size());
   Tally all;  // every point's tallies merged: one frame and caller per site
+  // With one point in the window (a short run), the phase's start is the
+  // other: the sampler had kept nothing alive then (live lines count what
+  // was sampled since). Not with more: a bounded cache fills from nothing
+  // too, then stays flat, and only points after its start show it flat.
+  const bool from_start = points.size() < 2;
   std::vector<double> x;
+  if (from_start) x.push_back(points.front()->since / 1000.0);
   for (std::size_t i = 0; i < points.size(); ++i) {
     const Tree t = tree_of(*points[i]);
     charge_tree(t, &tallies[i]);
@@ -171,6 +177,7 @@ void add_live(const std::vector<const recording::Alloc*>& points, const profile:
   std::vector<Growth> grown;
   for (const auto& [key, site] : all) {
     std::vector<double> y;
+    if (from_start) y.push_back(0);
     for (const Tally& t : tallies) y.push_back(t.count(key) ? t.at(key).bytes : 0);
     const double g = slope(x, y, 2);
     if (g > 0) out->live_growth_bytes_per_s += g;
@@ -183,7 +190,8 @@ void add_live(const std::vector<const recording::Alloc*>& points, const profile:
     h.share = share;
     h.growth_bytes_per_s = g.slope;
     h.bytes = g.y.back();
-    for (std::size_t i = 0; i < points.size(); ++i) h.points.emplace_back(points[i]->t, g.y[i]);
+    if (from_start) h.points.emplace_back(points.front()->since, 0);
+    for (std::size_t i = 0; i < points.size(); ++i) h.points.emplace_back(points[i]->t, g.y[i + (from_start ? 1 : 0)]);
     out->live.push_back(std::move(h));
   }
   rank(&out->live, &AllocationHotspot::growth_bytes_per_s);
@@ -229,6 +237,13 @@ AllocAttribution attribute(const std::vector<recording::Alloc>& allocs, const Wi
     for (const recording::Alloc& a : allocs)
       if (a.mode == recording::AllocMode::kLive && a.since == last_live->since) points.push_back(&a);
     std::stable_sort(points.begin(), points.end(), [](auto* a, auto* b) { return a->t < b->t; });
+    // The growth is the window's: a point read after it (the one at the
+    // run's end, after the load stopped) only adds a flat stretch, unless
+    // there is no other.
+    auto after = std::find_if(points.begin(), points.end(),
+                              [&](const recording::Alloc* a) { return a->t > w.end + kLivePointSlackMs; });
+    if (after != points.begin() && after != points.end()) points.erase(after, points.end());
+    else if (after == points.begin()) points.resize(1);
     add_live(points, names, mapper, &out);
   }
   if (churn) add_churn(*churn, names, mapper, &out);

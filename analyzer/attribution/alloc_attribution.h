@@ -26,6 +26,11 @@
 
 namespace loopdoctor::alloc {
 
+// A live point this long after the window's end still counts as its end:
+// the probe reads the last one at `end`, which the collector sends as soon
+// as the load stops (a busy loop takes a few hundred ms to get to it).
+inline constexpr double kLivePointSlackMs = 500;
+
 struct AllocAttribution {
   // Sites whose live bytes grew, by growth, largest first (at most
   // thresholds::kMaxAllocationSites, none under kMinAllocationShare or

@@ -75,11 +75,24 @@ TEST_CASE("alloc: a leak's site grows by the slope of its live bytes, its share 
                                  "growth, 3.0 MB/s");
 }
 
-TEST_CASE("alloc: two points are enough for a slope, one is not") {
+TEST_CASE("alloc: two points are enough for a slope; one is measured from its phase's start") {
   CHECK(alloc_sites({alloc_live_point(2000, 2, 0), alloc_live_point(4000, 8, 0)}).live.front().growth_bytes_per_s == Approx(3 * kAllocMiB));
-  auto one = alloc_sites({alloc_live_point(2000, 2, 0)});
+  // A short run: one point in the window, 3 s after its phase began with
+  // nothing sampled alive.
+  auto one = alloc_sites({alloc_live_point(4000, 9, 0)});
   CHECK(one.live_points == 1);
-  CHECK(one.live.empty());
+  REQUIRE_FALSE(one.live.empty());
+  CHECK(one.live.front().function == "buildSession");
+  CHECK(one.live.front().growth_bytes_per_s == Approx(3 * kAllocMiB));
+  REQUIRE(one.live.front().points.size() == 2);
+  CHECK(one.live.front().points[0] == std::pair<double, double>{1000, 0});
+  // A point read after the window (the run's end, the load stopped) is
+  // left out when the window has its own.
+  auto late = alloc::attribute({alloc_live_point(2000, 2, 0), alloc_live_point(4000, 8, 0),
+                                alloc_live_point(9000, 8.5, 0)},
+                               Window{0, 4200}, profile::PathNamer({"node", kAllocApp}), nullptr);
+  CHECK(late.live_points == 2);
+  CHECK(late.live.front().growth_bytes_per_s == Approx(3 * kAllocMiB));
 }
 
 TEST_CASE("alloc: churn sites by their share of the phase's bytes, per second of the phase") {
