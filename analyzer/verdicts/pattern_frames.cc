@@ -55,7 +55,9 @@ void search(const FlameNode& n, FramePredicate is, std::vector<const FlameNode*>
 // ", under `render` (express 5.1.0 lib/response.js:1012), called from handler (app.js:80): `res.render(...)`"
 std::string site(const Issue& issue, const FrameView& busiest, const FrameView& entry) {
   std::string out;
-  const bool under = entry.function != busiest.function || entry.location != busiest.location;
+  // A native entry (V8's consoleCall around console.log) names no code a user has.
+  const bool under = (entry.function != busiest.function || entry.location != busiest.location) &&
+                     entry.location != profile::kNativeLocation;
   if (under) out = fmt::format(", under `{}` ({})", entry.function, entry.location);
   if (const Hotspot* h = hotspot_at(issue, entry.function, entry.location); h && !h->caller.empty()) {
     out += ", called from " + h->caller;

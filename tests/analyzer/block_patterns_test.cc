@@ -147,6 +147,15 @@ TEST_CASE("console.log and the application's own fs.writeSync of log lines are a
                              "console.log('request', req.url, body);")});
   i.hotspots_source = HotspotSource::kBlockStacks;
   CHECK(cause_of(i).pattern == "sync-logger");
+  // With a profile, as Node 20 shows console.log: V8's native consoleCall is the
+  // application's entry, console's log below it; the native frame is not named.
+  Issue profiled = blocked({hotspot("consoleCall", "(native)", 0.83, "handler (app.js:3)")});
+  const auto a = profile_of({frame("consoleCall", "(native)", FrameKind::kNative, 83,
+                                   {frame("log", "node:internal/console/constructor:377", FrameKind::kNode, 80)})});
+  const Cause c = cause_of(profiled, a);
+  CHECK(c.pattern == "sync-logger");
+  CHECK(c.advice.starts_with("`log` (node:internal/console/constructor:377) ran during 80 % of the time the loop "
+                             "was blocked, called from handler (app.js:3). A logger that writes synchronously"));
   // The same share as sync-fs's: the logger, more specific, wins the tie.
   const Issue w = blocked({hotspot("writeSync", "node:fs:915", 0.8, "handler (app.js:8)",
                                    "fs.writeSync(logFd, `${Date.now()} ${req.url}\\n`);")});
