@@ -92,6 +92,7 @@ json issue_json(const Issue& i, const BlockSummary& blocks) {
     j["cause"] = to_string(i.cause.kind);
     j["cause_text"] = i.cause.line();
   }
+  if (!i.cause.pattern.empty()) j["pattern"] = i.cause.pattern;
   if (blocks.blocks > 0) j["hotspots_source"] = to_string(i.hotspots_source);
   if (!i.block_hotspots.empty()) j["block_hotspots"] = hotspots_json(i.block_hotspots);
   // Only with allocation sampling's sites: recordings without keep their fields.

@@ -252,7 +252,7 @@ AllocAttribution attribute(const std::vector<recording::Alloc>& allocs, const Wi
 
 AllocAttribution attribute(const Timeline& tl, const Window& w, sourcemap::Mapper* mapper) {
   if (tl.allocs.empty()) return {};
-  return attribute(tl.allocs, w, profile::PathNamer(tl.command), mapper);
+  return attribute(tl.allocs, w, profile::path_namer(tl), mapper);
 }
 
 std::string site_text(const AllocationHotspot& h) {

@@ -215,7 +215,7 @@ BlockAttribution attribute(const std::vector<BlockCapture>& captures, const Wind
 }
 
 BlockAttribution attribute(const Timeline& tl, const Window& w, sourcemap::Mapper* mapper) {
-  return attribute(tl.blocks, w, profile::PathNamer(tl.command), mapper);
+  return attribute(tl.blocks, w, profile::path_namer(tl), mapper);
 }
 
 std::string place(const std::string& function, const std::string& location) {

@@ -49,6 +49,16 @@ std::string url_path(const std::string& url) {
   return valid_utf8(out) ? out : url.substr(7);
 }
 
+// Code compiled from a template or by eval names its script with what its
+// compiler wrote after `//# sourceURL=`: ejs writes the template's path as
+// a JavaScript string, quotes included ("\"/srv/app/views/orders.ejs\"").
+// The path inside, unescaped; other URLs unchanged.
+std::string unquoted(const std::string& url) {
+  if (url.size() < 2 || url.front() != '"' || url.back() != '"') return url;
+  const json s = json::parse(url, nullptr, /*allow_exceptions=*/false);
+  return s.is_string() ? s.get<std::string>() : url.substr(1, url.size() - 2);
+}
+
 std::string base_name(const std::string& p) {
   auto slash = p.find_last_of('/');
   return slash == std::string::npos ? p : p.substr(slash + 1);
@@ -169,16 +179,27 @@ std::vector<double> sample_run_times(const CpuProfile& p, double start_run_ms) {
   return out;
 }
 
-PathNamer::PathNamer(const std::vector<std::string>& command) {
+PathNamer::PathNamer(const std::vector<std::string>& command, const std::vector<std::string>& script_urls) {
   // argv[0] is the runtime; the rest may name the script.
   for (std::size_t i = 1; i < command.size(); ++i) {
     std::string a = command[i];
     while (starts_with(a, "./")) a.erase(0, 2);
     if (!a.empty() && a[0] != '-') args_.push_back(a);
   }
+  for (const std::string& a : args_) {
+    if (a[0] == '/' || a.find('/') != std::string::npos) continue;  // named by the rules in path()
+    for (const std::string& url : script_urls) {
+      const std::string p = url_path(unquoted(url));
+      if (!p.empty() && p[0] == '/' && ends_with(p, "/" + a)) {
+        root_ = p.substr(0, p.size() - a.size());
+        return;
+      }
+    }
+  }
 }
 
-std::string PathNamer::path(const std::string& url) const {
+std::string PathNamer::path(const std::string& script_url) const {
+  const std::string url = unquoted(script_url);
   if (!starts_with(url, "file://") && (url.empty() || url[0] != '/')) return url;
   const std::string p = url_path(url);
   for (const std::string& a : args_) {
@@ -195,6 +216,7 @@ std::string PathNamer::path(const std::string& url) const {
       if (auto at = p.find(dir); at != std::string::npos) return p.substr(at + 1);
     }
   }
+  if (!root_.empty() && starts_with(p, root_)) return p.substr(root_.size());
   return base_name(p);
 }
 

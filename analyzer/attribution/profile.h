@@ -77,13 +77,24 @@ std::vector<double> sample_run_times(const CpuProfile& p, double start_run_ms);
 // target's working directory when the command line names the file (e.g.
 // "node src/server.js" and file:///srv/app/src/server.js), else relative to
 // the main script's directory, else by base name; node: URLs stay as they are.
+// A template's compiled code, whose URL is its path in quotes
+// ("\"/srv/app/views/orders.ejs\"", ejs's sourceURL), is named by that path
+// the same way ("views/orders.ejs"); eval'd code keeps the name Node gives
+// it ("evalmachine.<anonymous>").
+//
+// A script named by a bare file name ("node app.js") says nothing of the
+// working directory; the URL of that script among `script_urls` (the
+// profile's and block stacks' frames) does: "file:///srv/app/app.js" puts
+// it at /srv/app/, and the application's other files are named from there
+// ("views/orders.ejs", "lib/db.js"), not by their base names.
 class PathNamer {
  public:
-  explicit PathNamer(const std::vector<std::string>& command);
+  explicit PathNamer(const std::vector<std::string>& command, const std::vector<std::string>& script_urls = {});
   std::string path(const std::string& url) const;
 
  private:
   std::vector<std::string> args_;
+  std::string root_;  // the working directory found from script_urls, with its '/'; "" when unknown
 };
 
 // "pbkdf2Sync (node:internal/crypto/pbkdf2:62)", "(anonymous) (server.js:14)".

@@ -185,6 +185,35 @@ Hotspot placed_hotspot(const Frame& f, const LineTicks& line_ticks, const Frame*
   return hs;
 }
 
+namespace {
+
+// The script URLs of a cpuprofile's frames, as it holds them.
+void profile_urls(const nlohmann::json& profile, std::vector<std::string>* out) {
+  const auto nodes = profile.find("nodes");
+  if (!profile.is_object() || nodes == profile.end() || !nodes->is_array()) return;
+  for (const auto& n : *nodes) {
+    if (!n.is_object()) continue;
+    const auto cf = n.find("callFrame");
+    if (cf == n.end() || !cf->is_object()) continue;
+    const auto url = cf->find("url");
+    if (url != cf->end() && url->is_string() && !url->get_ref<const std::string&>().empty())
+      out->push_back(url->get<std::string>());
+  }
+}
+
+}  // namespace
+
+PathNamer path_namer(const Timeline& tl) {
+  std::vector<std::string> urls;
+  profile_urls(tl.profile, &urls);
+  for (const BlockCapture& b : tl.blocks)
+    for (const recording::BlockFrame& f : b.frames)
+      if (!f.url.empty()) urls.push_back(f.url);
+  std::sort(urls.begin(), urls.end());
+  urls.erase(std::unique(urls.begin(), urls.end()), urls.end());
+  return PathNamer(tl.command, urls);
+}
+
 std::vector<Window> blocked_intervals(const Timeline& tl, const Window& w) {
   std::vector<Window> out;
   const ProbePauses pauses = probe_pauses(tl);
@@ -265,7 +294,7 @@ Attribution attribute(const Timeline& tl, const Window& w, sourcemap::Mapper* ma
   if (tl.profile.is_null() || tl.profile_t < 0) return {};
   auto p = parse_cpuprofile(tl.profile, nullptr);
   if (!p) return {};
-  return attribute(*p, sample_run_times(*p, tl.profile_t), blocked_intervals(tl, w), w, PathNamer(tl.command),
+  return attribute(*p, sample_run_times(*p, tl.profile_t), blocked_intervals(tl, w), w, path_namer(tl),
                    mapper);
 }
 

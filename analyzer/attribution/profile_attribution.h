@@ -34,6 +34,11 @@ inline constexpr double kMinHotspotShare = 0.02;
 // then the whole window is used.
 inline constexpr std::size_t kMinBlockedSamples = 20;
 
+// How the timeline's paths are named (PathNamer): from its command and the
+// scripts its profile and block stacks name, so every output names a file
+// the same way.
+PathNamer path_namer(const Timeline& tl);
+
 // Intervals where the loop was blocked: probe samples in `w` whose delay.max
 // reached thresholds::kBlockedIntervalMs cover [t - interval, t]. Sorted and
 // merged.

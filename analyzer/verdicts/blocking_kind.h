@@ -1,9 +1,8 @@
 // What kind of work holds a blocked loop, read from the code the CPU profile
-// names, so the first recommendation fits it: a synchronous crypto, fs or
-// zlib call (the hotspot is its entry into Node), JSON (the hottest line of
-// the top hotspot calls JSON.parse/stringify: V8 inlines them, so no frame
-// of theirs shows), or a regular expression (V8 names its compiled code
-// "RegExp: <source>", a native frame below its caller).
+// (or the block stacks) names, so the first recommendation fits it: the
+// best-matching pattern of block_patterns.h (a synchronous crypto, fs or
+// zlib call, JSON, a regular expression, a server render, a template
+// compiled per request, a synchronous logger), as the issue's cause.
 #pragma once
 
 #include "analyzer/diagnosis.h"
@@ -11,9 +10,10 @@
 
 namespace loopdoctor {
 
-// The cause of a blocked-loop issue when its top hotspot is of a known
-// kind, or when regular expressions ran during at least
-// thresholds::kBlockingKindShare of the blocked time; none otherwise.
+// The cause of a blocked-loop issue when a pattern of block_patterns.h
+// holds at least thresholds::kBlockingKindShare of its time, with the
+// pattern's name (Cause::pattern) and its first step (Cause::advice);
+// none otherwise: the issue's advice is then the generic one.
 // `loop` is the loop the issue is of: a worker thread's advice does not send
 // the work to a worker thread, where it already is.
 Cause blocking_kind_cause(const Issue& issue, const profile::Attribution& a, const LoopRef& loop);

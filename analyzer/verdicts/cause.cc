@@ -16,6 +16,9 @@ const char* to_string(CauseKind k) {
     case CauseKind::kRegex: return "regex";
     case CauseKind::kSyncFs: return "sync-fs";
     case CauseKind::kSyncZlib: return "sync-zlib";
+    case CauseKind::kServerRender: return "server-render";
+    case CauseKind::kTemplateCompile: return "template-compile";
+    case CauseKind::kSyncLogger: return "sync-logger";
   }
   return "";
 }

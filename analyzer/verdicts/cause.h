@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 namespace loopdoctor {
 
@@ -21,6 +22,9 @@ enum class CauseKind {
   kRegex,           // compiled regular expressions ("RegExp: ..." frames)
   kSyncFs,          // readFileSync and the other fs *Sync calls
   kSyncZlib,        // gzipSync and the other zlib *Sync calls
+  kServerRender,    // a server-side render (react-dom's renderToString, ...)
+  kTemplateCompile, // a template engine compiling templates per request
+  kSyncLogger,      // a logger or console.log writing synchronously
 };
 
 // The JSON word: "upstream", "connection-pool", ...; "" for kNone.
@@ -35,6 +39,9 @@ struct Cause {
   std::string detail;
   // The first recommendation, naming the subject (precedes the verdict's own).
   std::string advice;
+  // The pattern of blocking work whose first step `advice` gives, as the
+  // JSON names it (block_patterns.h: "stringify-per-request"); "" for none.
+  std::string_view pattern = {};
 
   bool present() const { return kind != CauseKind::kNone; }
   // "upstream 127.0.0.1:9001, p50 180 ms of 190 ms per request": the one

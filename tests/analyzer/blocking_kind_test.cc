@@ -145,8 +145,9 @@ TEST_CASE("a hotspot that runs as a listener with no warning recorded says so an
   attach_blocking_kind(a, kMainThread, &dx);
   CHECK(dx.issues.front().cause.kind == CauseKind::kJson);
   // Before the kind's advice: the listeners' count, not JSON, may be the problem.
-  CHECK(dx.issues.front().cause.advice.find("compare `emitter.listenerCount(event)` over time. JSON.parse and") !=
+  CHECK(dx.issues.front().cause.advice.find("compare `emitter.listenerCount(event)` over time. JSON.stringify walks") !=
         std::string::npos);
+  CHECK(dx.issues.front().cause.pattern == "stringify-per-request");
   // Emitted by node itself (an HTTP server's request handler): not a listener
   // of the application's event.
   a.flame.children[0].kind = FrameKind::kNode;

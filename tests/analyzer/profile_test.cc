@@ -266,6 +266,29 @@ TEST_CASE("paths are shown relative to the working directory or the script") {
   CHECK(abs.path("file:///elsewhere/x.js") == "x.js");
 }
 
+// ejs compiles a template into a function whose script it names with
+// `//# sourceURL=` and JSON.stringify(filename): V8's frames then carry the
+// quotes. vm's default name for eval'd code is kept as Node gives it.
+TEST_CASE("a template's compiled code is named by its file relative to the app, without quotes") {
+  PathNamer abs({"node", "/srv/app/app.js"});
+  CHECK(location(Frame{"", "\"/srv/app/views/orders.ejs\"", 80, 5}, abs) == "views/orders.ejs:80");
+  PathNamer rel({"node", "samples/node/ejs/app.js"});
+  CHECK(rel.path("\"/home/u/loopdoctor/samples/node/ejs/views/orders.ejs\"") == "samples/node/ejs/views/orders.ejs");
+  // An escaped quote or backslash in the path is unescaped, as JSON.stringify wrote it.
+  CHECK(abs.path("\"/srv/app/views/say \\\"hi\\\".ejs\"") == "views/say \"hi\".ejs");
+  // `node app.js`: the working directory is where the profile's app.js is.
+  PathNamer bare({"node", "app.js"}, {"node:internal/main", "file:///srv/app/app.js", "\"/srv/app/views/orders.ejs\""});
+  CHECK(bare.path("\"/srv/app/views/orders.ejs\"") == "views/orders.ejs");
+  CHECK(bare.path("file:///srv/app/lib/db.js") == "lib/db.js");
+  CHECK(bare.path("file:///srv/app/app.js") == "app.js");
+  CHECK(bare.path("file:///elsewhere/x.js") == "x.js");
+  // Without the script among the URLs, base names as before.
+  CHECK(PathNamer({"node", "app.js"}).path("\"/srv/app/views/orders.ejs\"") == "orders.ejs");
+  CHECK(location(Frame{"", "evalmachine.<anonymous>", 3, 1}, abs) == "evalmachine.<anonymous>:3");
+  // The compiled template is the application's code, not a library's.
+  CHECK(kind_of(Frame{"", "\"/srv/app/views/orders.ejs\"", 80, 5}) == FrameKind::kApplication);
+}
+
 // Seen while writing fuzz/cpuprofile_fuzz.cc, which reproduces it: a file
 // URL whose escapes decode to bytes that are not UTF-8 (a Latin-1 file name)
 // made the hotspot's location invalid UTF-8; writing the diagnosis JSON threw.

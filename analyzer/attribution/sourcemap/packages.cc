@@ -20,6 +20,18 @@ std::string package_label(const Package& p) {
   return p.version.empty() ? p.name : p.name + " " + p.version;
 }
 
+std::string_view package_name_in(std::string_view location) {
+  const auto space = location.find(' ');
+  if (space == std::string_view::npos || space == 0) return {};
+  const std::string_view name = location.substr(0, space);
+  // npm names: lower-case URL-safe characters, with one '/' after an @scope.
+  for (const char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~' ||
+          c == '@' || c == '/'))
+      return {};
+  return name;
+}
+
 std::optional<Package> parse_package_json(const std::string& text, const std::string& dir) {
   const auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return std::nullopt;

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace loopdoctor::sourcemap {
 
@@ -22,6 +23,13 @@ inline constexpr int kMaxPackageDepth = 20;
 
 // `name version` as shown: "express 4.22.3", or "express" without a version.
 std::string package_label(const Package& p);
+
+// The package name a shown location starts with ("express" of "express
+// 4.22.3 lib/response.js:250"), read back from the label above; "" for a
+// location with no package ("server.js:14", "node:fs:441", "(native)").
+// What follows the label is a path, so a location holding a space names a
+// package by its first word when that word is a valid npm name.
+std::string_view package_name_in(std::string_view location);
 
 // A package.json's name and version; std::nullopt when the text is not JSON
 // or names no package (a nested package.json holding only "type": "module").
