@@ -73,7 +73,7 @@ std::vector<Frame> stack_of(const Tree& t, int leaf) {
 void charge_tree(const Tree& t, Tally* into) {
   for (std::size_t i = 0; i < t.frames.size(); ++i) {
     if (t.self[i] <= 0) continue;
-    auto [site, caller] = profile::charge(
+    auto [site, caller] = profile::charge_allocation(
         static_cast<int>(i), [&](int n) { return t.parents[static_cast<std::size_t>(n)]; },
         [&](int n) { return t.kinds[static_cast<std::size_t>(n)]; });
     SiteTally& s = (*into)[key_of(t.frames[static_cast<std::size_t>(site)])];

@@ -50,4 +50,23 @@ std::pair<int, int> charge(int leaf, Parent parent, Kind kind) {
   return {js >= 0 ? js : leaf, -1};
 }
 
+// The frame an allocation is charged to: the innermost frame of the
+// application's or of a library's own code (Node's internals and natives,
+// Buffer.from's, JSON.parse's, folded into it), with the application frame
+// that called it. Unlike time, memory is named where it is made: what keeps
+// a leak is express-session's MemoryStore `set`, not the app's `res.json`
+// whose response ended in it.
+template <class Parent, class Kind>
+std::pair<int, int> charge_allocation(int leaf, Parent parent, Kind kind) {
+  int site = leaf, depth = 0;
+  while (site >= 0 && kind(site) != FrameKind::kApplication && kind(site) != FrameKind::kLibrary &&
+         depth++ < kMaxStackDepth)
+    site = parent(site);
+  if (site < 0 || kind(site) == FrameKind::kRoot) return charge(leaf, parent, kind);  // Node's own alone
+  int up = parent(site);
+  for (depth = 0; up >= 0 && kind(up) != FrameKind::kApplication && depth < kMaxStackDepth; ++depth)
+    up = parent(up);
+  return {site, up};
+}
+
 }  // namespace loopdoctor::profile
