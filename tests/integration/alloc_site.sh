@@ -11,15 +11,6 @@ source "$(dirname "$0")/lib.sh"
 sample=$1 want_fn=$2 want_location=$3
 sample_run "$sample" out.json
 
-# GUARD until issue 32's analyzer lands (remove at merge): an analyzer
-# without allocation sampling writes no `allocation_hotspots` in any issue,
-# and then there is nothing to check yet: skipped (77), not passed. Once it
-# lands, a gc-pressure issue without them is a failure below.
-if [[ $(json_get out.json '(j.issues || []).some(i => "allocation_hotspots" in i)') != true ]]; then
-  echo "SKIP: no issue has allocation_hotspots (this analyzer predates issue 32's allocation sampling); verdict $(json_get out.json j.verdict)"
-  exit 77
-fi
-
 issue='j.issues[0]'
 echo "$sample: verdict $(json_get out.json j.verdict), first allocation hotspots:"
 json_get out.json "($issue.allocation_hotspots || []).slice(0, 3).map(h => '  ' + JSON.stringify(h)).join('\n')"
