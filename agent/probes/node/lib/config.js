@@ -122,8 +122,10 @@ const ALLOC_LIVE_POINT_MS = 2000;
 const ALLOC_AGENT_CHURN_MS = 5000;
 const ALLOC_AGENT_LIVE_POINT_MS = 10000;
 const ALLOC_AGENT_LIVE_PHASE_MS = 60000;
-// Reading a live point costs a full, non-incremental collection: the
-// inspector's HeapProfiler always starts V8's sampler with kSamplingForceGC,
+// Through the inspector (the JS probe; the addon forces none,
+// native/heap_sampler.h), reading a live point costs a full,
+// non-incremental collection: the inspector's HeapProfiler always starts
+// V8's sampler with kSamplingForceGC,
 // so that a point counts live objects only. Its pause grows with the heap
 // (measured here, 2-core VM: 32 ms at 13 MB live, 140 ms at 50 MB), so the
 // next point waits until that pause is at most this share of the time
