@@ -403,7 +403,8 @@ napi_value AllocStart(napi_env env, napi_callback_info info) {
   Args a = get_args(env, info);
   bool include_collected = false;
   if (a.argc > 1) napi_get_value_bool(env, a.argv[1], &include_collected);
-  const double interval = a.argc > 0 ? get_number(env, a.argv[0], 131072) : 131072;
+  // lib/config.js ALLOC_DEFAULT_INTERVAL_BYTES, which JS always passes.
+  const double interval = a.argc > 0 ? get_number(env, a.argv[0], 512 * 1024) : 512 * 1024;
   return js_bool(env, loopdoctor::probe::heap_sampling_start(interval, include_collected));
 }
 

@@ -13,7 +13,7 @@ const {
   FIX, WAIT_MS, startSink, probeEnv, startTarget, startFd, withTimeout, assertNumber,
 } = require('./helpers');
 const { allocLine } = require('../../../../agent/probes/node/lib/alloc-line.js');
-const { MAX_ALLOC_LINE_BYTES } = require('../../../../agent/probes/node/lib/config.js');
+const { MAX_ALLOC_LINE_BYTES, ALLOC_DEFAULT_INTERVAL_BYTES } = require('../../../../agent/probes/node/lib/config.js');
 
 // The collector's limit for a line that is not a profile
 // (agent/protocol/line_splitter.h kMaxLineBytes).
@@ -90,7 +90,7 @@ test(`alloc-start (${probe} probe): a churn line naming the churning function, l
       const allocs = fd.msgs.filter((m) => m.type === 'alloc');
       allocs.forEach(assertAllocLine);
       assert.ok(fd.msgs.findLastIndex((m) => m.type === 'alloc') < bye, 'every alloc line before bye');
-      assert.ok(allocs.every((m) => m.interval_bytes === 131072), 'the default interval');
+      assert.ok(allocs.every((m) => m.interval_bytes === ALLOC_DEFAULT_INTERVAL_BYTES), 'the default interval');
 
       const churn = allocs.filter((m) => m.mode === 'churn');
       assert.equal(churn.length, 1, 'one churn phase');
