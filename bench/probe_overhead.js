@@ -67,9 +67,11 @@ const VARIANTS = {
   'profile-1ms': { args: ['--profile', '--profile-interval', '1ms'], label: '  + CPU profile 1 ms' },
   'profile-100ms': { args: ['--profile', '--profile-interval', '100ms'], label: '  + CPU profile 100 ms' },
   // Allocation sampling (on by default): the default without it, and at
-  // V8's own interval (32 KiB, four times the samples of the default 128).
+  // V8's inspector's interval (32 KiB, four times the samples of the
+  // default 128) and its C++ API's (512 KiB, a quarter).
   'no-alloc': { args: ['--no-alloc-sampling'], label: '  default, no alloc sampling' },
   'alloc-32k': { args: [], env: { LOOPDOCTOR_ALLOC_INTERVAL_BYTES: '32768' }, label: '  default, alloc every 32 KiB' },
+  'alloc-512k': { args: [], env: { LOOPDOCTOR_ALLOC_INTERVAL_BYTES: '524288' }, label: '  default, alloc every 512 KiB' },
   'no-blocks': { args: ['--no-profile', '--block-threshold', '10s'], label: '  native, no block stacks' },
   'sample-100ms': { args: ['--no-profile', '--sample-interval', '100ms'], label: '  native, samples 100 ms' },
   // `run` with no probe in the target (its NODE_OPTIONS cleared): what the

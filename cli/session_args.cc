@@ -374,7 +374,7 @@ void add_session_options(CLI::App* s, SessionArgs* a, SessionKind kind) {
                 "CPU profile sampling interval (default 10ms)");
   s->add_flag("--no-alloc-sampling", a->no_alloc,
               "Do not sample allocations (by default the probe names the sites that allocate most and "
-              "those whose live memory grows, at about one allocation in every 128 KiB)");
+              "those whose live memory grows, at about one allocation in every 512 KiB)");
   if (kind != SessionKind::kBench)
     s->add_flag("--heap-snapshot", a->heap_snapshot,
                 "Write a V8 heap snapshot at the end, beside the recording (<recording>.heapsnapshot, for "

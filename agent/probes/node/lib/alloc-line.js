@@ -82,9 +82,10 @@ function fit(nodes, texts, budget) {
 // The line (with its '\n') for a profile of HeapProfiler.getSamplingProfile
 // or stopSampling: `mode` "churn" or "live", sampled from `since` to `t`
 // (probe ms), kept under maxBytes; {line, total}: total_bytes. readMs:
-// how long reading the profile held the loop (V8 runs a full collection
-// first: the `gc` line of that collection is the probe's, not the
-// target's), sent as read_ms, a field the contract did not name.
+// how long reading the profile held the loop (through the inspector V8
+// runs a full collection first: the `gc` line of that collection is the
+// probe's, not the target's), sent as read_ms, a field the contract did
+// not name.
 function allocLine(profile, mode, since, t, intervalBytes, maxBytes, readMs = 0) {
   const nodes = flatten(profile && profile.head);
   let total = 0;

@@ -1,8 +1,9 @@
 'use strict';
-// Allocation sampling: V8's sampling heap profiler through an inspector
-// session of its own (as the CPU profile, profiler.js), in phases, each
-// sent as an `alloc` line (alloc-line.js; docs/contracts.md "Memory by
-// site"):
+// Allocation sampling: V8's sampling heap profiler, read from the native
+// addon when it is there (native/heap_sampler.h: no forced collection per
+// read), else through an inspector session of its own (as the CPU profile,
+// profiler.js), in phases, each sent as an `alloc` line (alloc-line.js;
+// docs/contracts.md "Memory by site"):
 // - churn: every sampled allocation, those the collections freed included
 //   (V8's includeObjectsCollectedByMajorGC/MinorGC): what is allocated
 //   where, whether it lives or not;
@@ -56,18 +57,25 @@ function createAllocSampler(state, transport) {
     begin();
   }
 
+  // The addon's sampler when it has one (no forced collection per read:
+  // native/heap_sampler.h), else an inspector session of our own.
   function begin() {
     if (!enabled || state.finished || !state.connected) return;
     closeSession();
-    let inspector;
-    try { inspector = require('inspector'); } catch (_) { return; }  // node built without it
-    try {
-      const s = new inspector.Session();
-      s.connect();
-      session = s;
-    } catch (_) {
-      session = null;
-      return;
+    const native = state.native;
+    if (native !== null && typeof native.allocStart === 'function') {
+      session = nativeSession(native);
+    } else {
+      let inspector;
+      try { inspector = require('inspector'); } catch (_) { return; }  // node built without it
+      try {
+        const s = new inspector.Session();
+        s.connect();
+        session = s;
+      } catch (_) {
+        session = null;
+        return;
+      }
     }
     startPhase('churn');
   }
@@ -206,6 +214,36 @@ function createAllocSampler(state, transport) {
   }
 
   return { start, connected, stop, discard, liveGrowth };
+}
+
+// The addon's sampler behind the three HeapProfiler methods alloc.js posts
+// to an inspector session, answered at once as the inspector does for
+// this thread's own session.
+function nativeSession(native) {
+  let on = false;
+  function post(method, params, cb) {
+    if (typeof params === 'function') { cb = params; params = {}; }
+    let err = null, res = {};
+    try {
+      if (method === 'HeapProfiler.startSampling') {
+        on = native.allocStart(params.samplingInterval, params.includeObjectsCollectedByMajorGC === true);
+        if (!on) err = new Error('V8 did not start its heap sampler');
+      } else if (method === 'HeapProfiler.getSamplingProfile' || method === 'HeapProfiler.stopSampling') {
+        const text = on ? native.allocProfile() : '';
+        if (method === 'HeapProfiler.stopSampling') { native.allocStop(); on = false; }
+        if (text) res = { profile: JSON.parse(text) }; else err = new Error('not sampling');
+      } else {
+        err = new Error('not the addon\'s: ' + method);
+      }
+    } catch (e) {
+      err = e;
+    }
+    if (cb) cb(err, res);
+  }
+  function disconnect() {
+    if (on) { try { native.allocStop(); } catch (_) { /* gone */ } on = false; }
+  }
+  return { post, disconnect };
 }
 
 module.exports = { createAllocSampler };

@@ -23,6 +23,7 @@
 
 #include "agent/protocol/block_limits.h"
 #include "gc_hooks.h"
+#include "heap_sampler.h"
 #include "line_writer.h"
 #include "socket_writer.h"
 #include "watchdog.h"
@@ -395,6 +396,31 @@ napi_value OwnWork(napi_env env, napi_callback_info info) {
   return js_undefined(env);
 }
 
+// allocStart(intervalBytes, includeCollected): V8's sampling heap profiler
+// without a forced collection per read (heap_sampler.h); false if refused.
+// Main thread only: lib/alloc.js samples no worker's heap.
+napi_value AllocStart(napi_env env, napi_callback_info info) {
+  Args a = get_args(env, info);
+  bool include_collected = false;
+  if (a.argc > 1) napi_get_value_bool(env, a.argv[1], &include_collected);
+  // lib/config.js ALLOC_DEFAULT_INTERVAL_BYTES, which JS always passes.
+  const double interval = a.argc > 0 ? get_number(env, a.argv[0], 512 * 1024) : 512 * 1024;
+  return js_bool(env, loopdoctor::probe::heap_sampling_start(interval, include_collected));
+}
+
+// allocProfile(): the profile so far as JSON text ("" when not sampling).
+napi_value AllocProfile(napi_env env, napi_callback_info) {
+  const std::string json = loopdoctor::probe::heap_sampling_profile();
+  napi_value out;
+  napi_create_string_utf8(env, json.data(), json.size(), &out);
+  return out;
+}
+
+napi_value AllocStop(napi_env env, napi_callback_info) {
+  loopdoctor::probe::heap_sampling_stop();
+  return js_undefined(env);
+}
+
 napi_value StartSampling(napi_env env, napi_callback_info) {
   Instance* in = instance(env);
   if (in != nullptr && in->watchdog != nullptr) in->watchdog->start_sampling();
@@ -452,6 +478,9 @@ napi_value Init(napi_env env, napi_value exports) {
       {"onBlock", nullptr, OnBlock, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"ownWork", nullptr, OwnWork, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"startSampling", nullptr, StartSampling, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"allocStart", nullptr, AllocStart, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"allocProfile", nullptr, AllocProfile, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"allocStop", nullptr, AllocStop, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"stopSampling", nullptr, StopSampling, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"sampleNow", nullptr, SampleNow, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"stop", nullptr, Stop, nullptr, nullptr, nullptr, napi_default, nullptr},

@@ -10,10 +10,10 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const {
-  FIX, WAIT_MS, startSink, probeEnv, startTarget, withTimeout, assertNumber,
+  FIX, WAIT_MS, startSink, probeEnv, startTarget, startFd, withTimeout, assertNumber,
 } = require('./helpers');
 const { allocLine } = require('../../../../agent/probes/node/lib/alloc-line.js');
-const { MAX_ALLOC_LINE_BYTES } = require('../../../../agent/probes/node/lib/config.js');
+const { MAX_ALLOC_LINE_BYTES, ALLOC_DEFAULT_INTERVAL_BYTES } = require('../../../../agent/probes/node/lib/config.js');
 
 // The collector's limit for a line that is not a profile
 // (agent/protocol/line_splitter.h kMaxLineBytes).
@@ -27,44 +27,6 @@ const POINTS_WAIT_MS = 30000;
 function lineOf(name) {
   const text = fs.readFileSync(path.join(FIX, 'leak-and-churn.js'), 'utf8').split('\n');
   return text.findIndex((l) => l.startsWith(`function ${name}(`)) + 1;
-}
-
-// A target in fd mode (the collector's socketpair on fd 3) whose messages
-// are kept with their raw sizes; `send` writes a control line.
-function startFd(script, extraEnv) {
-  const env = probeEnv(Object.assign({ LOOPDOCTOR_FD: '3' }, extraEnv));
-  for (const k of ['LOOPDOCTOR_NATIVE_DIR', 'LOOPDOCTOR_PROBE']) {
-    delete env[k];
-    if (extraEnv[k]) env[k] = extraEnv[k];
-  }
-  const target = startTarget(script, env, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
-  const sock = target.child.stdio[3];
-  const msgs = [];
-  const waiters = new Set();
-  let buf = '';
-  sock.setEncoding('utf8');
-  sock.on('data', (d) => {
-    buf += d;
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      const m = JSON.parse(line);
-      Object.defineProperty(m, 'rawBytes', { value: Buffer.byteLength(line) });
-      msgs.push(m);
-    }
-    for (const w of waiters) w();
-  });
-  sock.on('error', () => {});
-  const waitFor = (pred, what, ms = WAIT_MS) => new Promise((resolve, reject) => {
-    const check = () => { const v = pred(msgs); if (v) { done(); resolve(v); } };
-    const timer = setTimeout(() => { done(); reject(new Error(`timed out waiting for ${what}`)); }, ms);
-    const done = () => { clearTimeout(timer); waiters.delete(check); };
-    waiters.add(check);
-    check();
-  });
-  const send = (obj) => sock.write(JSON.stringify(obj) + '\n');
-  return { target, msgs, waitFor, send };
 }
 
 // Bytes per site (function, script, line), summed over a line's nodes.
@@ -100,9 +62,20 @@ function assertAllocLine(m) {
   assert.equal(self + m.dropped_bytes, m.total_bytes, 'total_bytes is every self, dropped included');
 }
 
-test('alloc-start: a churn line naming the churning function, live points naming the leak, all before bye',
+// The JS probe reads V8's sampler through the inspector; the native one
+// through the addon (no forced collection per point): probe_native runs
+// this file with LOOPDOCTOR_NATIVE_DIR set, probe_protocol without.
+const NATIVE_DIR = process.env.LOOPDOCTOR_NATIVE_DIR;
+const haveNative = !!NATIVE_DIR && fs.existsSync(path.join(NATIVE_DIR, `loopdoctor_probe-${process.versions.modules}.node`));
+const PROBES = haveNative ? { native: { LOOPDOCTOR_NATIVE_DIR: NATIVE_DIR } } : { js: {} };
+// The rest needs no addon: run once, by probe_protocol.
+const ONCE = { timeout: ALLOC_TEST_TIMEOUT_MS, skip: haveNative ? 'probe_protocol runs it' : false };
+
+for (const [probe, probeSettings] of Object.entries(PROBES))
+test(`alloc-start (${probe} probe): a churn line naming the churning function, live points naming the leak, all before bye`,
   { timeout: ALLOC_TEST_TIMEOUT_MS }, async () => {
-    const fd = startFd('leak-and-churn.js', { LEAK_AND_CHURN_MS: '60000', LOOPDOCTOR_INTERVAL_MS: '50' });
+    const fd = startFd('leak-and-churn.js', Object.assign({ LEAK_AND_CHURN_MS: '60000', LOOPDOCTOR_INTERVAL_MS: '50' }, probeSettings));
+    assert.equal((await fd.waitFor((ms) => ms.find((m) => m.type === 'hello'), 'hello')).probe, probe);
     try {
       await withTimeout(fd.target.firstLine(), WAIT_MS, 'the fixture runs');
       await fd.waitFor((ms) => ms.find((m) => m.type === 'hello'), 'hello');
@@ -117,7 +90,7 @@ test('alloc-start: a churn line naming the churning function, live points naming
       const allocs = fd.msgs.filter((m) => m.type === 'alloc');
       allocs.forEach(assertAllocLine);
       assert.ok(fd.msgs.findLastIndex((m) => m.type === 'alloc') < bye, 'every alloc line before bye');
-      assert.ok(allocs.every((m) => m.interval_bytes === 131072), 'the default interval');
+      assert.ok(allocs.every((m) => m.interval_bytes === ALLOC_DEFAULT_INTERVAL_BYTES), 'the default interval');
 
       const churn = allocs.filter((m) => m.mode === 'churn');
       assert.equal(churn.length, 1, 'one churn phase');
@@ -149,7 +122,7 @@ test('alloc-start: a churn line naming the churning function, live points naming
     }
   });
 
-test('LOOPDOCTOR_ALLOC=0: alloc-start is ignored, bye still comes', { timeout: ALLOC_TEST_TIMEOUT_MS }, async () => {
+test('LOOPDOCTOR_ALLOC=0: alloc-start is ignored, bye still comes', ONCE, async () => {
   const fd = startFd('leak-and-churn.js', { LEAK_AND_CHURN_MS: '60000', LOOPDOCTOR_ALLOC: '0' });
   try {
     await fd.waitFor((ms) => ms.find((m) => m.type === 'hello'), 'hello');
@@ -164,7 +137,7 @@ test('LOOPDOCTOR_ALLOC=0: alloc-start is ignored, bye still comes', { timeout: A
   }
 });
 
-test('the agent\'s endpoint alone: the probe starts by itself with a 5 s churn phase', { timeout: ALLOC_TEST_TIMEOUT_MS }, async () => {
+test('the agent\'s endpoint alone: the probe starts by itself with a 5 s churn phase', ONCE, async () => {
   const sink = startSink();
   await sink.ready;
   const target = startTarget('leak-and-churn.js', probeEnv({ LOOPDOCTOR_ENDPOINT: sink.path, LEAK_AND_CHURN_MS: '60000' }));
@@ -180,7 +153,7 @@ test('the agent\'s endpoint alone: the probe starts by itself with a 5 s churn p
   }
 });
 
-test('heap-snapshot-take: written at end before bye, answered with its size and pause', { timeout: ALLOC_TEST_TIMEOUT_MS }, async () => {
+test('heap-snapshot-take: written at end before bye, answered with its size and pause', ONCE, async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-snapshot-'));
   const file = path.join(dir, 'run.heapsnapshot');
   // A small heap: the snapshot takes well under a second.
@@ -206,7 +179,7 @@ test('heap-snapshot-take: written at end before bye, answered with its size and 
   }
 });
 
-test('heap-snapshot-take on-growth: no growth, no snapshot, and why', { timeout: ALLOC_TEST_TIMEOUT_MS }, async () => {
+test('heap-snapshot-take on-growth: no growth, no snapshot, and why', ONCE, async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-snapshot-'));
   const file = path.join(dir, 'run.heapsnapshot');
   const fd = startFd('leak-and-churn.js', { LEAK_AND_CHURN_MS: '200', LEAK_AND_CHURN_IDLE_MS: '60000' });
@@ -226,7 +199,7 @@ test('heap-snapshot-take on-growth: no growth, no snapshot, and why', { timeout:
   }
 });
 
-test('heap-snapshot-take without a path is answered with an error', { timeout: ALLOC_TEST_TIMEOUT_MS }, async () => {
+test('heap-snapshot-take without a path is answered with an error', ONCE, async () => {
   const fd = startFd('leak-and-churn.js', { LEAK_AND_CHURN_MS: '200' });
   try {
     await fd.waitFor((ms) => ms.find((m) => m.type === 'hello'), 'hello');
@@ -240,7 +213,7 @@ test('heap-snapshot-take without a path is answered with an error', { timeout: A
 
 // A profile far over the line limit (thousands of sites with long URLs):
 // the smallest sites go, their bytes counted, every kept node's parent kept.
-test('an alloc line over the limit drops the smallest sites and stays under 1 MiB', () => {
+test('an alloc line over the limit drops the smallest sites and stays under 1 MiB', ONCE, () => {
   let id = 1;
   const frame = (i) => ({ functionName: `fn${i}`, url: `file:///app/${'deep/'.repeat(40)}m${i}.js`, lineNumber: i, columnNumber: 2 });
   const head = { callFrame: { functionName: '(root)', url: '', lineNumber: -1, columnNumber: -1 }, selfSize: 0, id: id++, children: [] };

@@ -129,6 +129,44 @@ async function runFd(script, extraEnv, exitMs = 3 * WAIT_MS) {
   return { r, msgs, samples: msgs.filter((m) => m.type === 'sample') };
 }
 
+// A target in fd mode (the collector's socketpair on fd 3) whose messages
+// are kept with their raw sizes; `send` writes a control line.
+function startFd(script, extraEnv) {
+  const env = probeEnv(Object.assign({ LOOPDOCTOR_FD: '3' }, extraEnv));
+  for (const k of ['LOOPDOCTOR_NATIVE_DIR', 'LOOPDOCTOR_PROBE']) {
+    delete env[k];
+    if (extraEnv[k]) env[k] = extraEnv[k];
+  }
+  const target = startTarget(script, env, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  const sock = target.child.stdio[3];
+  const msgs = [];
+  const waiters = new Set();
+  let buf = '';
+  sock.setEncoding('utf8');
+  sock.on('data', (d) => {
+    buf += d;
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      const m = JSON.parse(line);
+      Object.defineProperty(m, 'rawBytes', { value: Buffer.byteLength(line) });
+      msgs.push(m);
+    }
+    for (const w of waiters) w();
+  });
+  sock.on('error', () => {});
+  const waitFor = (pred, what, ms = WAIT_MS) => new Promise((resolve, reject) => {
+    const check = () => { const v = pred(msgs); if (v) { done(); resolve(v); } };
+    const timer = setTimeout(() => { done(); reject(new Error(`timed out waiting for ${what}`)); }, ms);
+    const done = () => { clearTimeout(timer); waiters.delete(check); };
+    waiters.add(check);
+    check();
+  });
+  const send = (obj) => sock.write(JSON.stringify(obj) + '\n');
+  return { target, msgs, waitFor, send };
+}
+
 function get(port, urlPath) {
   return new Promise((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port, path: urlPath, agent: false }, (res) => {
@@ -226,6 +264,6 @@ function httpTotals(samples) {
 
 module.exports = {
   PROBE, FIX, WAIT_MS, TEST_TIMEOUT_MS, GC_KINDS, tmpSocketPath, startSink, probeEnv, startTarget, startHttpTarget, httpTotals, runToExit,
-  runFd,
+  runFd, startFd,
   withTimeout, get, assertNumber, assertSample,
 };
