@@ -57,17 +57,19 @@ Alloc decode_alloc(const json& r) {
 json encode(const HeapSnapshot& r) {
   json j = record(Type::kHeapSnapshot, r.t);
   j["path"] = r.path;
-  if (r.error.empty()) {
+  if (!r.error.empty()) {
+    j["error"] = r.error;
+  } else if (!r.skipped.empty()) {
+    j["skipped"] = r.skipped;
+  } else {
     j["bytes"] = count(r.bytes);
     j["pause_ms"] = r.pause_ms;
-  } else {
-    j["error"] = r.error;
   }
   return j;
 }
 
 HeapSnapshot decode_heap_snapshot(const json& r) {
-  return {num(r, "t"), str(r, "path"), num(r, "bytes"), num(r, "pause_ms"), str(r, "error")};
+  return {num(r, "t"), str(r, "path"), num(r, "bytes"), num(r, "pause_ms"), str(r, "error"), str(r, "skipped")};
 }
 
 }  // namespace loopdoctor::recording

@@ -51,6 +51,7 @@ struct HeapSnapshot {
   double bytes = 0;
   double pause_ms = 0;  // how long the process stood still while V8 wrote it
   std::string error;    // "" when written
+  std::string skipped;  // --heap-snapshot=on-growth: why none was taken ("" when it was, or failed)
   bool operator==(const HeapSnapshot&) const = default;
 };
 

@@ -38,7 +38,7 @@ void Session::on_probe_message(const nlohmann::json& msg, std::string_view raw) 
       root_bye_ = true;
       bye_settled();
       break;
-    case recording::Type::kOther:
+    case recording::Type::kHeapSnapshot:
       on_loop_message(type, msg, &probe_);
       break;
     default:
@@ -48,23 +48,14 @@ void Session::on_probe_message(const nlohmann::json& msg, std::string_view raw) 
 
 // The probe's answer to heap-snapshot-take, for the CLI to say where the
 // snapshot went (the line itself is recorded as every probe line is).
-void Session::on_heap_snapshot(const nlohmann::json& msg) {
-  if (msg.value("type", "") != "heap-snapshot") return;
+void Session::on_heap_snapshot(const recording::HeapSnapshot& answer) {
   HeapSnapshotResult& r = result_->heap_snapshot;
   r.answered = true;
-  const auto text = [&](const char* k) {
-    auto it = msg.find(k);
-    return it != msg.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
-  const auto number = [&](const char* k) {
-    auto it = msg.find(k);
-    return it != msg.end() && it->is_number() ? it->get<double>() : 0.0;
-  };
-  r.path = text("path");
-  r.error = text("error");
-  r.skipped = text("skipped");
-  r.bytes = number("bytes");
-  r.pause_ms = number("pause_ms");
+  r.path = answer.path;
+  r.error = answer.error;
+  r.skipped = answer.skipped;
+  r.bytes = answer.bytes;
+  r.pause_ms = answer.pause_ms;
 }
 
 void Session::on_probe_closed(const std::string& reason) {

@@ -90,7 +90,7 @@ class Session {
   void on_proc_sample(const ProcSample& s);
   bool profile_due() const;
   bool alloc_due() const;
-  void on_heap_snapshot(const nlohmann::json& msg);
+  void on_heap_snapshot(const recording::HeapSnapshot& answer);
   bool any_probe_open() const { return probe_.is_open() || tree_.any_open(); }
   void close_probes();
   void bye_settled();

@@ -104,8 +104,8 @@ void Session::on_loop_message(recording::Type type, const nlohmann::json& msg, P
       if (opts_.heap_snapshot_on_growth) take["when"] = "on-growth";
       from->send(take.dump());
     }
-  } else if (type == recording::Type::kOther) {
-    if (from == &probe_ || (attached() && tree_.is_root(from))) on_heap_snapshot(msg);
+  } else if (type == recording::Type::kHeapSnapshot) {
+    if (from == &probe_ || (attached() && tree_.is_root(from))) on_heap_snapshot(recording::decode_heap_snapshot(msg));
   } else if (type == recording::Type::kListen) {
     // Any loop of the tree may be the server (cluster workers share the
     // primary's port); the first port reported is the one loaded.

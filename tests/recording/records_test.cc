@@ -354,11 +354,13 @@ TEST_CASE("alloc round-trips with its nodes; an unknown mode is not taken for on
   CHECK(decode_alloc(damaged).nodes[1].line == 0);
 }
 
-TEST_CASE("heap-snapshot round-trips, written or refused") {
-  HeapSnapshot h{9000, "/tmp/x.heapsnapshot", 52e6, 840.5, ""};
+TEST_CASE("heap-snapshot round-trips, written, refused or skipped") {
+  HeapSnapshot h{9000, "/tmp/x.heapsnapshot", 52e6, 840.5, "", ""};
   CHECK(round_trip(h, Type::kHeapSnapshot, decode_heap_snapshot) == h);
-  HeapSnapshot refused{9000, "/tmp/x.heapsnapshot", 0, 0, "EACCES: permission denied"};
+  HeapSnapshot refused{9000, "/tmp/x.heapsnapshot", 0, 0, "EACCES: permission denied", ""};
   CHECK(round_trip(refused, Type::kHeapSnapshot, decode_heap_snapshot) == refused);
+  HeapSnapshot skipped{9000, "/tmp/x.heapsnapshot", 0, 0, "", "the live heap grew 2 MiB, under 32 MiB"};
+  CHECK(round_trip(skipped, Type::kHeapSnapshot, decode_heap_snapshot) == skipped);
 }
 
 TEST_CASE("a sample's heap spaces round-trip, and are read inside mem too") {
