@@ -298,6 +298,10 @@ void attach_heap_snapshots(const Timeline& tl, Diagnosis* dx) {
       dx->notes.push_back("No heap snapshot was written to " + h.path + ": " + h.error + ".");
       continue;
     }
+    if (!h.skipped.empty()) {
+      dx->notes.push_back("No heap snapshot was taken (--heap-snapshot=on-growth): " + h.skipped + ".");
+      continue;
+    }
     std::string look = top ? fmt::format("the objects {} allocates ({}) and the retainers that keep them",
                                          top->function, top->location)
                            : "the constructors with the largest retained size and their retainers";
