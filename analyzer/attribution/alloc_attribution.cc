@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -91,6 +93,88 @@ void charge_tree(const Tree& t, Tally* into) {
   }
 }
 
+// Application functions V8 compiled into their caller (F -> G): V8's
+// allocation sampler records a stack's real frames only, so what an inlined
+// G allocates is counted at F (unbounded-cache's buildSession, inlined into
+// the request handler once hot). The CPU profile's line ticks keep the
+// inlined code's own lines: F's ticks on lines before F begins are a
+// callee's (profile_place.h, Place::inlined), and the function of F's
+// script that starts last before that line is it.
+using InlinedCallees = std::map<FrameKey, Frame>;
+
+// The share of F's own ticks on G's lines from which F's allocations are
+// G's: past half, G is most of what F ran.
+constexpr double kInlinedCalleeShare = 0.5;
+
+// The two profiles name a script alike but for the scheme: the CPU
+// profile's file:///srv/app.js is the allocation sampler's /srv/app.js.
+std::string script_path(const std::string& url) { return url.starts_with("file://") ? url.substr(7) : url; }
+FrameKey inline_key(const Frame& f) { return {f.function, script_path(f.url), f.line, f.column}; }
+
+// The frames of `url` that start at or before `line`, the last one.
+const Frame* enclosing(const std::vector<Frame>& frames, const std::string& url, int line) {
+  const Frame* best = nullptr;
+  for (const Frame& f : frames)
+    if (script_path(f.url) == script_path(url) && f.line > 0 && f.line <= line && (!best || f.line > best->line))
+      best = &f;
+  return best;
+}
+
+InlinedCallees inlined_callees(const profile::CpuProfile& p, const std::vector<recording::Alloc>& allocs) {
+  std::vector<Frame> known;  // every application function either profile names
+  for (const auto& n : p.nodes)
+    if (n.kind == FrameKind::kApplication) known.push_back(n.frame);
+  for (const recording::Alloc& a : allocs)
+    for (const recording::AllocNode& n : a.nodes) known.push_back({n.function, n.url, n.line, n.column});
+  std::map<FrameKey, double> own;                                   // F's ticks
+  std::map<FrameKey, std::map<FrameKey, std::pair<double, Frame>>> into;  // F -> G's ticks
+  for (const auto& n : p.nodes) {
+    if (n.kind != FrameKind::kApplication) continue;
+    const FrameKey f = inline_key(n.frame);
+    for (const auto& [line, ticks] : n.line_ticks) {
+      own[f] += ticks;
+      if (line >= n.frame.line) continue;
+      if (const Frame* g = enclosing(known, n.frame.url, line); g && inline_key(*g) != f) {
+        auto& slot = into[f][inline_key(*g)];
+        slot.first += ticks;
+        slot.second = *g;
+      }
+    }
+  }
+  InlinedCallees out;
+  for (const auto& [f, callees] : into) {
+    auto top = std::max_element(callees.begin(), callees.end(),
+                                [](const auto& a, const auto& b) { return a.second.first < b.second.first; });
+    if (top != callees.end() && top->second.first >= kInlinedCalleeShare * own[f]) out[f] = top->second.second;
+  }
+  return out;
+}
+
+// Moves each site that is an inlining caller F to its inlined G, F its caller.
+void fold_inlined(const InlinedCallees& inl, Tally* tally) {
+  if (inl.empty()) return;
+  Tally out;
+  for (auto& [key, site] : *tally) {
+    auto g = site.frame.url.empty() ? inl.end() : inl.find(inline_key(site.frame));
+    if (g == inl.end()) {
+      SiteTally& s = out[key];
+      s.bytes += site.bytes, s.frame = site.frame;
+      for (auto& [ck, c] : site.callers) s.callers[ck].first += c.first, s.callers[ck].second = c.second;
+      if (site.top_leaf_bytes > s.top_leaf_bytes) s.top_leaf_bytes = site.top_leaf_bytes, s.top_stack = site.top_stack;
+      continue;
+    }
+    SiteTally& s = out[key_of(g->second)];
+    s.bytes += site.bytes, s.frame = g->second;
+    s.callers[key].first += site.bytes, s.callers[key].second = site.frame;
+    if (site.top_leaf_bytes > s.top_leaf_bytes) {
+      s.top_leaf_bytes = site.top_leaf_bytes;
+      s.top_stack = site.top_stack;
+      s.top_stack.insert(s.top_stack.begin(), g->second);
+    }
+  }
+  *tally = std::move(out);
+}
+
 bool contains(const std::string& s, std::string_view what) { return s.find(what) != std::string::npos; }
 
 // What the site looks like, from its heaviest stack's frames and the code of
@@ -151,7 +235,7 @@ void rank(std::vector<AllocationHotspot>* sites, double AllocationHotspot::*by) 
   if (sites->size() > thresholds::kMaxAllocationSites) sites->resize(thresholds::kMaxAllocationSites);
 }
 
-void add_live(const std::vector<const recording::Alloc*>& points, const profile::PathNamer& names,
+void add_live(const std::vector<const recording::Alloc*>& points, const InlinedCallees& inl, const profile::PathNamer& names,
               sourcemap::Mapper* mapper, AllocAttribution* out) {
   std::vector<Tally> tallies(points.size());
   Tally all;  // every point's tallies merged: one frame and caller per site
@@ -165,9 +249,11 @@ void add_live(const std::vector<const recording::Alloc*>& points, const profile:
   for (std::size_t i = 0; i < points.size(); ++i) {
     const Tree t = tree_of(*points[i]);
     charge_tree(t, &tallies[i]);
+    fold_inlined(inl, &tallies[i]);
     charge_tree(t, &all);
     x.push_back(points[i]->t / 1000.0);
   }
+  fold_inlined(inl, &all);
   out->live_points = points.size();
   struct Growth {
     const SiteTally* site;
@@ -197,10 +283,12 @@ void add_live(const std::vector<const recording::Alloc*>& points, const profile:
   rank(&out->live, &AllocationHotspot::growth_bytes_per_s);
 }
 
-void add_churn(const recording::Alloc& phase, const profile::PathNamer& names, sourcemap::Mapper* mapper,
+void add_churn(const recording::Alloc& phase, const InlinedCallees& inl, const profile::PathNamer& names,
+               sourcemap::Mapper* mapper,
                AllocAttribution* out) {
   Tally tally;
   charge_tree(tree_of(phase), &tally);
+  fold_inlined(inl, &tally);
   double sum = 0;
   for (const auto& [key, site] : tally) sum += site.bytes;
   out->churn_bytes = std::max(sum, phase.total_bytes);
@@ -221,8 +309,10 @@ void add_churn(const recording::Alloc& phase, const profile::PathNamer& names, s
 }  // namespace
 
 AllocAttribution attribute(const std::vector<recording::Alloc>& allocs, const Window& w,
-                           const profile::PathNamer& names, sourcemap::Mapper* mapper) {
+                           const profile::PathNamer& names, sourcemap::Mapper* mapper,
+                           const profile::CpuProfile* cpu) {
   AllocAttribution out;
+  const InlinedCallees inl = cpu ? inlined_callees(*cpu, allocs) : InlinedCallees{};
   const recording::Alloc* last_live = nullptr;
   const recording::Alloc* churn = nullptr;
   for (const recording::Alloc& a : allocs) {
@@ -244,15 +334,17 @@ AllocAttribution attribute(const std::vector<recording::Alloc>& allocs, const Wi
                               [&](const recording::Alloc* a) { return a->t > w.end + kLivePointSlackMs; });
     if (after != points.begin() && after != points.end()) points.erase(after, points.end());
     else if (after == points.begin()) points.resize(1);
-    add_live(points, names, mapper, &out);
+    add_live(points, inl, names, mapper, &out);
   }
-  if (churn) add_churn(*churn, names, mapper, &out);
+  if (churn) add_churn(*churn, inl, names, mapper, &out);
   return out;
 }
 
 AllocAttribution attribute(const Timeline& tl, const Window& w, sourcemap::Mapper* mapper) {
   if (tl.allocs.empty()) return {};
-  return attribute(tl.allocs, w, profile::path_namer(tl), mapper);
+  std::string error;
+  const auto cpu = tl.profile.is_null() ? std::nullopt : profile::parse_cpuprofile(tl.profile, &error);
+  return attribute(tl.allocs, w, profile::path_namer(tl), mapper, cpu ? &*cpu : nullptr);
 }
 
 std::string site_text(const AllocationHotspot& h) {

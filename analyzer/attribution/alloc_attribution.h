@@ -51,8 +51,11 @@ struct AllocAttribution {
 // window (else the last one). Frames placed through `mapper` (nullptr: as V8
 // named them).
 AllocAttribution attribute(const Timeline& tl, const Window& w, sourcemap::Mapper* mapper);
+// With `cpu` (the run's CPU profile), a site V8 inlined a hot application
+// function into is named by that function, the site its caller.
 AllocAttribution attribute(const std::vector<recording::Alloc>& allocs, const Window& w,
-                           const profile::PathNamer& names, sourcemap::Mapper* mapper);
+                           const profile::PathNamer& names, sourcemap::Mapper* mapper,
+                           const profile::CpuProfile* cpu = nullptr);
 
 // The site as every output names it: "buildSession (server.js:11) called
 // from server.js:21".

@@ -203,3 +203,28 @@ TEST_CASE("alloc: no alloc lines, no sites") {
   CHECK(a.live.empty());
   CHECK(a.churn.empty());
 }
+
+// V8's allocation sampler keeps real frames only: once buildSession is
+// inlined into the handler, its allocations are the handler's. The CPU
+// profile's line ticks keep buildSession's lines (before the handler's
+// first), and name it.
+TEST_CASE("alloc: a site V8 inlined a hot application function into is named by that function") {
+  profile::CpuProfile cpu;
+  cpu.nodes.push_back({{"(root)", "", 0, 0}, profile::FrameKind::kRoot, -1, {}});
+  cpu.nodes.push_back({{"", "file://" + kAllocApp, 19, 34}, profile::FrameKind::kApplication, 0, {{14, 38}, {20, 1}}});
+  cpu.nodes.push_back({{"buildSession", "file://" + kAllocApp, 11, 22}, profile::FrameKind::kApplication, 1, {{13, 2}}});
+  const auto handler_only = [](double t, double mib) {
+    return alloc_rec(AllocMode::kLive, 1000, t, {{1, 0, "", kAllocApp, 19, 34, mib * kAllocMiB}});
+  };
+  const std::vector<Alloc> allocs = {handler_only(2000, 2), handler_only(4000, 8)};
+  auto a = alloc::attribute(allocs, Window{0, 10000}, profile::PathNamer({"node", kAllocApp}), nullptr, &cpu);
+  REQUIRE(a.live.size() == 1);
+  CHECK(a.live[0].function == "buildSession");
+  CHECK(a.live[0].location == "server.js:11");
+  CHECK(a.live[0].caller == "server.js:19");
+  // Without the profile (or with ticks on the handler's own lines), the handler.
+  CHECK(alloc_sites(allocs).live[0].location == "server.js:19");
+  cpu.nodes[1].line_ticks = {{20, 30}, {14, 2}};
+  auto own = alloc::attribute(allocs, Window{0, 10000}, profile::PathNamer({"node", kAllocApp}), nullptr, &cpu);
+  CHECK(own.live[0].location == "server.js:19");
+}
