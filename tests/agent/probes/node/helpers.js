@@ -20,6 +20,23 @@ function tmpSocketPath() {
   return path.join(os.tmpdir(), `ld-probe-test-${process.pid}-${seq++}.sock`);
 }
 
+// Calls onLine(line) for each newline-ended line of a text stream's data,
+// then afterChunk() once a chunk's lines are read: the probe speaks NDJSON.
+function onLines(stream, onLine, afterChunk = () => {}) {
+  let buf = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (d) => {
+    buf += d;
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      onLine(line);
+    }
+    afterChunk();
+  });
+}
+
 // A Unix-socket server that parses every connection's NDJSON.
 function startSink(sockPath = tmpSocketPath()) {
   const conns = [];
@@ -27,18 +44,7 @@ function startSink(sockPath = tmpSocketPath()) {
   const server = net.createServer((c) => {
     const conn = { socket: c, msgs: [], closed: false };
     conns.push(conn);
-    let buf = '';
-    c.setEncoding('utf8');
-    c.on('data', (d) => {
-      buf += d;
-      let nl;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        conn.msgs.push(JSON.parse(line));
-      }
-      for (const l of listeners) l();
-    });
+    onLines(c, (line) => conn.msgs.push(JSON.parse(line)), () => { for (const l of listeners) l(); });
     c.on('close', () => { conn.closed = true; for (const l of listeners) l(); });
     c.on('error', () => {});
     for (const l of listeners) l();
@@ -141,20 +147,11 @@ function startFd(script, extraEnv) {
   const sock = target.child.stdio[3];
   const msgs = [];
   const waiters = new Set();
-  let buf = '';
-  sock.setEncoding('utf8');
-  sock.on('data', (d) => {
-    buf += d;
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      const m = JSON.parse(line);
-      Object.defineProperty(m, 'rawBytes', { value: Buffer.byteLength(line) });
-      msgs.push(m);
-    }
-    for (const w of waiters) w();
-  });
+  onLines(sock, (line) => {
+    const m = JSON.parse(line);
+    Object.defineProperty(m, 'rawBytes', { value: Buffer.byteLength(line) });
+    msgs.push(m);
+  }, () => { for (const w of waiters) w(); });
   sock.on('error', () => {});
   const waitFor = (pred, what, ms = WAIT_MS) => new Promise((resolve, reject) => {
     const check = () => { const v = pred(msgs); if (v) { done(); resolve(v); } };
@@ -263,7 +260,7 @@ function httpTotals(samples) {
 }
 
 module.exports = {
-  PROBE, FIX, WAIT_MS, TEST_TIMEOUT_MS, GC_KINDS, tmpSocketPath, startSink, probeEnv, startTarget, startHttpTarget, httpTotals, runToExit,
+  onLines, PROBE, FIX, WAIT_MS, TEST_TIMEOUT_MS, GC_KINDS, tmpSocketPath, startSink, probeEnv, startTarget, startHttpTarget, httpTotals, runToExit,
   runFd, startFd,
   withTimeout, get, assertNumber, assertSample,
 };

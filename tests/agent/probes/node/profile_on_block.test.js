@@ -9,7 +9,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('fs');
 const path = require('path');
-const { WAIT_MS, TEST_TIMEOUT_MS, probeEnv, startTarget, withTimeout } = require('./helpers.js');
+const { WAIT_MS, TEST_TIMEOUT_MS, onLines, probeEnv, startTarget, withTimeout } = require('./helpers.js');
 
 const NATIVE_DIR = process.env.LOOPDOCTOR_NATIVE_DIR;
 const ABI = process.versions.modules;
@@ -32,20 +32,13 @@ async function runProfiled(script, extraEnv, endMs, afterBlockMs = 0) {
     target.child.stdout.on('data', (d) => { if (d.includes('blocked')) setTimeout(end, afterBlockMs); });
   }
   const msgs = [];
-  let buf = '';
-  sock.setEncoding('utf8');
-  sock.on('data', (d) => {
-    buf += d;
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const m = JSON.parse(buf.slice(0, nl));
-      buf = buf.slice(nl + 1);
-      msgs.push(m);
-      if (m.type !== 'hello') continue;
-      sock.write('{"type":"profile-start"}\n');
-      if (afterBlockMs === 0) setTimeout(end, endMs);
-      else target.child.stdin.end('go\n');
-    }
+  onLines(sock, (line) => {
+    const m = JSON.parse(line);
+    msgs.push(m);
+    if (m.type !== 'hello') return;
+    sock.write('{"type":"profile-start"}\n');
+    if (afterBlockMs === 0) setTimeout(end, endMs);
+    else target.child.stdin.end('go\n');
   });
   const closed = new Promise((resolve) => sock.on('close', resolve));
   const r = await withTimeout(target.exited, 3 * WAIT_MS, `${script} exit`);
