@@ -110,25 +110,25 @@ function withTimeout(p, ms, what) {
     .finally(() => clearTimeout(t));
 }
 
-// Runs a fixture in fd mode (a socketpair on fd 3, as the collector passes)
-// until it exits (within exitMs); returns its exit and every message it sent.
-async function runFd(script, extraEnv, exitMs = 3 * WAIT_MS) {
+// A fixture started as the collector starts it: a socketpair on fd 3, and
+// only the probe settings the test names (not the runner's own choice of
+// probe). Returns the target and its end of the pair.
+function startFdTarget(script, extraEnv) {
   const env = probeEnv(Object.assign({ LOOPDOCTOR_FD: '3' }, extraEnv));
-  // Only what the test names: not the runner's own choice of probe.
   for (const k of ['LOOPDOCTOR_NATIVE_DIR', 'LOOPDOCTOR_PROBE']) {
     delete env[k];
     if (extraEnv[k]) env[k] = extraEnv[k];
   }
   const target = startTarget(script, env, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
-  const sock = target.child.stdio[3];
-  let buf = '';
+  return { target, sock: target.child.stdio[3] };
+}
+
+// Runs a fixture in fd mode until it exits (within exitMs); returns its
+// exit and every message it sent.
+async function runFd(script, extraEnv, exitMs = 3 * WAIT_MS) {
+  const { target, sock } = startFdTarget(script, extraEnv);
   const msgs = [];
-  sock.setEncoding('utf8');
-  sock.on('data', (d) => {
-    buf += d;
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) { msgs.push(JSON.parse(buf.slice(0, nl))); buf = buf.slice(nl + 1); }
-  });
+  onLines(sock, (line) => msgs.push(JSON.parse(line)));
   const closed = new Promise((resolve) => sock.on('close', resolve));
   const r = await withTimeout(target.exited, exitMs, `${script} exit`);
   await withTimeout(closed, WAIT_MS, 'socket closed');
@@ -138,13 +138,7 @@ async function runFd(script, extraEnv, exitMs = 3 * WAIT_MS) {
 // A target in fd mode (the collector's socketpair on fd 3) whose messages
 // are kept with their raw sizes; `send` writes a control line.
 function startFd(script, extraEnv) {
-  const env = probeEnv(Object.assign({ LOOPDOCTOR_FD: '3' }, extraEnv));
-  for (const k of ['LOOPDOCTOR_NATIVE_DIR', 'LOOPDOCTOR_PROBE']) {
-    delete env[k];
-    if (extraEnv[k]) env[k] = extraEnv[k];
-  }
-  const target = startTarget(script, env, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
-  const sock = target.child.stdio[3];
+  const { target, sock } = startFdTarget(script, extraEnv);
   const msgs = [];
   const waiters = new Set();
   onLines(sock, (line) => {
