@@ -2,6 +2,8 @@
 // without loading it: lib/native.js checks it before require(), because an
 // addon built against another Node's V8 headers must never be loaded (a
 // renamed or copied file would otherwise pass the file-name check).
+#include "abi_tag.h"
+
 #include <node_version.h>
 
 #define LOOPDOCTOR_STR2(x) #x

@@ -21,6 +21,7 @@
 #include <atomic>
 #include <string>
 
+#include "abi_tag.h"
 #include "agent/protocol/block_limits.h"
 #include "gc_hooks.h"
 #include "heap_sampler.h"
@@ -396,31 +397,6 @@ napi_value OwnWork(napi_env env, napi_callback_info info) {
   return js_undefined(env);
 }
 
-// allocStart(intervalBytes, includeCollected): V8's sampling heap profiler
-// without a forced collection per read (heap_sampler.h); false if refused.
-// Main thread only: lib/alloc.js samples no worker's heap.
-napi_value AllocStart(napi_env env, napi_callback_info info) {
-  Args a = get_args(env, info);
-  bool include_collected = false;
-  if (a.argc > 1) napi_get_value_bool(env, a.argv[1], &include_collected);
-  // lib/config.js ALLOC_DEFAULT_INTERVAL_BYTES, which JS always passes.
-  const double interval = a.argc > 0 ? get_number(env, a.argv[0], 512 * 1024) : 512 * 1024;
-  return js_bool(env, loopdoctor::probe::heap_sampling_start(interval, include_collected));
-}
-
-// allocProfile(): the profile so far as JSON text ("" when not sampling).
-napi_value AllocProfile(napi_env env, napi_callback_info) {
-  const std::string json = loopdoctor::probe::heap_sampling_profile();
-  napi_value out;
-  napi_create_string_utf8(env, json.data(), json.size(), &out);
-  return out;
-}
-
-napi_value AllocStop(napi_env env, napi_callback_info) {
-  loopdoctor::probe::heap_sampling_stop();
-  return js_undefined(env);
-}
-
 napi_value StartSampling(napi_env env, napi_callback_info) {
   Instance* in = instance(env);
   if (in != nullptr && in->watchdog != nullptr) in->watchdog->start_sampling();
@@ -478,9 +454,6 @@ napi_value Init(napi_env env, napi_value exports) {
       {"onBlock", nullptr, OnBlock, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"ownWork", nullptr, OwnWork, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"startSampling", nullptr, StartSampling, nullptr, nullptr, nullptr, napi_default, nullptr},
-      {"allocStart", nullptr, AllocStart, nullptr, nullptr, nullptr, napi_default, nullptr},
-      {"allocProfile", nullptr, AllocProfile, nullptr, nullptr, nullptr, napi_default, nullptr},
-      {"allocStop", nullptr, AllocStop, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"stopSampling", nullptr, StopSampling, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"sampleNow", nullptr, SampleNow, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"stop", nullptr, Stop, nullptr, nullptr, nullptr, napi_default, nullptr},
@@ -488,6 +461,12 @@ napi_value Init(napi_env env, napi_value exports) {
       {"dropped", nullptr, Dropped, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
+  define_heap_sampler_exports(env, exports);
+  // The tag lib/native.js reads in the file's bytes, also readable once
+  // loaded; referenced here so that a linker's --gc-sections keeps it.
+  napi_value tag;
+  if (napi_create_string_utf8(env, loopdoctor_probe_abi_tag, NAPI_AUTO_LENGTH, &tag) == napi_ok)
+    napi_set_named_property(env, exports, "abiTag", tag);
   // Freed with its environment, by whichever comes last of this finalizer
   // and a worker's cleanup (finish_worker_cleanup); the main thread's stays.
   napi_set_instance_data(env, new Instance, [](napi_env, void* data, void*) {

@@ -21,7 +21,9 @@ void append_json_string(std::string& out, v8::Isolate* isolate, v8::Local<v8::St
   if (!s.IsEmpty()) {
     v8::String::Utf8Value v(isolate, s);
     if (*v != nullptr) {
-      for (int i = 0; i < v.length(); ++i) {
+      // length() is int up to V8 13 and size_t after (Node 26): take either.
+      const auto n = v.length();
+      for (decltype(v.length()) i = 0; i < n; ++i) {
         const unsigned char c = static_cast<unsigned char>((*v)[i]);
         if (c == '"' || c == '\\') {
           out += '\\';
@@ -94,6 +96,56 @@ void heap_sampling_stop() {
   if (isolate == nullptr || !g_sampling) return;
   isolate->GetHeapProfiler()->StopSamplingHeapProfiler();
   g_sampling = false;
+}
+
+namespace {
+
+// lib/config.js ALLOC_DEFAULT_INTERVAL_BYTES, which JS always passes.
+constexpr double kDefaultIntervalBytes = 512 * 1024;
+
+napi_value bool_value(napi_env env, bool b) {
+  napi_value v;
+  napi_get_boolean(env, b, &v);
+  return v;
+}
+
+// allocStart(intervalBytes, includeCollected): false if V8 refused. Main
+// thread only: lib/alloc.js samples no worker's heap.
+napi_value AllocStart(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok) return bool_value(env, false);
+  double interval = kDefaultIntervalBytes;
+  bool include_collected = false;
+  if (argc > 0 && napi_get_value_double(env, argv[0], &interval) != napi_ok) interval = kDefaultIntervalBytes;
+  if (argc > 1) napi_get_value_bool(env, argv[1], &include_collected);
+  return bool_value(env, heap_sampling_start(interval, include_collected));
+}
+
+// allocProfile(): the profile so far as JSON text ("" when not sampling).
+napi_value AllocProfile(napi_env env, napi_callback_info) {
+  const std::string json = heap_sampling_profile();
+  napi_value out;
+  napi_create_string_utf8(env, json.data(), json.size(), &out);
+  return out;
+}
+
+napi_value AllocStop(napi_env env, napi_callback_info) {
+  heap_sampling_stop();
+  napi_value v;
+  napi_get_undefined(env, &v);
+  return v;
+}
+
+}  // namespace
+
+void define_heap_sampler_exports(napi_env env, napi_value exports) {
+  const napi_property_descriptor props[] = {
+      {"allocStart", nullptr, AllocStart, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"allocProfile", nullptr, AllocProfile, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"allocStop", nullptr, AllocStop, nullptr, nullptr, nullptr, napi_default, nullptr},
+  };
+  napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
 }
 
 }  // namespace loopdoctor::probe

@@ -7,6 +7,8 @@
 // freed yet. JS thread only; one sampler per isolate (V8's).
 #pragma once
 
+#include <node_api.h>
+
 #include <string>
 
 namespace loopdoctor::probe {
@@ -22,5 +24,9 @@ bool heap_sampling_start(double interval_bytes, bool include_collected);
 std::string heap_sampling_profile();
 
 void heap_sampling_stop();
+
+// Adds allocStart(intervalBytes, includeCollected) -> bool, allocProfile()
+// -> JSON text and allocStop() to the addon's exports (lib/alloc.js).
+void define_heap_sampler_exports(napi_env env, napi_value exports);
 
 }  // namespace loopdoctor::probe
