@@ -16,6 +16,11 @@
 namespace loopdoctor::analysers {
 
 Finding delay(const WindowStats& st);
+// The loop was saturated by the requests' own synchronous work
+// (kSyncRequestCpuMs) while its delay stayed under the stall limits: a
+// stall though no one call held it. The delay
+// finding and the blocked-loop issue's sentence ask this one question.
+bool saturated_by_requests(const WindowStats& st);
 Finding utilisation(const WindowStats& st);
 Finding cpu(const WindowStats& st);
 Finding gc(const WindowStats& st, double heap_limit);

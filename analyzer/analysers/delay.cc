@@ -10,6 +10,17 @@ bool enough_probe_data(const WindowStats& st) {
          st.probe_covered_ms >= kMinProbeCoverage * st.window_ms;
 }
 
+namespace {
+bool stalled_past_limits(const WindowStats& st) {
+  return st.delay_p99_ms >= kDelayP99LimitMs || st.blocked_share >= kBlockedShareLimit;
+}
+}  // namespace
+
+bool saturated_by_requests(const WindowStats& st) {
+  return !stalled_past_limits(st) && st.elu_mean >= kSaturatedElu && st.delay_p99_ms >= kBlockedIntervalMs &&
+         st.cpu_ms_per_request() >= kSyncRequestCpuMs;
+}
+
 Finding delay(const WindowStats& st) {
   Finding f;
   f.signal = Signal::kDelay;
@@ -26,7 +37,14 @@ Finding delay(const WindowStats& st) {
       "loop_blocked_share", st.blocked_share, kBlockedShareLimit,
       fmt::format("The loop was stalled over {:.0f} ms during {} of the window",
                   kBlockedIntervalMs, pct(st.blocked_share))));
-  const bool over = st.delay_p99_ms >= kDelayP99LimitMs || st.blocked_share >= kBlockedShareLimit;
+  const bool by_requests = saturated_by_requests(st);
+  if (by_requests)
+    f.evidence.push_back(evidence(
+        "cpu_ms_per_request", st.cpu_ms_per_request(), kSyncRequestCpuMs,
+        fmt::format("Each request cost {:.1f} ms of CPU (limit {:.0f} ms) with the loop busy {}: "
+                    "callbacks waited behind the requests queued before them",
+                    st.cpu_ms_per_request(), kSyncRequestCpuMs, pct(st.elu_mean))));
+  const bool over = stalled_past_limits(st) || by_requests;
   if (!over) {
     f.outcome = Outcome::kNormal;
     f.note = fmt::format("Loop delay stayed low: p99 {:.1f} ms, max {:.0f} ms.", st.delay_p99_ms,
@@ -35,8 +53,11 @@ Finding delay(const WindowStats& st) {
   }
   f.outcome = Outcome::kAbnormal;
   f.severity = st.delay_p99_ms >= kDelayP99HighMs ? Severity::kHigh : Severity::kMedium;
-  f.note = fmt::format("The loop stalled: delay p99 {:.0f} ms, max {:.0f} ms; stalled {} of the time.",
-                       st.delay_p99_ms, st.delay_max_ms, pct(st.blocked_share));
+  f.note = fmt::format("The loop stalled: delay p99 {:.0f} ms, max {:.0f} ms; stalled {} of the time{}.",
+                       st.delay_p99_ms, st.delay_max_ms, pct(st.blocked_share),
+                       by_requests ? fmt::format(", saturated by {:.1f} ms of CPU per request",
+                                                 st.cpu_ms_per_request())
+                                   : std::string());
   return f;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analyzer/timeline/timeline.h"
+#include "base/units.h"
 
 namespace loopdoctor {
 
@@ -152,6 +153,10 @@ struct WindowStats {
   // two figures, and a worker or a cluster's primary not the run's.
   bool rps_present() const { return served_load || (http_present && http_requests > 0); }
   double rps() const { return served_load ? client_rps : http_rps; }
+  // The process's CPU time per request at that throughput (ms); 0 unknown.
+  double cpu_ms_per_request() const {
+    return cpu_present && rps_present() && rps() > 0 ? cpu_cores * base::kMsPerS / rps() : 0;
+  }
 };
 
 WindowStats compute_window_stats(const Timeline& tl, const Window& w);

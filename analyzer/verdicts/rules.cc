@@ -11,7 +11,8 @@
 //     waiting for a CPU, not running                      -> cpu-starved
 //     (analyzer/verdicts/cpu_starved.h; the loop's delay is its evidence, the
 //     profile's hotspots stay)
-//  4. The loop stalled (delay p99 or stalled share)       -> blocked-loop
+//  4. The loop stalled (delay p99 or stalled share, or a saturated loop
+//     whose requests each cost kSyncRequestCpuMs)         -> blocked-loop
 //     (queued connections and rising handles are its consequence, not a
 //     second cause; GC pressure that does not explain the stalls is listed
 //     as a second issue)
@@ -235,8 +236,10 @@ void append_request_view(Issue* i, const Timeline& tl, const WindowStats& st,
 Issue blocked_issue(const Timeline& tl, const WindowStats& st, const std::vector<Finding>& fs) {
   Issue i = make_issue(Verdict::kBlockedLoop);
   i.severity = find_finding(fs, Signal::kDelay).severity;
-  i.confidence = std::max(confidence_over(st.delay_p99_ms, kDelayP99LimitMs),
-                          confidence_over(st.blocked_share, kBlockedShareLimit));
+  const bool by_requests = analysers::saturated_by_requests(st);
+  i.confidence = std::max({confidence_over(st.delay_p99_ms, kDelayP99LimitMs),
+                           confidence_over(st.blocked_share, kBlockedShareLimit),
+                           by_requests ? confidence_over(st.cpu_ms_per_request(), kSyncRequestCpuMs) : 0.0});
   // Another loop than the first process's main thread is named (loops.h).
   const std::string which =
       tl.loop.is_main() ? "The event loop" : "The loop of " + tl.loop_name;
@@ -248,10 +251,17 @@ Issue blocked_issue(const Timeline& tl, const WindowStats& st, const std::vector
                                 "pieces or spread it over more workers."
                               : "Synchronous work on that process's main thread is holding it; "
                                 "find it and move it off the loop.";
+  // Many requests' medium work, not one long call: said so, as the block
+  // stacks then show a queue of requests rather than one holder.
+  const std::string how =
+      by_requests ? fmt::format(" Each request cost {:.1f} ms of CPU on the loop, and callbacks waited "
+                                "behind the requests queued before them.",
+                                st.cpu_ms_per_request())
+                  : std::string();
   i.summary = fmt::format(
       "{} was blocked: callbacks waited up to {:.0f} ms (p99 {:.0f} ms) while the loop was busy "
-      "{} of the time. {}",
-      which, st.delay_max_ms, st.delay_p99_ms, pct(st.elu_mean), holder);
+      "{} of the time.{} {}",
+      which, st.delay_max_ms, st.delay_p99_ms, pct(st.elu_mean), how, holder);
   append(&i.evidence, find_finding(fs, Signal::kDelay));
   append(&i.evidence, find_finding(fs, Signal::kUtilisation));
   append(&i.evidence, find_finding(fs, Signal::kCpu));
