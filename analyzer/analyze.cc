@@ -10,6 +10,7 @@
 #include "analyzer/analysers/analysers.h"
 #include "analyzer/attribution/alloc_attribution.h"
 #include "analyzer/attribution/block_attribution.h"
+#include "analyzer/verdicts/block_patterns.h"
 #include "analyzer/verdicts/causes.h"
 #include "analyzer/verdicts/loops.h"
 #include "analyzer/timeline/process_warnings.h"
@@ -53,7 +54,7 @@ Diagnosis analyze_loop(const Timeline& tl) {
       analysers::memory(st, tl.heap_limit, tl.mem_limit), analysers::handles(st),
       analysers::http(st),
   };
-  Diagnosis dx = combine(tl, st, std::move(findings));
+  Diagnosis dx = combine(tl, st, std::move(findings), profile_garbage_is_a_blocking_call(*attribution));
   dx.recheck = recheck_words(tl);
   // Beyond its GC share, the CPU profile does not change the verdict; it
   // names the code behind it.

@@ -20,7 +20,10 @@ Diagnosis analyze_loop(const Timeline& tl);
 
 // The combiner alone (analyzer/verdicts/rules.cc): findings -> verdict and issues.
 // The precedence between causes is written down there and in docs/verdicts.md.
-Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding> findings);
+// garbage_of_a_blocking_call: the CPU profile's time is a call that makes its
+// own garbage (profile_garbage_is_a_blocking_call), so GC does not lead.
+Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding> findings,
+                  bool garbage_of_a_blocking_call = false);
 
 // Orders issues most severe first: severity, then confidence; issues equal in
 // both keep their order, which the combiner builds in the documented precedence.

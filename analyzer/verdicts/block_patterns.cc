@@ -21,7 +21,7 @@ constexpr BlockPatternEntry kTable[] = {
      "Cache or stream the render: cache the HTML of a page that is the same for many requests (per URL, for a "
      "short time), stream the rest with `renderToPipeableStream` so its first bytes leave early (with "
      "`<Suspense>` around slow parts, it renders in pieces), and render less per request (paginate long lists).",
-     patterns::server_render},
+     patterns::server_render, true},
     {BlockPattern::kTemplatePerRequest, "template-per-request", CauseKind::kTemplateCompile,
      "a template engine's compiler (ejs, handlebars, pug, nunjucks, ...: its compile or parse functions) runs "
      "during 10 % of the time or more: a cached template compiles once",
@@ -30,7 +30,19 @@ constexpr BlockPatternEntry kTable[] = {
      "Cache the compiled template: `app.set('view cache', true)` (Express sets it when NODE_ENV=production), "
      "the engine's `cache: true` option, or compile once at start-up (`const render = ejs.compile(text)`; "
      "`Handlebars.compile`, `pug.compileFile` alike) and call `render(data)` per request.",
-     patterns::template_per_request},
+     patterns::template_per_request, true},
+    // After template-per-request: the same frames with a recurring compile are that.
+    {BlockPattern::kTemplateRender, "template-render", CauseKind::kTemplateRender,
+     "a template engine with its templates' own code (frames of ejs, handlebars, pug, ... or named by a "
+     "`.ejs`, `.hbs`, `.pug`, ... file) holds the time while its compiler runs under 10 % of it: the "
+     "templates are rendered, not compiled, per request",
+     "A template render builds the page's whole HTML on the loop: the template runs over every row of its "
+     "data before the response leaves, and no other request is served meanwhile (compiling it once does "
+     "not help: the time is the render's).",
+     "Render less per request: paginate long tables and lists (a page of 50 rows, not thousands), cache the "
+     "rendered HTML of a page that is the same for many requests (per URL, for a short time), or render in a "
+     "worker thread; a faster engine helps less than rendering less.",
+     patterns::template_render, true},
     {BlockPattern::kSyncLogger, "sync-logger", CauseKind::kSyncLogger,
      "frames of a logger (pino, sonic-boom, winston, bunyan, log4js, debug, ...) or of console.log hold the "
      "time, or the top hotspot is fs.writeSync called on a line that logs",
@@ -104,6 +116,16 @@ std::optional<PatternMatch> best_block_pattern(const PatternInputs& in) {
     if (m && m->share >= thresholds::kBlockingKindShare && (!best || m->share > best->share)) best = std::move(m);
   }
   return best;
+}
+
+bool profile_garbage_is_a_blocking_call(const profile::Attribution& a) {
+  if (!a.present || a.hotspots.empty()) return false;
+  Issue whole_profile;
+  whole_profile.hotspots = a.hotspots;
+  whole_profile.hotspots_source = HotspotSource::kCpuProfile;
+  const std::string of = "of the CPU profile";
+  const std::optional<PatternMatch> m = best_block_pattern({whole_profile, a, of});
+  return m && block_pattern(m->pattern).makes_its_garbage;
 }
 
 }  // namespace loopdoctor

@@ -18,6 +18,7 @@ const char* to_string(CauseKind k) {
     case CauseKind::kSyncZlib: return "sync-zlib";
     case CauseKind::kServerRender: return "server-render";
     case CauseKind::kTemplateCompile: return "template-compile";
+    case CauseKind::kTemplateRender: return "template-render";
     case CauseKind::kSyncLogger: return "sync-logger";
   }
   return "";

@@ -24,6 +24,7 @@ enum class CauseKind {
   kSyncZlib,        // gzipSync and the other zlib *Sync calls
   kServerRender,    // a server-side render (react-dom's renderToString, ...)
   kTemplateCompile, // a template engine compiling templates per request
+  kTemplateRender,  // a template engine rendering large pages (compiled once or not)
   kSyncLogger,      // a logger or console.log writing synchronously
 };
 

@@ -124,6 +124,10 @@ std::optional<PatternMatch> template_per_request(const PatternInputs& in) {
   return compile;
 }
 
+std::optional<PatternMatch> template_render(const PatternInputs& in) {
+  return frames_match(in, BlockPattern::kTemplateRender, template_work);
+}
+
 std::optional<PatternMatch> sync_logger(const PatternInputs& in) {
   return larger(frames_match(in, BlockPattern::kSyncLogger, logger), log_write(in));
 }

@@ -41,6 +41,7 @@ std::optional<PatternMatch> frames_match(const PatternInputs& in, BlockPattern p
 // (best_block_pattern) weighs its share.
 std::optional<PatternMatch> server_render(const PatternInputs& in);
 std::optional<PatternMatch> template_per_request(const PatternInputs& in);
+std::optional<PatternMatch> template_render(const PatternInputs& in);
 std::optional<PatternMatch> sync_logger(const PatternInputs& in);
 std::optional<PatternMatch> sync_crypto(const PatternInputs& in);
 std::optional<PatternMatch> sync_fs(const PatternInputs& in);

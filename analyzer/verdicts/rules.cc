@@ -392,7 +392,26 @@ static void add_run_notes(const Timeline& tl, const WindowStats& st, Diagnosis* 
     dx.notes.push_back(dx.saturation.text);
 }
 
-Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding> findings) {
+namespace {
+
+// GC beside a call that makes its own garbage is that call's cost: fixing
+// the call removes both, so the GC issue ranks no higher than the stall's
+// (rank_issues then keeps the precedence: blocked-loop first).
+void put_render_before_its_garbage(std::vector<Issue>* issues) {
+  const auto blocked = std::find_if(issues->begin(), issues->end(),
+                                    [](const Issue& i) { return i.kind == Verdict::kBlockedLoop; });
+  if (blocked == issues->end()) return;
+  for (Issue& i : *issues)
+    if (i.kind == Verdict::kGcPressure) {
+      i.severity = std::min(i.severity, blocked->severity);
+      i.confidence = std::min(i.confidence, blocked->confidence);
+    }
+}
+
+}  // namespace
+
+Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding> findings,
+                  bool garbage_of_a_blocking_call) {
   Diagnosis dx;
   const auto& fs = findings;
   dx.exit = describe_exit(tl);
@@ -411,8 +430,11 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
     const double gc_share = st.gc_effective_share();
     const double busy = std::max(st.elu_mean, gc_share);
     const bool crowded = st.stall_sched_present() && st.stall_wait_share() >= kRunQueueStallWaitShare;
+    // Not when the garbage is a blocking call's own (a render): that call
+    // is the block, its allocation part of it, and its first step removes both.
     const bool gc_explains =
-        busy > 0 && gc_share / busy >= (crowded ? kGcShareOfBusyForCauseCrowded : kGcShareOfBusyForCause);
+        !garbage_of_a_blocking_call && busy > 0 &&
+        gc_share / busy >= (crowded ? kGcShareOfBusyForCauseCrowded : kGcShareOfBusyForCause);
     // Slow responses are waiting, not work, when the loop's own work and
     // its queue explain a small part of them (RequestTime); no cut on CPU or
     // utilisation, which moved the verdict of one server from run to run.
@@ -440,6 +462,7 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
         case Rule::kIoBound: dx.issues.push_back(io_issue(st, rt, fs)); break;
       }
     }
+    if (garbage_of_a_blocking_call) put_render_before_its_garbage(&dx.issues);
     // Nothing found, yet the run cannot vouch for the server: its death is
     // the reason before a failed load (the failures may be its dying).
     if (dx.issues.empty() && dx.exit.died) dx.issues.push_back(died_issue(tl, dx.exit, st));
