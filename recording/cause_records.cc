@@ -19,6 +19,7 @@ json dest_json(const OutboundDest& d) {
     j["sockets"] = {{"mean", d.sockets_mean}, {"max", d.sockets_max}};
     j["waiting"] = {{"mean", d.waiting_mean}, {"max", d.waiting_max}};
     if (d.pool_max > 0) j["pool_max"] = d.pool_max;
+    if (!d.driver.empty()) j["driver"] = d.driver;
   }
   return j;
 }
@@ -35,6 +36,7 @@ OutboundDest decode_dest(const json& j) {
   d.sockets_mean = num(obj(j, "sockets"), "mean"), d.sockets_max = num(obj(j, "sockets"), "max");
   d.waiting_mean = num(obj(j, "waiting"), "mean"), d.waiting_max = num(obj(j, "waiting"), "max");
   d.pool_max = num(j, "pool_max");
+  d.driver = str(j, "driver");
   return d;
 }
 

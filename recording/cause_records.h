@@ -23,7 +23,10 @@ struct OutboundDest {
   bool has_pool = false;
   double sockets_mean = 0, sockets_max = 0;  // open to dest, busy or free
   double waiting_mean = 0, waiting_max = 0;  // requests queued for a socket
-  double pool_max = 0;                       // the agent's maxSockets; 0: unlimited
+  double pool_max = 0;                       // the agent's maxSockets, a driver pool's max; 0: unlimited
+  // A raw client's driver whose pool the probe read ("pg 8.23.1"): its
+  // waiting and pool_max are then the driver pool's; "" otherwise.
+  std::string driver;
   bool operator==(const OutboundDest&) const = default;
 };
 

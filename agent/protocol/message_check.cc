@@ -185,6 +185,7 @@ constexpr std::size_t kMaxDestBytes = 256;
 std::string check_destination(const json& d, const std::string& w, const LabelBounds& bounds) {
   if (auto e = check_string(d, "dest", w, kMaxDestBytes); !e.empty()) return e;
   if (auto e = check_string(d, "client", w, bounds.max_label_bytes); !e.empty()) return e;
+  if (auto e = check_string(d, "driver", w, bounds.max_label_bytes); !e.empty()) return e;
   if (auto e = check_numbers(d, {"calls", "pool_max"}, w); !e.empty()) return e;
   for (const char* k : {"latency_ms", "sockets", "waiting"}) {
     const json* o = nullptr;

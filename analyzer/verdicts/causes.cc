@@ -43,6 +43,7 @@ void add(DestAcc& a, const recording::OutboundDest& d) {
   a.s.sockets_max = std::max(a.s.sockets_max, d.sockets_max);
   a.s.waiting_max = std::max(a.s.waiting_max, d.waiting_max);
   a.s.pool_max = d.pool_max;
+  if (!d.driver.empty()) a.s.driver = d.driver;
 }
 
 }  // namespace
@@ -112,6 +113,20 @@ std::string pool_name(const DestinationStats& d) {
   return d.client == "http" ? "http.Agent maxSockets" : "its client's connection limit";
 }
 
+// A driver's pool the probe read (driver-pools.js): its queue and size are
+// the driver's own, and it is named, as the user configures it.
+Cause driver_pool_cause(const DestinationStats& d, const WindowStats& st) {
+  const double n = d.sockets_max, size = d.pool_max > 0 ? d.pool_max : n;
+  return {CauseKind::kConnectionPool, d.dest,
+          fmt::format("{}'s Pool: {:.0f} connections, {:.0f} queries waiting for one, {:.0f} requests in flight",
+                      d.driver, n, d.waiting_mean, st.http_inflight_mean),
+          fmt::format("The {} Pool to `{}` is full: its {:.0f} connections stay busy while {:.0f} queries wait in "
+                      "its queue for one. Raise the Pool's `max` ({:.0f} now) if the database can take more at "
+                      "once (PostgreSQL's `max_connections`, less the other clients'), make the query faster, or "
+                      "send it fewer (cache, batch).",
+                      d.driver, d.dest, n, d.waiting_mean, size)};
+}
+
 Cause pool_cause(const DestinationStats& d, const WindowStats& st, std::vector<Evidence>* ev) {
   const double n = d.sockets_max;
   if (!d.has_pool || n <= 0 || d.sockets_mean < kPoolSocketsSteady * n || d.waiting_mean < kPoolMinWaiting ||
@@ -121,6 +136,7 @@ Cause pool_cause(const DestinationStats& d, const WindowStats& st, std::vector<E
                  fmt::format("{:.1f} requests waited on average for one of the {:.0f} sockets to {} "
                              "(the server held {:.1f} in flight)",
                              d.waiting_mean, n, d.dest, st.http_inflight_mean)});
+  if (!d.driver.empty()) return driver_pool_cause(d, st);
   return {CauseKind::kConnectionPool, d.dest,
           fmt::format("{:.0f} sockets, {:.0f} requests waiting for one, {:.0f} in flight", n, d.waiting_mean,
                       st.http_inflight_mean),

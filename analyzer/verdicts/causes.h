@@ -24,6 +24,7 @@ struct DestinationStats {
   double latency_p50_ms = 0;   // median of the intervals' p50s, call-weighted
   bool has_pool = false;
   double sockets_mean = 0, sockets_max = 0, waiting_mean = 0, waiting_max = 0, pool_max = 0;
+  std::string driver;  // "pg 8.23.1" when the probe read the driver's pool
   // The window's time the destination's `outbound` lines cover (each line
   // its interval, clipped at the window's start): what its calls' time on
   // the wire is a share of.

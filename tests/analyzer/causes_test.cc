@@ -126,6 +126,26 @@ TEST_CASE("requests queued for 2 busy sockets to a destination: connection-pool"
   CHECK(has_evidence);
 }
 
+TEST_CASE("pg's Pool of 4, read by the probe: connection-pool naming the driver, its queue and max") {
+  const Scenario s = waiting();
+  auto recs = loopdoctor::testing::make_recording(s);
+  json d = upstream_dest(200, 10);
+  d["dest"] = "127.0.0.1:5432", d["client"] = "net";
+  d["sockets"] = {{"mean", 4}, {"max", 4}};
+  d["waiting"] = {{"mean", 45.6}, {"max", 46}};
+  d["pool_max"] = 4, d["driver"] = "pg 8.23.1";
+  add_outbound(&recs, s, d);
+  const Diagnosis dx = diagnose(recs);
+  REQUIRE(dx.verdict == Verdict::kIoBound);
+  const Issue& i = dx.issues[0];
+  CHECK(i.cause.kind == CauseKind::kConnectionPool);
+  CHECK(i.cause.line() ==
+        "connection-pool 127.0.0.1:5432, pg 8.23.1's Pool: 4 connections, 46 queries waiting for one, 40 requests "
+        "in flight");
+  CHECK(i.cause.advice.starts_with("The pg 8.23.1 Pool to `127.0.0.1:5432` is full"));
+  CHECK(i.cause.advice.find("Raise the Pool's `max` (4 now)") != std::string::npos);
+}
+
 TEST_CASE("a driver's pool of 2 busy connections, its queue unseen: connection-pool by Little's law") {
   const Scenario s = waiting();
   auto recs = loopdoctor::testing::make_recording(s);

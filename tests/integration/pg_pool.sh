@@ -2,8 +2,8 @@
 # samples/node/pg-pool against a real PostgreSQL: a throwaway cluster of the
 # test's own (Debian's postgresql, scripts/setup.sh --test), on a free
 # 127.0.0.1 port, started before the run and stopped after it. The run's
-# verdict must be the sample's label, with its cause (see the end); SKIP
-# (77) where PostgreSQL is not installed.
+# verdict must be the sample's label, with its cause naming pg's Pool (see
+# the end); SKIP (77) where PostgreSQL is not installed.
 #   pg_pool.sh
 source "$(dirname "$0")/lib.sh"
 sample=$ROOT/samples/node/pg-pool
@@ -53,11 +53,11 @@ echo "pg-pool against PostgreSQL on 127.0.0.1:$port: verdict $verdict${cause:+ (
 json_get out.json '(j.issues[0]||{}).summary || ""'
 [[ $failed -eq 0 ]] || fail "$failed requests failed: did the sample reach PostgreSQL? $(tail -3 stderr.txt)"
 [[ $verdict == "$label" ]] || fail "verdict $verdict != label $label"
-# The pool's cause is issue 33's to name (pg's queue is invisible to
-# today's analyzer: io-bound with no cause): until then a run that names no
-# cause is skipped, not passed; a wrong cause fails.
-if [[ -n ${cause_label:-} && $cause != "$cause_label" ]]; then
-  [[ -n $cause ]] || { echo "SKIP: verdict $verdict right, but no cause named (label: $cause_label; issue 33)"; exit 77; }
-  fail "cause $cause != label $cause_label"
-fi
+# The cause names pg's pool, read by the probe (lib/driver-pools.js): the
+# destination, its queue and the driver with its version.
+[[ $cause == "$cause_label" ]] || fail "cause ${cause:-none} != label $cause_label"
+cause_text=$(json_get out.json '(j.issues[0]||{}).cause_text || ""')
+echo "  cause: $cause_text"
+[[ $cause_text == "connection-pool 127.0.0.1:$port, pg 8."*"'s Pool: 4 connections, "*" queries waiting for one"* ]] ||
+  fail "the cause does not name pg's Pool of 4 to 127.0.0.1:$port with its queue: $cause_text"
 echo ok

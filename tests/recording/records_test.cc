@@ -303,8 +303,9 @@ TEST_CASE("every collector record in tests/data re-encodes to the bytes written"
 
 TEST_CASE("outbound round-trips with and without a pool") {
   Outbound o{2000, 1000, {}, 0};
-  o.destinations.push_back({"127.0.0.1:9001", "http", 40, 12.5, 10, 20, 30, true, 2, 2, 45.5, 48, 2});
-  o.destinations.push_back({"api.example:443", "undici", 3, 180, 170, 200, 210, false, 0, 0, 0, 0, 0});
+  o.destinations.push_back({"127.0.0.1:9001", "http", 40, 12.5, 10, 20, 30, true, 2, 2, 45.5, 48, 2, ""});
+  o.destinations.push_back({"api.example:443", "undici", 3, 180, 170, 200, 210, false, 0, 0, 0, 0, 0, ""});
+  o.destinations.push_back({"127.0.0.1:5432", "net", 90, 50, 50, 51, 60, true, 4, 4, 46, 46, 4, "pg 8.23.1"});
   CHECK(round_trip(o, Type::kOutbound, decode_outbound) == o);
   o.destinations_dropped = 4;
   CHECK(round_trip(o, Type::kOutbound, decode_outbound) == o);

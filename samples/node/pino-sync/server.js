@@ -1,6 +1,6 @@
 'use strict';
 // blocked-loop, on pino: an inventory API that logs at debug level — every
-// stock check of the request's 200 items logs a line with the item's stock
+// stock check of the request's 300 items logs a line with the item's stock
 // record (checkStock, line 39: log.debug(...) at line 41) — through a
 // synchronous destination (pino.destination({ sync: true }), line 22), the
 // setting often copied to keep logs in order on a crash. Each line is
@@ -15,7 +15,7 @@ const os = require('os');
 const path = require('path');
 const pino = require('pino');
 
-const ITEMS_PER_REQUEST = 200;
+const ITEMS_PER_REQUEST = 300;
 const logFile = path.join(os.tmpdir(), `pino-sync-${process.pid}.log`);
 const log = pino(
   { level: process.env.LOG_LEVEL || 'debug' },

@@ -105,6 +105,11 @@ TEST_CASE("outbound and threadpool lines pass and are bounded") {
         "outbound field destinations[1] is a string, expected an object");
   CHECK(check_message(json::parse(R"({"type":"outbound","t":1,"destinations":[{"dest":"a:1","waiting":{"mean":"x"}}]})")) ==
         "outbound field destinations[0].waiting.mean is a string, expected a number");
+  CHECK(check_message(json::parse(R"({"type":"outbound","t":1,"destinations":[{"dest":"127.0.0.1:5432",
+      "client":"net","sockets":{"mean":4,"max":4},"waiting":{"mean":46,"max":46},"pool_max":4,
+      "driver":"pg 8.23.1"}]})")) == "");
+  CHECK(check_message(json::parse(R"({"type":"outbound","t":1,"destinations":[{"dest":"a:1","driver":8}]})")) ==
+        "outbound field destinations[0].driver is a number, expected a string");
   CHECK(check_message(json::parse(R"({"type":"threadpool","t":1,"wait_ms":{"max":"x"}})")) ==
         "threadpool field wait_ms.max is a string, expected a number");
 }

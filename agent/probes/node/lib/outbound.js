@@ -20,11 +20,14 @@
 //   is the time waited in the interval over its length.
 // - Raw TCP clients (a database's or cache's driver: pg, mysql2, ioredis),
 //   on 'net.client.socket', and TLS clients, from tls.connect(): see
-//   createNetCalls and watchTls.
+//   createNetCalls (net-calls.js) and watchTls. A driver's own pool (pg's
+//   Pool) adds its queue and size to its destination: driver-pools.js.
 // Nothing is written on the http client's or undici's objects: a WeakMap
 // holds each call's start, so an aborted call is simply forgotten.
 const { performance, PerformanceObserver } = require('perf_hooks');
 const { r3 } = require('./state.js');
+const { createNetCalls } = require('./net-calls.js');
+const { createDriverPools } = require('./driver-pools.js');
 
 let dc;
 try { dc = require('diagnostics_channel'); } catch (_) { dc = null; }
@@ -124,101 +127,6 @@ function createConns() {
   return { add, drop, count };
 }
 
-// A raw client's destination: the remote address and port, or a local
-// socket's path (net.connect({ path }): Node keeps it as _pipeName).
-const MAX_DEST_CHARS = 200;  // the collector refuses a dest over 256 bytes
-function netDestOf(sock) {
-  if (typeof sock.remotePort === 'number') return String(sock.remoteAddress) + ':' + sock.remotePort;
-  return typeof sock._pipeName === 'string' ? sock._pipeName.slice(0, MAX_DEST_CHARS) : 'local socket';
-}
-
-const NET_UNKNOWN = 0, NET_RAW = 1, NET_OTHER = 2;
-
-// Raw TCP clients: a database's or cache's driver speaks its own protocol on
-// a net.Socket, which 'net.client.socket' hands over as net.connect() makes
-// it. A call is the time from a write to the next read on the socket (a
-// request and its answer; writes before that read count as one call, from
-// the first), per destination. The http client's and undici's sockets come
-// through the channel too: at its first read a socket that carries HTTP
-// (the http client's `parser` or `_httpMessage` set, or a connection undici
-// handed over) is left to their channels. Each socket gets its own
-// `_writeGeneric` (where every net write goes, write() and writev() alike,
-// and again once connected for a write made before: the first call is the
-// one timed; `write` itself is no use, net's connect() resets it) and `push`
-// (net's reads end in socket.push(chunk)), which read the clock and call
-// the prototype's; a server's sockets never come through the channel and
-// keep their shape. A TLS socket (watchTls) is timed the same way,
-// as client `tls`: its writes and reads are the application's, in clear,
-// on the TLSSocket. A Node without _writeGeneric times nothing.
-// onCall(client, dest, ms) records a call; conns[client] counts the
-// connections per destination. Once the probe detaches (stop()), each
-// socket's two functions put back what was there at its next write or
-// read, and call it.
-function createNetCalls(state, isUndici, onCall, conns) {
-  const tracked = new WeakMap();  // socket -> its state, for an upgrade to TLS
-  let live = true;
-
-  function classify(sock) {
-    return sock.parser || sock._httpMessage || isUndici(sock) ? NET_OTHER : NET_RAW;
-  }
-
-  function onReply(sock, st) {
-    const ms = performance.now() - st.sent;
-    st.sent = -1;
-    if (st.kind === NET_UNKNOWN) {
-      st.kind = classify(sock);
-      if (st.kind === NET_RAW) conns[st.client].add(st.dest = netDestOf(sock), sock);
-    }
-    if (st.kind === NET_RAW && state.sampling) onCall(st.client, st.dest, ms);
-  }
-
-  function wrap(sock, name, fn) {
-    const own = Object.getOwnPropertyDescriptor(sock, name);
-    Object.defineProperty(sock, name, { value: fn, writable: true, configurable: true, enumerable: false });
-    return () => {
-      if (sock[name] !== fn) return;  // replaced since: theirs stays
-      if (own) Object.defineProperty(sock, name, own); else delete sock[name];
-    };
-  }
-
-  // A plain socket upgraded to TLS (pg's and mysql2's STARTTLS: the
-  // driver's first exchange in clear, then tls.connect({ socket })): from
-  // then on its calls are the TLS socket's, and it is no longer counted.
-  function onUpgrade(plain) {
-    const st = tracked.get(plain);
-    if (st === undefined) return;
-    st.kind = NET_OTHER;
-    st.sent = -1;
-    if (st.dest !== '') conns[st.client].drop(st.dest, plain);
-  }
-
-  function onSocket(msg, client = 'net') {
-    try {
-      const sock = msg && msg.socket;
-      if (!sock || typeof sock._writeGeneric !== 'function' || typeof sock.push !== 'function') return;
-      const protoWrite = sock._writeGeneric, protoPush = sock.push;
-      const st = { kind: NET_UNKNOWN, sent: -1, dest: '', client };
-      tracked.set(sock, st);
-      let unwrapWrite = null, unwrapPush = null;
-      const unwrap = () => { try { unwrapWrite(); unwrapPush(); } catch (_) { /* never throw */ } };
-      unwrapWrite = wrap(sock, '_writeGeneric', function _writeGeneric() {
-        if (!live) unwrap();
-        else if (st.sent < 0 && st.kind !== NET_OTHER && state.sampling) st.sent = performance.now();
-        return protoWrite.apply(this, arguments);
-      });
-      unwrapPush = wrap(sock, 'push', function push(chunk) {
-        if (!live) unwrap();
-        else if (st.sent >= 0 && chunk !== null) {
-          try { onReply(sock, st); } catch (_) { /* never throw */ }
-        }
-        return protoPush.apply(this, arguments);
-      });
-    } catch (_) { /* never throw */ }
-  }
-
-  return { onSocket, onUpgrade, stop: () => { live = false; } };
-}
-
 // tls.connect() publishes nothing on diagnostics_channel (Node 20-24), so
 // the TLS sockets it returns are handed to createNetCalls by a wrapper on
 // the tls module's export: every caller reads it at call time (drivers,
@@ -316,7 +224,12 @@ function pct(sorted, p) {
 function poolJson(d, intervalMs) {
   if (d.polls === 0) return '';
   const sockets = ',"sockets":{"mean":' + r3(d.socketsSum / d.polls) + ',"max":' + d.socketsMax + '}';
-  if (d.client === 'net' || d.client === 'tls') return sockets;  // a driver's own queue is not visible
+  if (d.client === 'net' || d.client === 'tls') {
+    // A driver's own queue, when its pool was found (driver-pools.js).
+    if (d.driver === '') return sockets;
+    return sockets + ',"waiting":{"mean":' + r3(d.waitingSum / d.polls) + ',"max":' + d.waitingMax + '}' +
+      (d.poolMax > 0 ? ',"pool_max":' + d.poolMax : '') + ',"driver":' + JSON.stringify(d.driver);
+  }
   if (d.agent === null) {
     // Little's law: the mean number waiting is the time waited over the interval.
     const mean = intervalMs > 0 ? d.waitMs / intervalMs : 0;
@@ -342,6 +255,7 @@ function createOutbound(state) {
   const undiciConns = createConns();
   const undiciSockets = new WeakSet();
   const rawConns = { net: createConns(), tls: createConns() };
+  const driverPools = createDriverPools((socket, client) => net.onSocket({ socket }, client));
   const net = createNetCalls(state, (sock) => undiciSockets.has(sock),
     (client, name, ms) => addCall(dest(client, name), ms), rawConns);
 
@@ -351,7 +265,7 @@ function createOutbound(state) {
     if (d === undefined) {
       d = { key, name, client, calls: 0, sum: 0, max: 0, lat: [], agent: null, agentKey: '',
         polls: 0, socketsSum: 0, socketsMax: 0, waitingSum: 0, waitingMax: 0,
-        waitMs: 0, waits: [] };
+        waitMs: 0, waits: [], driver: '', poolMax: 0 };
       dests.set(key, d);
     }
     return d;
@@ -441,6 +355,7 @@ function createOutbound(state) {
   // connections open (its waits come from the resource entries).
   function poll() {
     checkTls();
+    const pools = driverPools.poll(performance.now());
     for (const d of dests.values()) {
       const a = d.agent;
       if (a !== null) {
@@ -449,7 +364,9 @@ function createOutbound(state) {
         addPoll(d, busy + free, (a.requests[d.agentKey] || []).length);
       } else if (d.client !== 'http') {
         const n = (d.client === 'undici' ? undiciConns : rawConns[d.client]).count(d.name);
-        if (n >= 0) addPoll(d, n, 0);
+        const p = d.client === 'undici' ? undefined : pools.get(d.name);
+        if (p !== undefined) d.driver = p.driver, d.poolMax = p.max;
+        if (n >= 0) addPoll(d, n, p !== undefined ? p.waiting : 0);
       }
     }
   }
@@ -505,6 +422,7 @@ function createOutbound(state) {
       try { unwatchTls(); } catch (_) { /* never throw */ }
       if (observer !== null) { try { observer.disconnect(); } catch (_) { /* gone */ } }
       net.stop();
+      driverPools.stop();
       dests.clear();
     };
   }
