@@ -37,14 +37,20 @@ inline constexpr double kBlockedShareLimit = 0.25;
 // A loop saturated by the requests' own synchronous work is blocked though
 // no single call holds it past the limits above: each request costs this
 // much CPU or more, the loop was busy kSaturatedElu of the window, and
-// callbacks waited a stall's length (kBlockedIntervalMs) at p99, behind the
-// requests queued before them. Measured at saturation under -c 50, probes
+// callbacks waited kSyncRequestDelayMs at p99, behind the requests queued
+// before them. Measured at saturation under -c 50, probes
 // on: a server's own cost is a fraction of that (hello world and Fastify 5
 // 0.02 ms a request, Express 5 res.json 0.19 ms); pino-sync's debug logging
 // to a synchronous destination 1.3-1.6 ms (p99 delay 70-88 ms, under
 // kDelayP99LimitMs), 4 ms of crypto, a 63 ms render. 1 ms caps one
 // loop under 1000 req/s.
 inline constexpr double kSyncRequestCpuMs = 1.0;
+// Two of the probe's 10 ms timer periods: a queue of requests, not one. With
+// one connection a request's own cost delays no one else's callback; a
+// cluster worker hashing 4 ms a request with ~10 connections of its own
+// measured p99 37 ms, pino-sync 50-88 ms; a saturated Express app
+// (0.19 ms a request, below the cost cut anyway) 16 ms.
+inline constexpr double kSyncRequestDelayMs = 20;
 // The probe's own pauses (a block line with "probe":true: the inspector's
 // CPU profile starting walks every compiled function, 30-170 ms) are not
 // the app's stalls: samples within one of them, or this long after its last

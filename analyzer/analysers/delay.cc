@@ -17,7 +17,7 @@ bool stalled_past_limits(const WindowStats& st) {
 }  // namespace
 
 bool saturated_by_requests(const WindowStats& st) {
-  return !stalled_past_limits(st) && st.elu_mean >= kSaturatedElu && st.delay_p99_ms >= kBlockedIntervalMs &&
+  return !stalled_past_limits(st) && st.elu_mean >= kSaturatedElu && st.delay_p99_ms >= kSyncRequestDelayMs &&
          st.cpu_ms_per_request() >= kSyncRequestCpuMs;
 }
 

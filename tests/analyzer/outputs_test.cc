@@ -321,11 +321,9 @@ TEST_CASE("A load that mostly failed is said first in the terminal, the Markdown
 }
 
 TEST_CASE("A saturated healthy run says so in the terminal, the Markdown and the JSON") {
-  loopdoctor::testing::Scenario s;
-  s.elu = 0.99, s.cpu_cores = 0.99, s.delay_base_ms = 35, s.rps = 25, s.latency_ms = 35, s.inflight = 1;
-  loopdoctor::testing::ClientView c;
-  c.rps = 25, c.p99_ms = 8274;
-  Timeline tl = build_timeline(loopdoctor::testing::with_client_view(loopdoctor::testing::make_recording(s), c));
+  Timeline tl = build_timeline(loopdoctor::testing::with_client_view(
+      loopdoctor::testing::make_recording(loopdoctor::testing::saturated_healthy()),
+      loopdoctor::testing::saturated_clients()));
   Diagnosis dx = analyze(tl);
   REQUIRE(dx.verdict == Verdict::kHealthy);
   const std::string sat = dx.saturation.text;

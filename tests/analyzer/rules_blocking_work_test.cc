@@ -23,7 +23,7 @@ Diagnosis diagnose(const Scenario& sc, bool garbage_of_a_blocking_call = false) 
 }
 
 // pino-sync's shape: busy all the time, 1.5 ms of CPU a request, callbacks
-// waiting 35-53 ms: past a stall's length at p99, under the delay limit.
+// waiting 35-53 ms: a queue at p99, under the delay limit.
 Scenario saturated_by_requests() {
   Scenario s;
   s.elu = 0.99, s.cpu_cores = 1.05, s.rps = 700, s.inflight = 50, s.latency_ms = 70;
@@ -69,4 +69,13 @@ TEST_CASE("a leak about to exhaust the heap leads even beside a render") {
   Scenario s = render_with_garbage();
   s.heap_growth_per_s = 40e6, s.gc_major_ms_per_s = 100, s.heap_limit = 2e9;
   CHECK(diagnose(s, true).verdict == Verdict::kGcPressure);
+}
+
+TEST_CASE("35 ms of CPU a request, one at a time, is a blocked loop whose saturation is noted") {
+  // saturated_healthy()'s figures at 25 req/s: each request a 35-40 ms block.
+  Scenario s = loopdoctor::testing::saturated_healthy();
+  s.rps = 25;
+  const Diagnosis dx = diagnose(s);
+  CHECK(dx.verdict == Verdict::kBlockedLoop);
+  CHECK(dx.issues.front().summary.find("Each request cost 39.6 ms of CPU on the loop") != std::string::npos);
 }

@@ -493,16 +493,12 @@ TEST_CASE("a script with no load that ends with code 0 has finished, not died") 
 }
 
 TEST_CASE("a saturated server is not plainly healthy: its sentence says the saturation and --rate") {
-  // The issue's server: 35 ms of CPU per request, one at a time, busy ~100 %.
-  Scenario s;
-  s.elu = 0.99, s.cpu_cores = 0.99, s.delay_base_ms = 35, s.rps = 25, s.latency_ms = 35, s.inflight = 1;
-  ClientView c;
-  c.rps = 25, c.p99_ms = 8274;
-  Diagnosis dx = analyze(build_timeline(recording_with(s, c)));
+  Diagnosis dx = analyze(build_timeline(recording_with(loopdoctor::testing::saturated_healthy(),
+                                                       loopdoctor::testing::saturated_clients())));
   REQUIRE(dx.verdict == Verdict::kHealthy);
   const Issue& i = dx.issues.front();
-  CHECK(i.summary.starts_with("The load saturated the server: its loop was busy 99 % of the time, so 25 req/s is "
-                              "its capacity at this load (50 connections)"));
+  CHECK(i.summary.starts_with("The load saturated the server: its loop was busy 99 % of the time, so 2500 req/s "
+                              "is its capacity at this load (50 connections)"));
   CHECK_THAT(i.summary, Catch::Contains("`--rate R`"));
   CHECK(i.summary.find("No problem found") == std::string::npos);
   CHECK(i.advice == Advice::kSaturated);

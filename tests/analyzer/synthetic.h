@@ -198,4 +198,18 @@ inline std::vector<nlohmann::json> ended_by_itself(std::vector<nlohmann::json> r
   return recs;
 }
 
+// A server the load saturated with cheap requests (0.4 ms of CPU each, a
+// queue of them ahead of every callback): healthy, its capacity said.
+// (35 ms a request at the same figures is a blocked loop: rules.cc.)
+inline Scenario saturated_healthy() {
+  Scenario s;
+  s.elu = 0.99, s.cpu_cores = 0.99, s.delay_base_ms = 35, s.rps = 2500, s.latency_ms = 35, s.inflight = 1;
+  return s;
+}
+inline ClientView saturated_clients() {
+  ClientView c;
+  c.rps = 2500, c.p99_ms = 8274;
+  return c;
+}
+
 }  // namespace loopdoctor::testing

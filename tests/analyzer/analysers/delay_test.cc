@@ -58,7 +58,7 @@ TEST_CASE("delay: a saturated loop of cheap requests, or one whose callbacks bar
   cheap.client_rps = 20000;  // a framework's 0.05 ms a request
   CHECK(analysers::delay(cheap).outcome == Outcome::kNormal);
   WindowStats one_client = saturated_by_logging();
-  one_client.delay_p99_ms = thresholds::kBlockedIntervalMs - 1;  // nothing queued before it
+  one_client.delay_p99_ms = thresholds::kSyncRequestDelayMs - 1;  // nothing queued before it
   CHECK(analysers::delay(one_client).outcome == Outcome::kNormal);
   WindowStats idle = saturated_by_logging();
   idle.elu_mean = 0.6;

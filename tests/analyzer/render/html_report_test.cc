@@ -228,11 +228,7 @@ TEST_CASE("a target that crashed mid-run is not headlined healthy", "[render][ht
 
 TEST_CASE("a saturated healthy report says the saturation, and its http finding is not normal", "[render][html]") {
   namespace t = loopdoctor::testing;
-  t::Scenario s;
-  s.elu = 0.99, s.cpu_cores = 0.99, s.delay_base_ms = 35, s.rps = 25, s.latency_ms = 35, s.inflight = 1;
-  t::ClientView c;
-  c.rps = 25, c.p99_ms = 8274;
-  Timeline tl = build_timeline(t::with_client_view(t::make_recording(s), c));
+  Timeline tl = build_timeline(t::with_client_view(t::make_recording(t::saturated_healthy()), t::saturated_clients()));
   Diagnosis dx = analyze(tl);
   REQUIRE(dx.verdict == Verdict::kHealthy);
   std::string html = render_report(tl, dx);
