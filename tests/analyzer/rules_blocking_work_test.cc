@@ -1,9 +1,11 @@
 // Two ways a loop is blocked that no single long call shows: a saturated
 // loop whose every request costs milliseconds of synchronous work, and a
-// render whose own garbage keeps the collector busy (rules.cc).
+// render whose own garbage keeps the collector busy (rules.cc); and the
+// saturated loop of cheap requests that stays healthy, said so.
 #include <catch2/catch.hpp>
 
 #include "analyzer/analysers/analysers.h"
+#include "analyzer/verdicts/advice.h"
 #include "analyzer/analyze.h"
 #include "analyzer/thresholds.h"
 #include "synthetic.h"
@@ -13,13 +15,16 @@ using loopdoctor::testing::Scenario;
 
 namespace {
 
-Diagnosis diagnose(const Scenario& sc, bool garbage_of_a_blocking_call = false) {
-  const Timeline tl = build_timeline(loopdoctor::testing::make_recording(sc));
+Diagnosis diagnose_timeline(const Timeline& tl, bool garbage_of_a_blocking_call) {
   const WindowStats st = compute_window_stats(tl, analysis_window(tl));
   std::vector<Finding> fs = {analysers::delay(st), analysers::utilisation(st), analysers::cpu(st),
                              analysers::gc(st, tl.heap_limit), analysers::memory(st, tl.heap_limit, tl.mem_limit),
                              analysers::handles(st), analysers::http(st)};
   return combine(tl, st, std::move(fs), garbage_of_a_blocking_call);
+}
+
+Diagnosis diagnose(const Scenario& sc, bool garbage_of_a_blocking_call = false) {
+  return diagnose_timeline(build_timeline(loopdoctor::testing::make_recording(sc)), garbage_of_a_blocking_call);
 }
 
 // pino-sync's shape: busy all the time, 1.5 ms of CPU a request, callbacks
@@ -74,8 +79,32 @@ TEST_CASE("a leak about to exhaust the heap leads even beside a render") {
 TEST_CASE("35 ms of CPU a request, one at a time, is a blocked loop whose saturation is noted") {
   // saturated_healthy()'s figures at 25 req/s: each request a 35-40 ms block.
   Scenario s = loopdoctor::testing::saturated_healthy();
-  s.rps = 25;
-  const Diagnosis dx = diagnose(s);
+  loopdoctor::testing::ClientView c = loopdoctor::testing::saturated_clients();
+  s.rps = c.rps = 25;
+  const Diagnosis dx =
+      diagnose_timeline(build_timeline(loopdoctor::testing::with_client_view(loopdoctor::testing::make_recording(s), c)),
+                        false);
   CHECK(dx.verdict == Verdict::kBlockedLoop);
   CHECK(dx.issues.front().summary.find("Each request cost 39.6 ms of CPU on the loop") != std::string::npos);
+  // The saturation is said in a note (the healthy verdict's sentence says it itself).
+  bool noted = false;
+  for (const std::string& n : dx.notes) noted |= n.starts_with("The load saturated the server");
+  CHECK(noted);
+}
+
+TEST_CASE("a saturated server is not plainly healthy: its sentence says the saturation and --rate") {
+  Diagnosis dx = analyze(build_timeline(loopdoctor::testing::with_client_view(
+      loopdoctor::testing::make_recording(loopdoctor::testing::saturated_healthy()),
+      loopdoctor::testing::saturated_clients())));
+  REQUIRE(dx.verdict == Verdict::kHealthy);
+  const Issue& i = dx.issues.front();
+  CHECK(i.summary.starts_with("The load saturated the server: its loop was busy 99 % of the time, so 2500 req/s "
+                              "is its capacity at this load (50 connections)"));
+  CHECK_THAT(i.summary, Catch::Contains("`--rate R`"));
+  CHECK(i.summary.find("No problem found") == std::string::npos);
+  CHECK(i.advice == Advice::kSaturated);
+  // The server's 35 ms per response is not normal beside the clients' 8 s.
+  CHECK(analysers::abnormal(dx.findings, Signal::kHttp));
+  // Not said twice: the note is for the other verdicts.
+  for (const std::string& n : dx.notes) CHECK(n.find("saturated") == std::string::npos);
 }

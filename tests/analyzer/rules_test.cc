@@ -491,29 +491,3 @@ TEST_CASE("a script with no load that ends with code 0 has finished, not died") 
   CHECK_FALSE(dx.exit.died);
   CHECK(dx.verdict == Verdict::kHealthy);
 }
-
-TEST_CASE("a saturated server is not plainly healthy: its sentence says the saturation and --rate") {
-  Diagnosis dx = analyze(build_timeline(recording_with(loopdoctor::testing::saturated_healthy(),
-                                                       loopdoctor::testing::saturated_clients())));
-  REQUIRE(dx.verdict == Verdict::kHealthy);
-  const Issue& i = dx.issues.front();
-  CHECK(i.summary.starts_with("The load saturated the server: its loop was busy 99 % of the time, so 2500 req/s "
-                              "is its capacity at this load (50 connections)"));
-  CHECK_THAT(i.summary, Catch::Contains("`--rate R`"));
-  CHECK(i.summary.find("No problem found") == std::string::npos);
-  CHECK(i.advice == Advice::kSaturated);
-  // The server's 35 ms per response is not normal beside the clients' 8 s.
-  CHECK(analysers::abnormal(dx.findings, Signal::kHttp));
-  // Not said twice: the note is for the other verdicts.
-  for (const std::string& n : dx.notes) CHECK(n.find("saturated") == std::string::npos);
-}
-
-TEST_CASE("a saturated blocked loop says the saturation in a note") {
-  ClientView c;
-  c.rps = 150, c.p99_ms = 3000;
-  Diagnosis dx = analyze(build_timeline(recording_with(blocked(), c)));
-  REQUIRE(dx.verdict == Verdict::kBlockedLoop);
-  bool noted = false;
-  for (const std::string& n : dx.notes) noted |= n.starts_with("The load saturated the server");
-  CHECK(noted);
-}
