@@ -264,7 +264,17 @@ void add_live(const std::vector<const recording::Alloc*>& points, const InlinedC
   for (const auto& [key, site] : all) {
     std::vector<double> y;
     if (from_start) y.push_back(0);
-    for (const Tally& t : tallies) y.push_back(t.count(key) ? t.at(key).bytes : 0);
+    int alive_at = 0;
+    for (const Tally& t : tallies) {
+      y.push_back(t.count(key) ? t.at(key).bytes : 0);
+      alive_at += y.back() > 0;
+    }
+    // A point counts as alive what no collection has freed yet (the addon
+    // reads without forcing one): a site alive at one point of several holds
+    // young objects the next scavenge frees (express-session's save at the
+    // end point only, 26 MB, beside the MemoryStore's set holding its
+    // sessions at every point), not a growth.
+    if (!from_start && alive_at < 2) continue;
     const double g = slope(x, y, 2);
     if (g > 0) out->live_growth_bytes_per_s += g;
     if (g >= thresholds::kMinSiteGrowthBytesPerS) grown.push_back({&site, g, std::move(y)});

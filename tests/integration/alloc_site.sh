@@ -6,9 +6,12 @@
 # ("buildSession", "server.js:11"; a package's file as
 # "express-session 1.19.0 session/memory.js:119"). When the first hotspot is
 # Node's own code (Buffer.from's internals), its caller must be the culprit.
-#   alloc_site.sh <sample> <function> <location regex>
+# <function> is a regex of the names that are right (V8 may inline one
+# library function into another part-way through a run: the bytes then land
+# on the caller); <pattern>, when given, is the site's recognised pattern.
+#   alloc_site.sh <sample> <function regex> <location regex> [<pattern>]
 source "$(dirname "$0")/lib.sh"
-sample=$1 want_fn=$2 want_location=$3
+sample=$1 want_fn=$2 want_location=$3 want_pattern=${4:-}
 sample_run "$sample" out.json
 
 issue='j.issues[0]'
@@ -19,14 +22,17 @@ json_get out.json "($issue.allocation_hotspots || []).slice(0, 3).map(h => '  ' 
 top="$issue.allocation_hotspots[0]"
 fn=$(json_get out.json "$top.function")
 location=$(json_get out.json "$top.location")
-if [[ $fn == "$want_fn" && $location =~ $want_location ]]; then
-  echo "ok: $fn ($location)"
+pattern=$(json_get out.json "$top.pattern || ''")
+[[ -z $want_pattern || $pattern == "$want_pattern" ]] ||
+  fail "the first allocation hotspot $fn ($location) has pattern '${pattern}', not $want_pattern"
+if [[ $fn =~ ^($want_fn)$ && $location =~ $want_location ]]; then
+  echo "ok: $fn ($location)${pattern:+, pattern $pattern}"
   exit 0
 fi
 # Node's own code allocated it (node:buffer's fromStringFast for a
 # Buffer.from): the culprit is the application function that called it.
 caller=$(json_get out.json "$top.caller || ''")
-if [[ $location == node:* && $caller =~ ^"$want_fn"\ \( ]]; then
+if [[ $location == node:* && $caller =~ ^($want_fn)\ \( ]]; then
   echo "ok: $fn ($location) called from $caller"
   exit 0
 fi
