@@ -75,7 +75,17 @@ function createNetCalls(state, isUndici, onCall, conns) {
     try {
       const sock = msg && msg.socket;
       if (!sock || typeof sock._writeGeneric !== 'function' || typeof sock.push !== 'function') return;
-      if (tracked.has(sock)) return;  // handed over twice (a driver's pool, driver-pools.js)
+      // Handed over twice: a driver's pool's socket (driver-pools.js), or a
+      // TLS socket Node 22's tls.connect() also published as a plain one.
+      // Its one pair of wrappers stays; TLS is the client it is timed as.
+      const seen = tracked.get(sock);
+      if (seen !== undefined) {
+        if (client === 'tls' && seen.client !== 'tls') {
+          if (seen.dest !== '') conns[seen.client].drop(seen.dest, sock);
+          seen.client = 'tls', seen.kind = NET_UNKNOWN, seen.dest = '';
+        }
+        return;
+      }
       const protoWrite = sock._writeGeneric, protoPush = sock.push;
       const st = { kind: NET_UNKNOWN, sent: -1, dest: '', client };
       tracked.set(sock, st);
