@@ -18,13 +18,15 @@ namespace {
 json node_id(double v) { return exact_id(v) ? json(static_cast<std::int64_t>(v)) : json(v); }
 
 json node_json(const AllocNode& n) {
-  return {{"id", node_id(n.id)}, {"parent", node_id(n.parent)}, {"fn", n.function}, {"url", n.url},
-          {"line", n.line},      {"column", n.column},          {"self", count(n.self)}};
+  json j = {{"id", node_id(n.id)}, {"parent", node_id(n.parent)}, {"fn", n.function}, {"url", n.url},
+            {"line", n.line},      {"column", n.column},          {"self", count(n.self)}};
+  if (n.kept > 0) j["kept"] = count(n.kept);
+  return j;
 }
 
 AllocNode decode_node(const json& n) {
-  return {num(n, "id"), num(n, "parent"), str(n, "fn"), str(n, "url"), position(n, "line"),
-          position(n, "column"), num(n, "self")};
+  return {num(n, "id"),           num(n, "parent"),         str(n, "fn"), str(n, "url"), position(n, "line"),
+          position(n, "column"), num(n, "self"), num(n, "kept")};
 }
 
 }  // namespace
@@ -32,6 +34,7 @@ AllocNode decode_node(const json& n) {
 json encode(const Alloc& r) {
   json j = record(Type::kAlloc, r.t);
   j["since"] = r.since;
+  if (r.kept_since) j["kept_since"] = *r.kept_since;
   j["mode"] = to_string(r.mode);
   j["interval_bytes"] = count(r.interval_bytes);
   j["total_bytes"] = count(r.total_bytes);
@@ -44,6 +47,7 @@ Alloc decode_alloc(const json& r) {
   Alloc a;
   a.t = num(r, "t");
   a.since = num(r, "since");
+  a.kept_since = opt_num(r, "kept_since");
   const std::string mode = str(r, "mode");
   a.mode = mode == "live" ? AllocMode::kLive : AllocMode::kChurn;
   a.mode_known = mode == "live" || mode == "churn";

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct AllocNode {
   std::string url;        // a path, file:// URL or node: URL; "" for native
   int line = 0, column = 0;  // where the function is defined, 1-based; 0: unknown
   double self = 0;        // V8's estimate of the bytes allocated in this frame itself
+  // Of `self`, the bytes sampled before the line's `kept_since` and still
+  // alive: what survived the collections since (0 on lines without it).
+  double kept = 0;
   bool operator==(const AllocNode&) const = default;
 };
 
@@ -30,6 +34,10 @@ enum class AllocMode { kChurn, kLive };
 struct Alloc {
   double t = 0;      // end of the phase (churn) or the point (live), probe clock
   double since = 0;  // the phase's start, probe clock
+  // A live point after the phase's first: that earlier point's time, which
+  // the nodes' `kept` bytes were sampled before. Absent from older probes'
+  // lines and from a phase's first point.
+  std::optional<double> kept_since;
   AllocMode mode = AllocMode::kChurn;  // an unknown mode reads as churn
   bool mode_known = false;  // "mode" was "churn" or "live": a line of another is not read
   double interval_bytes = 0;

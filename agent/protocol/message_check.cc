@@ -240,14 +240,14 @@ constexpr std::size_t kMaxAllocStringBytes = 4096;
 std::string check_alloc(const json& m) {
   const std::string w = "alloc field ";
   if (auto e = check_present(m, {"since", "mode", "nodes"}, w); !e.empty()) return e;
-  if (auto e = check_numbers(m, {"since", "interval_bytes", "total_bytes", "dropped_bytes", "read_ms"}, w);
+  if (auto e = check_numbers(m, {"since", "kept_since", "interval_bytes", "total_bytes", "dropped_bytes", "read_ms"}, w);
       !e.empty())
     return e;
   if (auto e = check_string(m, "mode", w, kMaxAllocModeBytes); !e.empty()) return e;
   return check_entries(m, "nodes", w, recording::kMaxAllocNodes, "nodes", [](const json& n, const std::string& at) {
     if (auto e = check_string(n, "fn", at, kMaxAllocStringBytes); !e.empty()) return e;
     if (auto e = check_string(n, "url", at, kMaxAllocStringBytes); !e.empty()) return e;
-    return check_numbers(n, {"id", "parent", "line", "column", "self"}, at);
+    return check_numbers(n, {"id", "parent", "line", "column", "self", "kept"}, at);
   });
 }
 

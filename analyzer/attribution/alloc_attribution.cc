@@ -35,7 +35,9 @@ struct Tree {
   std::vector<double> self;
 };
 
-Tree tree_of(const recording::Alloc& a) {
+// `kept`: each node's kept bytes (recording::AllocNode::kept) in place of
+// its own.
+Tree tree_of(const recording::Alloc& a, bool kept = false) {
   Tree t;
   std::unordered_map<double, int> index;
   std::vector<double> parent_ids;
@@ -43,7 +45,7 @@ Tree tree_of(const recording::Alloc& a) {
     if (!index.try_emplace(n.id, static_cast<int>(t.frames.size())).second) continue;  // a repeated id: the first
     t.frames.push_back({n.function, n.url, n.line, n.column});
     t.kinds.push_back(profile::kind_of(t.frames.back()));
-    t.self.push_back(std::max(0.0, n.self));
+    t.self.push_back(std::max(0.0, kept ? n.kept : n.self));
     parent_ids.push_back(n.parent);
   }
   t.parents.assign(t.frames.size(), -1);
@@ -235,25 +237,50 @@ void rank(std::vector<AllocationHotspot>* sites, double AllocationHotspot::*by) 
   if (sites->size() > thresholds::kMaxAllocationSites) sites->resize(thresholds::kMaxAllocationSites);
 }
 
+// A live phase's points as a series of (time, bytes per site).
+struct LiveSeries {
+  std::vector<double> x;      // seconds, probe clock
+  std::vector<Tally> tallies;  // one per x
+  bool from_start = false;     // x[0] is the phase's start, where nothing was sampled yet
+  bool survived = false;       // every tally holds survivors only (kept bytes)
+};
+
+// With kept bytes (every point after the first says `kept_since`): at each
+// such point, what was sampled before the point before it and is still
+// alive, at that earlier time. Objects that lived through the collections
+// of a whole interval, where a point's own bytes count the young garbage
+// no scavenge has freed yet (express-session's hash() at the end point,
+// 12 MB, beside the MemoryStore's set). Without (an older probe's
+// recording): each point's live bytes at its time.
+LiveSeries live_series(const std::vector<const recording::Alloc*>& points, const InlinedCallees& inl) {
+  LiveSeries s;
+  s.survived = points.size() >= 2 &&
+               std::all_of(points.begin() + 1, points.end(), [](const recording::Alloc* p) { return p->kept_since; });
+  const std::size_t first = s.survived ? 1 : 0;
+  // With one point in the series, the phase's start is the other: the
+  // sampler had kept nothing alive then (live lines count what was sampled
+  // since). Not with more: a bounded cache fills from nothing too, then
+  // stays flat, and only points after its start show it flat.
+  s.from_start = points.size() - first < 2;
+  if (s.from_start) s.x.push_back(points.front()->since / 1000.0), s.tallies.emplace_back();
+  for (std::size_t i = first; i < points.size(); ++i) {
+    s.tallies.emplace_back();
+    charge_tree(tree_of(*points[i], s.survived), &s.tallies.back());
+    fold_inlined(inl, &s.tallies.back());
+    s.x.push_back((s.survived ? *points[i]->kept_since : points[i]->t) / 1000.0);
+  }
+  return s;
+}
+
 void add_live(const std::vector<const recording::Alloc*>& points, const InlinedCallees& inl, const profile::PathNamer& names,
               sourcemap::Mapper* mapper, AllocAttribution* out) {
-  std::vector<Tally> tallies(points.size());
   Tally all;  // every point's tallies merged: one frame and caller per site
-  // With one point in the window (a short run), the phase's start is the
-  // other: the sampler had kept nothing alive then (live lines count what
-  // was sampled since). Not with more: a bounded cache fills from nothing
-  // too, then stays flat, and only points after its start show it flat.
-  const bool from_start = points.size() < 2;
-  std::vector<double> x;
-  if (from_start) x.push_back(points.front()->since / 1000.0);
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const Tree t = tree_of(*points[i]);
-    charge_tree(t, &tallies[i]);
-    fold_inlined(inl, &tallies[i]);
-    charge_tree(t, &all);
-    x.push_back(points[i]->t / 1000.0);
-  }
+  for (const recording::Alloc* p : points) charge_tree(tree_of(*p), &all);
   fold_inlined(inl, &all);
+  const LiveSeries series = live_series(points, inl);
+  Tally last;  // the last point's live bytes, survivors or not
+  charge_tree(tree_of(*points.back()), &last);
+  fold_inlined(inl, &last);
   out->live_points = points.size();
   struct Growth {
     const SiteTally* site;
@@ -263,19 +290,17 @@ void add_live(const std::vector<const recording::Alloc*>& points, const InlinedC
   std::vector<Growth> grown;
   for (const auto& [key, site] : all) {
     std::vector<double> y;
-    if (from_start) y.push_back(0);
     int alive_at = 0;
-    for (const Tally& t : tallies) {
+    for (const Tally& t : series.tallies) {
       y.push_back(t.count(key) ? t.at(key).bytes : 0);
       alive_at += y.back() > 0;
     }
-    // A point counts as alive what no collection has freed yet (the addon
-    // reads without forcing one): a site alive at one point of several holds
-    // young objects the next scavenge frees (express-session's save at the
-    // end point only, 26 MB, beside the MemoryStore's set holding its
-    // sessions at every point), not a growth.
-    if (!from_start && alive_at < 2) continue;
-    const double g = slope(x, y, 2);
+    // Without kept bytes a point counts as alive what no collection has
+    // freed yet (the addon reads without forcing one): a site alive at one
+    // point of several holds young objects the next scavenge frees, not a
+    // growth.
+    if (!series.survived && !series.from_start && alive_at < 2) continue;
+    const double g = slope(series.x, y, 2);
     if (g > 0) out->live_growth_bytes_per_s += g;
     if (g >= thresholds::kMinSiteGrowthBytesPerS) grown.push_back({&site, g, std::move(y)});
   }
@@ -285,9 +310,9 @@ void add_live(const std::vector<const recording::Alloc*>& points, const InlinedC
     AllocationHotspot h = placed(*g.site, AllocKind::kLive, names, mapper);
     h.share = share;
     h.growth_bytes_per_s = g.slope;
-    h.bytes = g.y.back();
-    if (from_start) h.points.emplace_back(points.front()->since, 0);
-    for (std::size_t i = 0; i < points.size(); ++i) h.points.emplace_back(points[i]->t, g.y[i + (from_start ? 1 : 0)]);
+    const auto at_end = last.find(key_of(g.site->frame));
+    h.bytes = std::max(g.y.back(), at_end == last.end() ? 0.0 : at_end->second.bytes);
+    for (std::size_t i = 0; i < series.x.size(); ++i) h.points.emplace_back(series.x[i] * 1000.0, g.y[i]);
     out->live.push_back(std::move(h));
   }
   rank(&out->live, &AllocationHotspot::growth_bytes_per_s);

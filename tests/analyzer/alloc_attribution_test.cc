@@ -44,6 +44,15 @@ Alloc alloc_live_point(double t, double session_mib, double touch_mib, double si
                {4, 0, "tick", kAllocApp, 40, 3, 1 * kAllocMiB}});
 }
 
+// The point as a probe that says what survived sends it: buildSession
+// kept `session_kept_mib` of what was sampled before `kept_since`, the
+// others nothing (young objects, or none at all).
+Alloc with_kept(Alloc a, double kept_since, double session_kept_mib) {
+  a.kept_since = kept_since;
+  a.nodes[1].kept = session_kept_mib * kAllocMiB;
+  return a;
+}
+
 alloc::AllocAttribution alloc_sites(const std::vector<Alloc>& allocs, sourcemap::Mapper* mapper = nullptr,
                             std::vector<std::string> command = {"node", kAllocApp}) {
   return alloc::attribute(allocs, Window{0, 10000}, profile::PathNamer(command), mapper);
@@ -103,6 +112,30 @@ TEST_CASE("alloc: a site alive at the last of several points only is young garba
   REQUIRE(a.live.size() == 1);
   CHECK(a.live.front().function == "buildSession");
   CHECK(a.live.front().share == Approx(1.0));
+}
+
+TEST_CASE("alloc: with kept bytes, growth is what survived a whole interval; young garbage at every point is none") {
+  // The CI run of session-memory-store: express-session's hash() held
+  // young garbage at both points (1 MB, then 26 MB), none of it a growth.
+  // buildSession grows 2 MiB/s from the phase's start at 2000.
+  const Alloc p1 = alloc_live_point(4000, 4, 1, 2000);
+  const Alloc p2 = with_kept(alloc_live_point(5000, 6, 26, 2000), 4000, 4);
+  const Alloc p3 = with_kept(alloc_live_point(6000, 8, 3, 2000), 5000, 6);
+  // Two points: one survivors' point, measured from the phase's start.
+  auto two = alloc_sites({p1, p2});
+  REQUIRE(two.live.size() == 1);
+  CHECK(two.live.front().function == "buildSession");
+  CHECK(two.live.front().growth_bytes_per_s == Approx(2 * kAllocMiB));
+  CHECK(two.live.front().bytes == Approx(6 * kAllocMiB));  // alive at the last point, young or not
+  CHECK(two.live.front().points == std::vector<std::pair<double, double>>{{2000, 0}, {4000, 4 * kAllocMiB}});
+  // Three: the survivors' points alone, each at the time it was kept since.
+  auto three = alloc_sites({p1, p2, p3});
+  REQUIRE(three.live.size() == 1);
+  CHECK(three.live.front().growth_bytes_per_s == Approx(2 * kAllocMiB));
+  CHECK(three.live.front().points == std::vector<std::pair<double, double>>{{4000, 4 * kAllocMiB}, {5000, 6 * kAllocMiB}});
+  // Read without kept bytes, the garbage at both points was a growth.
+  auto blind = alloc_sites({alloc_live_point(4000, 4, 1, 2000), alloc_live_point(5000, 6, 26, 2000)});
+  CHECK(blind.live.front().function == "touch");
 }
 
 TEST_CASE("alloc: churn sites by their share of the phase's bytes, per second of the phase") {

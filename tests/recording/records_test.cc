@@ -338,13 +338,17 @@ TEST_CASE("an outbound line from a probe keeps at most the protocol's destinatio
   CHECK_FALSE(o.destinations[0].has_pool);
 }
 
-TEST_CASE("alloc round-trips with its nodes; an unknown mode is not taken for one") {
+TEST_CASE("alloc round-trips with its nodes and kept bytes; an unknown mode is not taken for one") {
   Alloc a;
   a.t = 4000, a.since = 2000, a.mode = AllocMode::kLive, a.mode_known = true;
   a.interval_bytes = 131072, a.total_bytes = 9e6, a.dropped_bytes = 1e5;
   a.nodes = {{1, 0, "(anonymous)", "file:///app/server.js", 19, 34, 0},
              {2, 1, "buildSession", "file:///app/server.js", 11, 22, 8.9e6}};
   CHECK(round_trip(a, Type::kAlloc, decode_alloc) == a);
+  a.kept_since = 3000, a.nodes[1].kept = 4.5e6;  // a later point's survivors
+  CHECK(round_trip(a, Type::kAlloc, decode_alloc) == a);
+  a.kept_since.reset(), a.nodes[1].kept = 0;
+  CHECK_FALSE(encode(a).contains("kept_since"));
   a.mode = AllocMode::kChurn;
   CHECK(round_trip(a, Type::kAlloc, decode_alloc) == a);
   json later = encode(a);

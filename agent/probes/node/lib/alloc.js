@@ -18,7 +18,7 @@
 // heap is its own isolate; the analysis reads the process's main heap).
 // Everything here is best effort: an error, or a Node without the
 // inspector, leaves the target without alloc lines, and nothing else.
-const { allocLine } = require('./alloc-line.js');
+const { allocLine, lastOrdinal } = require('./alloc-line.js');
 const { ownWork } = require('./native.js');
 const {
   ALLOC_CHURN_MS, ALLOC_LIVE_POINT_MS, ALLOC_AGENT_CHURN_MS, ALLOC_AGENT_LIVE_POINT_MS,
@@ -41,6 +41,9 @@ function createAllocSampler(state, transport) {
   // The current live phase's first and last points' sampled live bytes
   // (heap-snapshot.js's on-growth).
   let liveFirst = null, liveLast = null;
+  // The current live phase's last point: its probe time and the highest
+  // sample ordinal it saw (alloc-line.js's keep), null before its first.
+  let lastPoint = null;
   // How long the last profile read held the loop (its forced collection).
   let lastReadMs = 0;
 
@@ -98,7 +101,7 @@ function createAllocSampler(state, transport) {
     if (session !== s) return;
     phase = mode;
     since = now();
-    if (mode === 'live') liveFirst = liveLast = null;
+    if (mode === 'live') liveFirst = liveLast = lastPoint = null;
     arm(mode === 'churn' ? schedule.churnMs : schedule.pointMs, mode === 'churn' ? endChurn : livePoint);
   }
 
@@ -166,10 +169,12 @@ function createAllocSampler(state, transport) {
 
   function sendLine(profile, mode, t) {
     if (!state.connected || state.disabled) return;
-    const { line, total } = allocLine(profile, mode, since, t, intervalBytes, MAX_ALLOC_LINE_BYTES, lastReadMs);
+    const keep = mode === 'live' ? lastPoint : null;
+    const { line, total } = allocLine(profile, mode, since, t, intervalBytes, MAX_ALLOC_LINE_BYTES, lastReadMs, keep);
     if (mode === 'live') {
       if (liveFirst === null) liveFirst = total;
       liveLast = total;
+      lastPoint = { t, upto: Math.max(lastOrdinal(profile), keep === null ? 0 : keep.upto) };
     }
     // Over the sample queue's bound: straight to the socket, after what is
     // queued, unless the collector has not read the last one yet.

@@ -47,7 +47,7 @@ int zero_based(int n) { return n > 0 ? n - 1 : -1; }
 void append_node(std::string& out, v8::Isolate* isolate, const v8::AllocationProfile::Node* n) {
   uint64_t self = 0;
   for (const auto& a : n->allocations) self += static_cast<uint64_t>(a.size) * a.count;
-  out += R"({"callFrame":{"functionName":)";
+  out += R"({"id":)" + std::to_string(n->node_id) + R"(,"callFrame":{"functionName":)";
   append_json_string(out, isolate, n->name);
   out += R"(,"url":)";
   append_json_string(out, isolate, n->script_name);
@@ -87,7 +87,18 @@ std::string heap_sampling_profile() {
   if (!p || p->GetRootNode() == nullptr) return {};
   std::string out = R"({"head":)";
   append_node(out, isolate, p->GetRootNode());
-  out += '}';
+  // Each sample as the inspector gives it (its bytes, its node, its ordinal:
+  // V8 numbers samples in the order taken), so lib/alloc-line.js can tell
+  // what was sampled before an earlier point from what came since.
+  out += R"(,"samples":[)";
+  bool first = true;
+  for (const auto& s : p->GetSamples()) {
+    if (!first) out += ',';
+    first = false;
+    out += R"({"nodeId":)" + std::to_string(s.node_id) + R"(,"size":)" +
+           std::to_string(static_cast<uint64_t>(s.size) * s.count) + R"(,"ordinal":)" + std::to_string(s.sample_id) + '}';
+  }
+  out += "]}";
   return out;
 }
 

@@ -109,6 +109,12 @@ test(`alloc-start (${probe} probe): a churn line naming the churning function, l
       assert.ok(grew > 0);
       const leakNode = live[live.length - 1].nodes.find((n) => n.fn === 'leakIntoCache');
       assert.ok(leakNode.column >= 1, 'a 1-based column');
+      // Each point after the first says what of it was sampled before the
+      // one before and lived on: the leak's bytes, some.
+      assert.equal(live[0].kept_since, undefined, 'the first point has no earlier one');
+      live.slice(1).forEach((m, i) => assert.equal(m.kept_since, live[i].t, 'kept since the point before'));
+      assert.ok(live.every((m) => m.nodes.every((n) => (n.kept || 0) <= n.self)), 'kept is part of self');
+      assert.ok(leakNode.kept > 0, `the leak kept ${leakNode.kept} bytes`);
 
       // Samples carry the heap's spaces.
       const samples = fd.msgs.filter((m) => m.type === 'sample');
@@ -209,6 +215,23 @@ test('heap-snapshot-take without a path is answered with an error', ONCE, async 
   } finally {
     fd.target.child.kill('SIGKILL');
   }
+});
+
+// V8's samples (the inspector's and the addon's alike) say which bytes
+// were sampled before an earlier point: those still alive are `kept`.
+test('a live point after the first: each node\'s bytes sampled before the earlier point and alive still, as kept', ONCE, () => {
+  const frame = (name, line) => ({ functionName: name, url: 'file:///app/a.js', lineNumber: line, columnNumber: 2 });
+  const head = { id: 1, callFrame: frame('(root)', -1), selfSize: 0, children: [
+    { id: 2, callFrame: frame('leak', 4), selfSize: 300, children: [] },
+    { id: 3, callFrame: frame('young', 9), selfSize: 200, children: [] },
+  ] };
+  const samples = [{ nodeId: 2, size: 100, ordinal: 5 }, { nodeId: 2, size: 200, ordinal: 12 }, { nodeId: 3, size: 200, ordinal: 11 }];
+  const later = JSON.parse(allocLine({ head, samples }, 'live', 1000, 3000, 131072, MAX_ALLOC_LINE_BYTES, 0, { t: 2000, upto: 10 }).line);
+  assert.equal(later.kept_since, 2000);
+  assert.deepEqual(later.nodes.map((n) => [n.fn, n.self, n.kept]), [['leak', 300, 100], ['young', 200, undefined]]);
+  const first = JSON.parse(allocLine({ head, samples }, 'live', 1000, 2000, 131072, MAX_ALLOC_LINE_BYTES).line);
+  assert.equal(first.kept_since, undefined);
+  assert.ok(first.nodes.every((n) => n.kept === undefined));
 });
 
 // A profile far over the line limit (thousands of sites with long URLs):
