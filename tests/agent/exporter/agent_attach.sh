@@ -145,8 +145,13 @@ killed)
   kill -9 "$AGENT_PID"
   wait "$AGENT_PID" 2>/dev/null || true
   for pid in "$HELLO" "$PBKDF2"; do left_clean "$pid"; done
-  # The probe removes its folder when it stops.
-  wait_for 5 test -z "$(leftover_files "$AGENT_PID")" || fail "files left behind: $(leftover_files "$AGENT_PID")"
+  # The probe removes its folder when it stops (at its loop's next turn
+  # after the socket's end; 10 s for a crowded machine).
+  wait_for 10 test -z "$(leftover_files "$AGENT_PID")" || fail "files left behind: $(leftover_files "$AGENT_PID")" \
+    "($(for d in $(leftover_files "$AGENT_PID"); do
+          echo "$d holds: $(cd "$d" && find . -maxdepth 2 | tr '\n' ' ');" \
+            "mapped by: $(grep -l "$d" /proc/[0-9]*/maps 2>/dev/null | cut -d/ -f3 | tr '\n' ' ')"
+        done))"
   ;;
 refusals)
   # Not Node: a sleep, named by --attach, and one the pattern matches.
