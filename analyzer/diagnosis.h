@@ -106,6 +106,23 @@ struct AllocationHotspot {
   AllocPattern pattern = AllocPattern::kNone;  // advice.h
 };
 
+// Where the user's own code spent an issue's time, at the boundary between
+// the application and what it calls (profile_attribution.h, call_sites): a
+// line of the app and the library it called there, or the app's own code.
+// Hotspots say which function ran; this says which of the user's lines to
+// change (app.js:80 `ejs.render(tpl, data)` into ejs 7.0.2, 58 %).
+struct CallSiteShare {
+  // The application frame, at its call line where known: "handler
+  // (server.js:28)"; its own hot line for time in its own code; "" when no
+  // frame of the application was on the stack.
+  std::string site;
+  std::string line_text;  // that line's code, trimmed; "" when unknown
+  // What it called: "ejs 7.0.2" (an npm package), "node:zlib" (Node's own
+  // module), a native function's name; "" for the application's own code.
+  std::string into;
+  double share = 0;  // of the samples the issue's hotspots share
+};
+
 // Where an issue's hotspots come from: the CPU profile's samples, or (without
 // a profile: agent mode, --no-profile) the native probe's block stacks.
 enum class HotspotSource { kCpuProfile, kBlockStacks };
@@ -127,6 +144,9 @@ struct Issue {
   std::string summary;
   std::vector<Evidence> evidence;
   std::vector<Hotspot> hotspots;
+  // blocked-loop, from the CPU profile: the same samples by the user's call
+  // site, largest first (the first view; the hotspots are below it).
+  std::vector<CallSiteShare> call_sites;
   // Shares are of the profile samples taken while the loop was blocked (or,
   // from block stacks, of the blocked time they saw); false when too few
   // profile samples fell there and they are of the whole window's.

@@ -75,6 +75,15 @@ json allocation_hotspots_json(const std::vector<AllocationHotspot>& sites) {
   return a;
 }
 
+// docs/contracts.md "The user's call sites": every field always there.
+json call_sites_json(const std::vector<CallSiteShare>& sites) {
+  json a = json::array();
+  for (const CallSiteShare& c : sites)
+    a.push_back({{"site", or_null(c.site)}, {"line_text", or_null(c.line_text)}, {"into", or_null(c.into)},
+                 {"share", r3(c.share)}});
+  return a;
+}
+
 // `blocks`: the window's block stacks. Recordings without them keep the
 // fields they always had; with them, each issue says where its hotspots
 // come from.
@@ -95,6 +104,7 @@ json issue_json(const Issue& i, const BlockSummary& blocks) {
   if (!i.cause.pattern.empty()) j["pattern"] = i.cause.pattern;
   if (blocks.blocks > 0) j["hotspots_source"] = to_string(i.hotspots_source);
   if (!i.block_hotspots.empty()) j["block_hotspots"] = hotspots_json(i.block_hotspots);
+  if (!i.call_sites.empty()) j["call_sites"] = call_sites_json(i.call_sites);
   // Only with allocation sampling's sites: recordings without keep their fields.
   if (!i.allocation_hotspots.empty()) j["allocation_hotspots"] = allocation_hotspots_json(i.allocation_hotspots);
   return j;

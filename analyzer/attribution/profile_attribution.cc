@@ -169,6 +169,62 @@ std::vector<Hotspot> hotspots_of(const CpuProfile& p, const std::map<int, Tally>
   return out;
 }
 
+// The application frame a sample's time crossed into what it called from,
+// and that entry (stack_charge.h user_boundary); with no application
+// frame, {-1, the outermost JavaScript frame}.
+std::pair<int, int> user_boundary(const CpuProfile& p, int leaf) {
+  auto parent = [&](int i) { return p.nodes[static_cast<std::size_t>(i)].parent; };
+  auto [user, entry] = profile::user_boundary(leaf, parent, [&](int i) {
+    const auto& n = p.nodes[static_cast<std::size_t>(i)];
+    return is_user_code(n.frame, n.kind);
+  });
+  if (user >= 0) return {user, entry};
+  int outermost = leaf;
+  for (int cur = leaf, depth = 0; cur >= 0 && depth < kMaxStackDepth; cur = parent(cur), ++depth)
+    if (is_js(p.nodes[static_cast<std::size_t>(cur)].kind)) outermost = cur;
+  return {-1, outermost};
+}
+
+// A crossing as the user reads it: their line and what it called there, or
+// their function's own hot line.
+CallSiteShare placed_call_site(const CpuProfile& p, int user, int entry, const PathNamer& names,
+                               sourcemap::Mapper* mapper) {
+  CallSiteShare c;
+  if (entry >= 0) c.into = module_label(p.nodes[static_cast<std::size_t>(entry)].frame, names, mapper);
+  if (user < 0) return c;
+  const auto& u = p.nodes[static_cast<std::size_t>(user)];
+  if (entry >= 0) {
+    const CallSite site = call_site(u.frame, p.nodes[static_cast<std::size_t>(entry)].frame.function, names, mapper);
+    c.site = site.text;
+    c.line_text = site.line_text;
+    return c;
+  }
+  const Place own = place_of(u.frame, u.line_ticks, names, mapper);
+  c.site = own.function + " (" + (own.hot_line.empty() ? own.location : own.hot_line) + ")";
+  c.line_text = own.hot_line_text;
+  return c;
+}
+
+// The crossings' samples by call site as shown (two entries called from one
+// line are one site), by share, the small ones cut, at most kMaxHotspots.
+std::vector<CallSiteShare> call_sites_of(const CpuProfile& p, const std::map<std::pair<int, int>, double>& crossings,
+                                         double samples, const PathNamer& names, sourcemap::Mapper* mapper) {
+  std::map<std::tuple<std::string, std::string, std::string>, double> merged;
+  for (const auto& [at, n] : crossings) {
+    const CallSiteShare c = placed_call_site(p, at.first, at.second, names, mapper);
+    merged[{c.site, c.line_text, c.into}] += n;
+  }
+  std::vector<CallSiteShare> out;
+  for (const auto& [key, n] : merged)
+    if (n / samples >= kMinHotspotShare)
+      out.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), n / samples});
+  std::sort(out.begin(), out.end(), [](const CallSiteShare& x, const CallSiteShare& y) {
+    return x.share != y.share ? x.share > y.share : x.site < y.site;
+  });
+  if (out.size() > kMaxHotspots) out.resize(kMaxHotspots);
+  return out;
+}
+
 }  // namespace
 
 Hotspot placed_hotspot(const Frame& f, const LineTicks& line_ticks, const Frame* caller, double share,
@@ -267,6 +323,7 @@ Attribution attribute(const CpuProfile& p, const std::vector<double>& times,
   a.samples = chosen.size();
 
   std::map<int, Tally> tallies;  // charged node -> tally
+  std::map<std::pair<int, int>, double> crossings;  // (user frame, entry) -> samples
   std::vector<int> self(p.nodes.size(), 0);
   std::size_t gc = 0;
   for (std::size_t i : chosen) {
@@ -282,10 +339,12 @@ Attribution attribute(const CpuProfile& p, const std::vector<double>& times,
     Tally& t = tallies[node];
     t.samples += 1;
     t.callers[caller] += 1;
+    crossings[user_boundary(p, leaf)] += 1;
   }
   a.selected_gc_share = static_cast<double>(gc) / static_cast<double>(a.samples);
 
   a.hotspots = hotspots_of(p, tallies, static_cast<double>(a.samples), names, mapper);
+  a.call_sites = call_sites_of(p, crossings, static_cast<double>(a.samples), names, mapper);
   a.flame = flame_of(p, self, names, mapper);
   return a;
 }
@@ -322,6 +381,7 @@ void attach_profile(const Attribution& a, const WindowStats& st, Diagnosis* dx) 
       is.evidence.push_back({"gc_profile_share", gc_share, thresholds::kGcShareLimit, gc_text});
       continue;
     }
+    is.call_sites = a.call_sites;
     if (a.hotspots.empty()) continue;
     const Hotspot& top = a.hotspots.front();
     std::string text = top.function + " (" + hotspot_place(top) + ")";

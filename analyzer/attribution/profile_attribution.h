@@ -74,6 +74,9 @@ struct Attribution {
   double gc_share = 0;         // "(garbage collector)" samples / window samples
   double selected_gc_share = 0;  // the same among the attributed samples
   std::vector<Hotspot> hotspots;  // by share, largest first
+  // The same samples by the user's call site (stack_charge.h user_boundary),
+  // largest first, the small ones cut.
+  std::vector<CallSiteShare> call_sites;
   FlameNode flame;             // stacks of the attributed samples; root = "(root)"
 };
 

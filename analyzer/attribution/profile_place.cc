@@ -172,4 +172,62 @@ CallSite call_site_running(const Frame& caller, const PathNamer& names, sourcema
   return {call_text(p, p.location), p.hot_line_text};
 }
 
+namespace {
+
+// The package directory under the last node_modules/ of a path: "ejs",
+// "@fastify/static"; "" when none.
+std::string package_dir(const std::string& path) {
+  const std::string marker = "/node_modules/";
+  const std::size_t at = path.rfind(marker);
+  if (at == std::string::npos) return "";
+  const std::size_t from = at + marker.size();
+  std::size_t end = path.find('/', from);
+  if (end != std::string::npos && path[from] == '@') end = path.find('/', end + 1);
+  return path.substr(from, end == std::string::npos ? std::string::npos : end - from);
+}
+
+// File name endings of template languages whose compiled functions V8 runs
+// under the template's own name (ejs, pug, handlebars, nunjucks, eta...).
+constexpr std::string_view kTemplateEndings[] = {".ejs", ".pug",  ".jade", ".hbs",    ".handlebars", ".mustache",
+                                                 ".njk", ".eta",  ".liquid", ".html", ".htm",        ".marko"};
+
+// Node's module as a user requires it: node:internal/crypto/hash and
+// node:crypto are "node:crypto", node:_http_outgoing "node:http",
+// node:internal/streams/readable "node:stream".
+std::string node_module(std::string_view url) {
+  if (url.starts_with("node:")) url.remove_prefix(5);
+  if (url.starts_with("internal/")) url.remove_prefix(9);
+  std::string_view name = url.substr(0, url.find('/'));
+  if (name.starts_with('_')) name = name.substr(1, name.find('_', 1) == std::string_view::npos ? std::string_view::npos
+                                                                                                : name.find('_', 1) - 1);
+  if (name == "streams") return "node:stream";
+  if (name == "modules") return "node:module";
+  return "node:" + std::string(name);
+}
+
+}  // namespace
+
+std::string module_label(const Frame& f, const PathNamer& names, sourcemap::Mapper* mapper) {
+  const FrameKind kind = kind_of(f);
+  if (kind == FrameKind::kNode) return node_module(f.url);
+  if (f.url.empty()) return function_name(f);
+  if (kind == FrameKind::kLibrary) {
+    if (mapper)
+      if (const sourcemap::Package* pkg = mapper->packages().of(mapper->local(sourcemap::path_of_url(f.url))))
+        return sourcemap::package_label(*pkg);
+    if (std::string dir = package_dir(sourcemap::path_of_url(f.url)); !dir.empty()) return dir;
+  }
+  return names.path(f.url);
+}
+
+bool is_user_code(const Frame& f, FrameKind kind) {
+  if (kind != FrameKind::kApplication) return false;
+  // A quoted name is what a compiler wrote after `//# sourceURL=` (ejs:
+  // "\"/srv/app/views/orders.ejs\""), vm's default its own.
+  if (f.url.starts_with('"') || f.url.starts_with("evalmachine.")) return false;
+  const std::string path = sourcemap::path_of_url(f.url);
+  return std::none_of(std::begin(kTemplateEndings), std::end(kTemplateEndings),
+                      [&](std::string_view e) { return path.ends_with(e); });
+}
+
 }  // namespace loopdoctor::profile

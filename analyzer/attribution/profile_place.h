@@ -63,6 +63,17 @@ CallSite call_site(const Frame& caller, const std::string& callee, const PathNam
 // A block stack's caller frame: its line is the call line.
 CallSite call_site_running(const Frame& caller, const PathNamer& names, sourcemap::Mapper* mapper);
 
+// What a frame is part of, as a call site's "into" says it: "ejs 7.0.2" (an
+// npm package, by its package.json with a mapper, else by its directory
+// under node_modules), "node:zlib" (Node's own module), a native
+// function's name, or an application file's path.
+std::string module_label(const Frame& f, const PathNamer& names, sourcemap::Mapper* mapper);
+
+// Whether a frame is the user's own code: an application file's, but not a
+// template's or evaluated code's (views/orders.ejs, evalmachine.<anonymous>),
+// which runs as part of the library that compiled it.
+bool is_user_code(const Frame& f, FrameKind kind);
+
 // The line of the most ticks (the lowest on a tie); 0 when there are none.
 int hottest_line(const LineTicks& line_ticks);
 

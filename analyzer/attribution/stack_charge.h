@@ -69,4 +69,21 @@ std::pair<int, int> charge_allocation(int leaf, Parent parent, Kind kind) {
   return {site, up};
 }
 
+// Where the user's own code made the call a moment is in: walking up from
+// the innermost frame to the nearest frame for which `user` holds (an
+// application script's: a template or eval'd code the application's files
+// hold is not, it runs as part of the library that compiled it). Returns
+// that frame and the frame just inside it (the entry into what it called;
+// -1: the moment is the user's own code), or {-1, outermost frame} when no
+// frame of the user's is on the stack.
+template <class Parent, class User>
+std::pair<int, int> user_boundary(int leaf, Parent parent, User user) {
+  int below = -1, cur = leaf, depth = 0;
+  while (cur >= 0 && !user(cur) && depth++ < kMaxStackDepth) {
+    below = cur;
+    cur = parent(cur);
+  }
+  return {cur >= 0 && user(cur) ? cur : -1, below};
+}
+
 }  // namespace loopdoctor::profile

@@ -50,6 +50,11 @@ std::string markdown_summary(const Timeline& tl, const Diagnosis& dx,
     md += "- allocation site " + allocation_site_line(h, true) + "\n";
     if (!h.hot_line_text.empty()) md += "  `` " + h.hot_line_text + " ``\n";
   }
+  for (std::size_t i = 0; i < listed_call_sites(dx); ++i) {
+    const CallSiteShare& c = lead.call_sites[i];
+    md += "- your code: " + call_site_line(c, true) + "\n";
+    if (!c.line_text.empty()) md += "  `` " + c.line_text + " ``\n";
+  }
   for (std::size_t i = 0; i < listed_hotspots(dx); ++i) {
     const Hotspot& h = lead.hotspots[i];
     const std::string at = profile::hotspot_place(h);

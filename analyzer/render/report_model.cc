@@ -9,6 +9,7 @@
 #include "analyzer/attribution/alloc_attribution.h"
 #include "analyzer/attribution/block_attribution.h"
 #include "analyzer/attribution/profile_attribution.h"
+#include "analyzer/render/summary_lines.h"
 #include "recording/record_words.h"
 #include "analyzer/render/flame_svg.h"
 #include "analyzer/render/key_figures.h"
@@ -176,6 +177,18 @@ data hotspot_entry(const Hotspot& h) {
   return hd;
 }
 
+// A row of the user's call sites' table (Issue::call_sites).
+data call_site_entry(const CallSiteShare& c) {
+  data d;
+  d.set("site_html", html_with_wrap_points(c.site.empty() ? "outside your code" : c.site));
+  d.set("line_text", c.line_text);
+  d.set("has_line_text", !c.line_text.empty());
+  d.set("into", c.into.empty() ? "its own code" : c.into);
+  d.set("share", fmt_percent(c.share, 1));
+  d.set("bar", fmt_num(std::clamp(c.share, 0.0, 1.0) * 100, 1));
+  return d;
+}
+
 // A row of the allocation sites' table (alloc_attribution.h).
 data allocation_site_entry(const AllocationHotspot& h) {
   data d;
@@ -215,9 +228,14 @@ void set_hotspots(data& d, const Issue& is, const BlockSummary& blocks) {
   d.set("has_hotspots", !is.hotspots.empty());
   d.set("hotspot_share_of", is.hotspots_blocked_time ? "Share of blocked time" : "Share of CPU samples");
   const std::string from_blocks = "From " + blocks::source_phrase(blocks);
-  d.set("has_hotspots_caption", blocks.blocks > 0);
+  // The user's lines first; then the functions that ran, captioned as such.
+  const bool call_sites = listed_call_sites(is) > 0;
+  d.set("has_call_sites", call_sites);
+  d.set("call_sites", list_of(is.call_sites, call_site_entry));
+  d.set("has_hotspots_caption", blocks.blocks > 0 || call_sites);
   d.set("hotspots_caption", is.hotspots_source == HotspotSource::kBlockStacks ? from_blocks
-                                                                              : "From the CPU profile");
+                            : !call_sites                                     ? "From the CPU profile"
+                                                                              : "The functions that ran, from the CPU profile");
   d.set("has_block_hotspots", !is.block_hotspots.empty());
   d.set("block_hotspots", list_of(is.block_hotspots, hotspot_entry));
   d.set("block_hotspots_caption", from_blocks);

@@ -16,6 +16,23 @@ std::size_t listed_hotspots(const Diagnosis& dx) {
   return std::min(dx.lead().hotspots.size(), kTerminalHotspots);
 }
 
+std::size_t listed_call_sites(const Issue& is) {
+  if (is.call_sites.empty()) return 0;
+  const double top_hotspot = is.hotspots.empty() ? 0 : is.hotspots.front().share;
+  if (is.call_sites.front().share - top_hotspot < kCallSiteGain) return 0;
+  return std::min(is.call_sites.size(), kListedCallSites);
+}
+
+std::size_t listed_call_sites(const Diagnosis& dx) { return listed_call_sites(dx.lead()); }
+
+std::string call_site_line(const CallSiteShare& c, bool markdown) {
+  const auto code = [&](const std::string& s) { return markdown ? "`" + s + "`" : s; };
+  const std::string share = fmt::format("{:.0f} %", c.share * 100);
+  if (c.site.empty()) return "outside your code: " + code(c.into) + ", " + share;
+  if (c.into.empty()) return code(c.site) + ", its own code, " + share;
+  return code(c.site) + " → " + code(c.into) + ", " + share;
+}
+
 std::size_t listed_allocation_sites(const Diagnosis& dx) {
   return std::min(dx.lead().allocation_hotspots.size(), kListedAllocationSites);
 }

@@ -16,6 +16,22 @@ namespace loopdoctor::render {
 inline constexpr std::size_t kTerminalHotspots = 3;
 std::size_t listed_hotspots(const Diagnosis& dx);
 
+// The user's call sites listed under the verdict, before the hotspots
+// (Issue::call_sites: the line to change first); the JSON has every one.
+// Listed when the user's top line gathers at least kCallSiteGain more of
+// the time than the top hotspot alone (ejs-template: the render's line 75
+// %, its largest function, the compiled template, 58 %); else they would
+// repeat the hotspots, as when the user's line calls one function that
+// does the work (pbkdf2-sync: 84 % and 84 %).
+inline constexpr std::size_t kListedCallSites = 3;
+inline constexpr double kCallSiteGain = 0.05;  // of the samples: 5 points
+std::size_t listed_call_sites(const Issue& is);
+std::size_t listed_call_sites(const Diagnosis& dx);
+// "handler (server.js:28) → ejs 7.0.2, 76 %", "exportOrders (server.js:26),
+// its own code, 17 %", "outside your code: node:_http_server, 4 %"; in
+// Markdown the names in backticks.
+std::string call_site_line(const CallSiteShare& c, bool markdown);
+
 // Allocation sites listed under the verdict (the lead issue's, the probe's
 // allocation sampling); the report and the JSON have every one.
 inline constexpr std::size_t kListedAllocationSites = 3;

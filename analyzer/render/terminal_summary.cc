@@ -83,6 +83,12 @@ void print_verdict(std::ostream& out, const Diagnosis& dx, bool colour) {
     out << "  " << (i == 0 ? "allocated: " : "           ") << allocation_site_line(h, false) << "\n";
     if (!h.hot_line_text.empty()) out << "             " << dim << "| " << h.hot_line_text << off << "\n";
   }
+  // The user's own lines first: what to change; the functions that ran below.
+  for (std::size_t i = 0; i < listed_call_sites(dx); ++i) {
+    const CallSiteShare& c = top.call_sites[i];
+    out << "  " << (i == 0 ? "your code: " : "           ") << call_site_line(c, false) << "\n";
+    if (!c.line_text.empty()) out << "           " << dim << "| " << c.line_text << off << "\n";
+  }
   for (std::size_t i = 0; i < listed_hotspots(dx); ++i) {
     const Hotspot& h = top.hotspots[i];
     const std::string at = profile::hotspot_place(h);

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "analyzer/attribution/profile_attribution.h"
+#include "analyzer/attribution/profile_place.h"
 #include "analyzer/thresholds.h"
 
 using namespace loopdoctor;
@@ -336,4 +337,59 @@ TEST_CASE("the diagnosis gets hotspots, the top one as evidence, and the GC shar
   CHECK(dx.issues[1].evidence[0].value == Approx(0.2));
   REQUIRE(dx.findings[0].evidence.size() == 1);
   CHECK(dx.findings[0].evidence[0].value == Approx(0.2));
+}
+
+// The first view of a blocked loop: the user's lines and what they called.
+// A compiled template is the library's work (ejs ran it), not a line of
+// the user's; time with no frame of the user's is said as such.
+TEST_CASE("call sites: the user's line and the package it called, templates inside the library that ran them") {
+  const char* app = "file:///srv/app/server.js";
+  json nodes = json::array({
+      node(1, frame("(root)", "", -1), {2, 9}),
+      node(2, frame("", app, 13), {3, 7}),
+      node(3, frame("exports.render", "file:///srv/app/node_modules/ejs/lib/cjs/ejs.js", 400), {4}),
+      node(4, frame("", "\"/srv/app/views/orders.ejs\"", 0), {5}),
+      node(5, frame("utils.escapeXML", "file:///srv/app/node_modules/ejs/lib/cjs/utils.js", 85)),
+      node(7, frame("send", "file:///srv/app/node_modules/express/lib/response.js", 125), {8}),
+      node(8, frame("update", "node:internal/crypto/hash", 131)),
+      node(9, frame("parserOnIncoming", "node:_http_server", 1025)),
+  });
+  std::vector<int> s;
+  std::vector<double> d;
+  add(&s, &d, 4, 50);  // the template's own code
+  add(&s, &d, 5, 20);  // escapeXML, called by the template
+  add(&s, &d, 3, 5);   // ejs itself
+  add(&s, &d, 8, 15);  // express's ETag hash
+  add(&s, &d, 2, 6);   // the handler's own code
+  add(&s, &d, 9, 4);   // Node's HTTP parser, no frame of the user's
+  auto p = parse_cpuprofile({{"nodes", nodes}, {"startTime", 0}, {"endTime", 100000}, {"samples", s}, {"timeDeltas", d}},
+                            nullptr);
+  REQUIRE(p);
+  Attribution a = attribute(*p, sample_run_times(*p, 0), {}, Window{0, 1000}, PathNamer({"node", "/srv/app/server.js"}));
+  REQUIRE(a.call_sites.size() == 4);
+  CHECK(a.call_sites[0].site == "server.js:14");  // anonymous, no code to read: its definition line
+  CHECK(a.call_sites[0].into == "ejs");
+  CHECK(a.call_sites[0].share == Approx(0.75));
+  CHECK(a.call_sites[1].into == "express");
+  CHECK(a.call_sites[1].share == Approx(0.15));
+  CHECK(a.call_sites[2].site == "(anonymous) (server.js:14)");
+  CHECK(a.call_sites[2].into.empty());  // its own code
+  CHECK(a.call_sites[3].site.empty());
+  CHECK(a.call_sites[3].into == "node:http");
+  // The hotspots still name the functions that ran: the template first.
+  CHECK(a.hotspots[0].location == "views/orders.ejs:1");
+}
+
+TEST_CASE("call sites: Node's modules as the user requires them, packages by directory without a mapper") {
+  PathNamer names({"node", "/srv/app/server.js"});
+  CHECK(module_label(Frame{"update", "node:internal/crypto/hash", 132, 1}, names, nullptr) == "node:crypto");
+  CHECK(module_label(Frame{"end", "node:_http_outgoing", 1034, 1}, names, nullptr) == "node:http");
+  CHECK(module_label(Frame{"read", "node:internal/streams/readable", 9, 1}, names, nullptr) == "node:stream");
+  CHECK(module_label(Frame{"readFileSync", "node:fs", 441, 1}, names, nullptr) == "node:fs");
+  CHECK(module_label(Frame{"x", "file:///srv/app/node_modules/@fastify/static/index.js", 3, 1}, names, nullptr) ==
+        "@fastify/static");
+  CHECK(is_user_code(Frame{"h", "file:///srv/app/server.js", 3, 1}, FrameKind::kApplication));
+  CHECK_FALSE(is_user_code(Frame{"", "\"/srv/app/views/orders.ejs\"", 1, 1}, FrameKind::kApplication));
+  CHECK_FALSE(is_user_code(Frame{"", "file:///srv/app/views/page.pug", 1, 1}, FrameKind::kApplication));
+  CHECK_FALSE(is_user_code(Frame{"", "evalmachine.<anonymous>", 1, 1}, FrameKind::kApplication));
 }
