@@ -17,7 +17,23 @@ std::optional<double> to_double(std::string_view s) {
 
 bool is_dir(const std::string& p) { return ::access(p.c_str(), F_OK) == 0; }
 
+std::optional<double> quota_in(const std::string& dir) {
+  std::string max, quota, period;
+  if (read_file(dir + "/cpu.max", &max)) return parse_cpu_max(max);
+  if (read_file(dir + "/cpu.cfs_quota_us", &quota) && read_file(dir + "/cpu.cfs_period_us", &period))
+    return quota_cores_v1(quota, period);
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::string binding_quota_dir(const std::string& dir, const std::string& root) {
+  for (std::string d = dir; d.size() > root.size() && d.starts_with(root) && is_dir(d + "/cpu.stat");
+       d = d.substr(0, d.rfind('/'))) {
+    if (quota_in(d)) return d;
+  }
+  return dir;
+}
 
 std::optional<CgroupThrottle> parse_cgroup_cpu_stat(std::string_view text) {
   CgroupThrottle t;
@@ -72,31 +88,33 @@ CgroupCpu::~CgroupCpu() {
 }
 
 void CgroupCpu::open_dir(const std::string& dir) {
+  dir_ = dir;
+  open_quota_dir(dir_.empty() ? "" : binding_quota_dir(dir_, root_));
+}
+
+void CgroupCpu::open_quota_dir(const std::string& quota_dir) {
   if (stat_fd_ >= 0) ::close(stat_fd_);
   stat_fd_ = -1;
-  dir_ = dir;
+  quota_dir_ = quota_dir;
   quota_cores_.reset();
-  if (dir_.empty()) return;
-  stat_fd_ = proc_text::open_proc_file(dir_ + "/cpu.stat");
+  if (quota_dir_.empty()) return;
+  stat_fd_ = proc_text::open_proc_file(quota_dir_ + "/cpu.stat");
   read_quota();
 }
 
-void CgroupCpu::read_quota() {
-  quota_cores_.reset();
-  std::string max, quota, period;
-  if (read_file(dir_ + "/cpu.max", &max)) quota_cores_ = parse_cpu_max(max);
-  else if (read_file(dir_ + "/cpu.cfs_quota_us", &quota) && read_file(dir_ + "/cpu.cfs_period_us", &period))
-    quota_cores_ = quota_cores_v1(quota, period);
-}
+void CgroupCpu::read_quota() { quota_cores_ = quota_in(quota_dir_); }
 
 void CgroupCpu::lookup() {
   std::string text;
   if (!read_file(proc_root_ + "/" + std::to_string(pid_) + "/cgroup", &text)) return;  // gone: keep what was
   const std::string dir = cpu_cgroup_dir(text, root_);
-  if (dir == dir_) {
-    if (!dir_.empty()) read_quota();  // the same group: its quota may have been resized
+  // The same group, and the same group binds it: its quota may have been resized.
+  if (dir == dir_ && (dir_.empty() || binding_quota_dir(dir_, root_) == quota_dir_)) {
+    if (!dir_.empty()) read_quota();
     return;
   }
+  // Moved, or a quota set (or lifted) on an ancestor: the counters go on
+  // from the new group's.
   carried_ = last_;
   open_dir(dir);
   baseline_ = read_raw().value_or(CgroupThrottle{});

@@ -35,6 +35,12 @@ std::optional<double> quota_cores_v1(std::string_view quota_us, std::string_view
 // `root` is where cgroupfs is mounted (/sys/fs/cgroup). "" when none.
 std::string cpu_cgroup_dir(std::string_view proc_cgroup_text, const std::string& root);
 
+// The group whose quota binds a process in `dir`: `dir` itself, or the
+// nearest ancestor under `root` with a quota (a service's quota set on its
+// slice, the process in a child group beneath: the child's cpu.stat counts
+// no throttling, the slice's does). `dir` when none has one.
+std::string binding_quota_dir(const std::string& dir, const std::string& root);
+
 // How often a process's cgroup is looked up again: a process moved to
 // another cgroup, or given a quota, after it started (systemd, cgclassify, a
 // container runtime's late join, an in-place resize) is starved from then
@@ -53,6 +59,8 @@ class CgroupCpu {
 
   bool found() const { return stat_fd_ >= 0; }
   const std::string& dir() const { return dir_; }
+  // The group read for the quota and its throttling (binding_quota_dir).
+  const std::string& quota_dir() const { return quota_dir_; }
   std::optional<double> quota_cores() const { return quota_cores_; }  // as of the last lookup
   // Looks the process's cgroup and quota up again. After a move the
   // counters read() gives go on from where the old group's stopped (the new
@@ -63,12 +71,14 @@ class CgroupCpu {
 
  private:
   void open_dir(const std::string& dir);
+  void open_quota_dir(const std::string& quota_dir);
   void read_quota();
   std::optional<CgroupThrottle> read_raw();
 
   int pid_;
   std::string root_, proc_root_;
-  std::string dir_;
+  std::string dir_;        // the process's own group
+  std::string quota_dir_;  // the group whose cpu.stat and quota are read
   int stat_fd_ = -1;
   std::optional<double> quota_cores_;
   std::string buf_;

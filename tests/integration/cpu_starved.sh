@@ -26,8 +26,16 @@ if [[ ${1:-start} == start ]]; then
 else
   # late: the server joins the quota once it listens (as systemd or
   # cgclassify move a running service): the load command finds it by its
-  # port and moves it in before the load starts.
-  move="pid=\$(ss -Hltnp 'sport = :{port}' | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1) && echo \$pid > '$cg/cgroup.procs'"
+  # port and moves it in before the load starts. ancestor: it joins a child
+  # group of the quota's (a unit's group under its slice): the child
+  # counts no throttling, its parent does.
+  into=$cg
+  if [[ $1 == ancestor ]]; then
+    into=$cg/child
+    mkdir "$into" || fail "cannot make $into"
+    trap 'rc=$?; rmdir "$cg/child" "$cg" 2>/dev/null; (exit $rc); drop_work' EXIT
+  fi
+  move="pid=\$(ss -Hltnp 'sport = :{port}' | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1) && echo \$pid > '$into/cgroup.procs'"
   timeout 90 "$LD" run --on-port "$move && exec wrk -t1 -c20 -d5s http://127.0.0.1:{port}/" \
     --json out.json -o report.html --record rec.ndjson.gz \
     -- node "$ROOT/samples/node/hello-world/server.js" > stdout.txt 2> stderr.txt || rc=$?

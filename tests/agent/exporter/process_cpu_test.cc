@@ -191,6 +191,49 @@ TEST_CASE("cgroup v1's cpu controller: throttled_time in ns and the cfs quota") 
   CHECK(*c->quota_cores == Approx(0.1));
 }
 
+// A service's quota on its slice, the process in a child group beneath (a
+// runtime's per-container group, systemd's per-unit one): the child counts
+// no throttling; the slice does. Measured here (v1, a quarter core on the
+// parent): the child's nr_throttled 0, the parent's 51 of 53 periods, and
+// loopdoctor read hello-world healthy before it read the parent.
+TEST_CASE("a quota on an ancestor group binds: its quota and its throttling are read, then a nearer one's") {
+  FakeTree tree;
+  tree.thread(kPid, 1, 1);
+  tree.write("proc/" + std::to_string(kPid) + "/cgroup", "4:cpu,cpuacct:/slice/child\n0::/\n");
+  const std::string v1 = "cgroup/cpu,cpuacct";
+  tree.write(v1 + "/cpu.stat", "nr_periods 0\nnr_throttled 0\nthrottled_time 0\n");
+  tree.write(v1 + "/cpu.cfs_quota_us", "-1\n");
+  tree.write(v1 + "/cpu.cfs_period_us", "100000\n");
+  tree.write(v1 + "/slice/cpu.stat", "nr_periods 53\nnr_throttled 51\nthrottled_time 5350789086\n");
+  tree.write(v1 + "/slice/cpu.cfs_quota_us", "25000\n");
+  tree.write(v1 + "/slice/cpu.cfs_period_us", "100000\n");
+  tree.write(v1 + "/slice/child/cpu.stat", "nr_periods 0\nnr_throttled 0\nthrottled_time 0\n");
+  tree.write(v1 + "/slice/child/cpu.cfs_quota_us", "-1\n");
+  tree.write(v1 + "/slice/child/cpu.cfs_period_us", "100000\n");
+  loopdoctor::base::CgroupCpu cg(kPid, tree.roots().cgroup, tree.roots().proc);
+  CHECK(cg.dir().ends_with("/slice/child"));
+  CHECK(cg.quota_dir().ends_with("/slice"));
+  REQUIRE(cg.quota_cores());
+  CHECK(*cg.quota_cores() == Approx(0.25));
+  const auto at_start = cg.read();
+  REQUIRE(at_start);
+  CHECK(at_start->throttled == 51);
+  tree.write(v1 + "/slice/cpu.stat", "nr_periods 63\nnr_throttled 60\nthrottled_time 6350789086\n");
+  CHECK(cg.read()->throttled == 60);
+  // A quota then set on the child itself binds nearer: read from it on,
+  // its counters going on from the slice's.
+  tree.write(v1 + "/slice/child/cpu.cfs_quota_us", "10000\n");
+  tree.write(v1 + "/slice/child/cpu.stat", "nr_periods 5\nnr_throttled 5\nthrottled_time 100000000\n");
+  cg.lookup();
+  CHECK(cg.quota_dir().ends_with("/slice/child"));
+  CHECK(*cg.quota_cores() == Approx(0.1));
+  tree.write(v1 + "/slice/child/cpu.stat", "nr_periods 15\nnr_throttled 14\nthrottled_time 200000000\n");
+  CHECK(cg.read()->throttled == 60 + 9);
+  // Without any quota up to the hierarchy's root, the group itself.
+  CHECK(loopdoctor::base::binding_quota_dir(tree.roots().cgroup + "/cpu,cpuacct", tree.roots().cgroup) ==
+        tree.roots().cgroup + "/cpu,cpuacct");
+}
+
 TEST_CASE("the agent exports the wait per process per loop thread and the cgroup's throttling") {
   FakeTree tree;
   tree.thread(kPid, 3'000'000'000, 500'000'000);
