@@ -77,7 +77,10 @@ std::optional<double> cpu_ms_per_request(const std::optional<double>& cpu_cores,
 Figures figures_of(const Timeline& tl, const Diagnosis& dx) {
   const WindowStats& st = dx.stats;
   Figures f = loop_figures_of(dx);
-  if (tl.load_summary.present) {
+  // The load's figures are the run's and its first process's main loop's;
+  // another loop (a cluster worker, a worker thread) served its own share,
+  // which its probe counted (WindowStats::rps(), as the rules read it).
+  if (tl.load_summary.present && tl.loop.is_main()) {
     f.rps_source = RpsSource::kLoad;
     f.rps = tl.load_summary.rps;
     f.latency_p50_ms = tl.load_summary.p50;

@@ -21,6 +21,11 @@ Finding delay(const WindowStats& st);
 // stall though no one call held it. The delay
 // finding and the blocked-loop issue's sentence ask this one question.
 bool saturated_by_requests(const WindowStats& st);
+// The requests' own synchronous work saturates the loop whatever its stalls
+// (saturated_by_requests without the stall limits): on a crowded machine
+// the wait for a CPU stretches those stalls past the limits, and the loop
+// is starved and blocked by its own requests both (rules.cc).
+bool requests_saturate(const WindowStats& st);
 Finding utilisation(const WindowStats& st);
 Finding cpu(const WindowStats& st);
 Finding gc(const WindowStats& st, double heap_limit);

@@ -16,10 +16,12 @@ bool stalled_past_limits(const WindowStats& st) {
 }
 }  // namespace
 
-bool saturated_by_requests(const WindowStats& st) {
-  return !stalled_past_limits(st) && st.elu_mean >= kSaturatedElu && st.delay_p99_ms >= kSyncRequestDelayMs &&
+bool requests_saturate(const WindowStats& st) {
+  return st.elu_mean >= kSaturatedElu && st.delay_p99_ms >= kSyncRequestDelayMs &&
          st.cpu_ms_per_request() >= kSyncRequestCpuMs;
 }
+
+bool saturated_by_requests(const WindowStats& st) { return !stalled_past_limits(st) && requests_saturate(st); }
 
 Finding delay(const WindowStats& st) {
   Finding f;

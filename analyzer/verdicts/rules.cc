@@ -35,6 +35,7 @@
 // severity, then confidence, and the order above breaks the remaining ties
 // (rank_issues). A leak that would exhaust the heap soon is high severity.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 
@@ -320,13 +321,21 @@ struct Facts {
   bool leak_urgent = false;  // a leak meets a memory limit within kLeakExhaustionS
   bool starved = false;      // a CPU quota or the run queue held the loop (cpu_starved.h)
   bool waiting = false;      // responses waited with the loop free: I/O
+  // Starved in the run queue, yet each request's own work saturates the
+  // loop (analysers::requests_saturate): blocked on a quiet machine too.
+  bool own_work_too = false;
 };
 
 // The problem rules, in their precedence (docs/verdicts.md); each states its
 // whole condition, and several may hold (rank_issues then puts the most
 // severe first). GC that explains the stalls is one issue, not two.
 enum class Rule { kGcLeads, kStarved, kBlocked, kGcBeside, kIoBound };
-constexpr Rule kPrecedence[] = {Rule::kGcLeads, Rule::kStarved, Rule::kBlocked, Rule::kGcBeside, Rule::kIoBound};
+constexpr std::array<Rule, 5> kPrecedence = {Rule::kGcLeads, Rule::kStarved, Rule::kBlocked, Rule::kGcBeside,
+                                             Rule::kIoBound};
+// A loop its own requests saturate, starved too: its block before the wait.
+constexpr std::array<Rule, 5> kOwnWorkPrecedence = {Rule::kGcLeads, Rule::kBlocked, Rule::kStarved, Rule::kGcBeside,
+                                                    Rule::kIoBound};
+const std::array<Rule, 5>& precedence(const Facts& f) { return f.own_work_too ? kOwnWorkPrecedence : kPrecedence; }
 
 bool holds(Rule r, const Facts& f) {
   // GC is the verdict: no stalls beside it, or it explains them, or the heap
@@ -335,7 +344,7 @@ bool holds(Rule r, const Facts& f) {
   switch (r) {
     case Rule::kGcLeads: return gc_leads;
     case Rule::kStarved: return f.starved && !gc_leads;
-    case Rule::kBlocked: return f.delay_bad && !f.starved && !(f.gc_bad && f.gc_explains);
+    case Rule::kBlocked: return f.delay_bad && (!f.starved || f.own_work_too) && !(f.gc_bad && f.gc_explains);
     case Rule::kGcBeside: return f.gc_bad && !gc_leads;  // beside stalls it does not explain
     case Rule::kIoBound: return f.waiting && !f.gc_bad && !f.starved;  // waiting: the loop did not stall
   }
@@ -394,15 +403,20 @@ static void add_run_notes(const Timeline& tl, const WindowStats& st, Diagnosis* 
 
 namespace {
 
-// GC beside a call that makes its own garbage is that call's cost: fixing
-// the call removes both, so the GC issue ranks no higher than the stall's
-// (rank_issues then keeps the precedence: blocked-loop first).
-void put_render_before_its_garbage(std::vector<Issue>* issues) {
+// The `beside` issue ranks no higher than the blocked-loop one (severity
+// and confidence), so rank_issues, stable, keeps blocked-loop first when
+// it comes first in the precedence (precedence()):
+// - GC beside a call that makes its own garbage is that call's cost: fixing
+//   the call removes both;
+// - a loop its own requests saturate, starved in the run queue too: a
+//   quieter machine would shorten its stalls, not end them (cluster-mixed's
+//   hashing worker beside spinners on its CPU).
+void rank_below_the_block(std::vector<Issue>* issues, Verdict beside) {
   const auto blocked = std::find_if(issues->begin(), issues->end(),
                                     [](const Issue& i) { return i.kind == Verdict::kBlockedLoop; });
   if (blocked == issues->end()) return;
   for (Issue& i : *issues)
-    if (i.kind == Verdict::kGcPressure) {
+    if (i.kind == beside) {
       i.severity = std::min(i.severity, blocked->severity);
       i.confidence = std::min(i.confidence, blocked->confidence);
     }
@@ -451,8 +465,10 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
         heap_trend(st, fs) == HeapTrend::kLeak && eta && *eta < kLeakExhaustionS;
 
     std::optional<Issue> starved_issue = cpu_starved_issue(st, fs, delay_bad);
-    const Facts facts{gc_bad, delay_bad, gc_explains, leak_urgent, starved_issue.has_value(), waiting};
-    for (Rule r : kPrecedence) {
+    // Starved in the run queue (not by a quota: cpu_starved_issue).
+    const bool own_work_too = starved_issue && !st.quota_throttled && analysers::requests_saturate(st);
+    const Facts facts{gc_bad, delay_bad, gc_explains, leak_urgent, starved_issue.has_value(), waiting, own_work_too};
+    for (Rule r : precedence(facts)) {
       if (!holds(r, facts)) continue;
       switch (r) {
         case Rule::kGcLeads:
@@ -462,7 +478,8 @@ Diagnosis combine(const Timeline& tl, const WindowStats& st, std::vector<Finding
         case Rule::kIoBound: dx.issues.push_back(io_issue(st, rt, fs)); break;
       }
     }
-    if (garbage_of_a_blocking_call) put_render_before_its_garbage(&dx.issues);
+    if (garbage_of_a_blocking_call) rank_below_the_block(&dx.issues, Verdict::kGcPressure);
+    if (own_work_too) rank_below_the_block(&dx.issues, Verdict::kCpuStarved);
     // Nothing found, yet the run cannot vouch for the server: its death is
     // the reason before a failed load (the failures may be its dying).
     if (dx.issues.empty() && dx.exit.died) dx.issues.push_back(died_issue(tl, dx.exit, st));

@@ -318,6 +318,21 @@ TEST_CASE("stalls its thread spent waiting for a CPU: cpu-starved with cause run
   for (const Issue& other : dx.issues) CHECK(other.kind != Verdict::kBlockedLoop);
 }
 
+TEST_CASE("a loop its own requests saturate, starved too: blocked-loop leads, cpu-starved beside") {
+  // cluster-mixed's hashing worker beside spinners on its CPU: the same
+  // stalls as above, but each request cost 5 ms of CPU (0.05 cores at 10
+  // req/s): a quieter machine would shorten its stalls, not end them.
+  Scenario s = stalls_with(150, 0.05, 0.9);
+  s.rps = 10;
+  const Diagnosis dx = diagnose(loopdoctor::testing::make_recording(s));
+  CHECK(dx.stats.cpu_ms_per_request() == Approx(5).epsilon(0.1));
+  REQUIRE(dx.issues.size() >= 2);
+  CHECK(dx.verdict == Verdict::kBlockedLoop);
+  CHECK(dx.issues[1].kind == Verdict::kCpuStarved);
+  CHECK(dx.issues[1].cause.kind == CauseKind::kRunQueue);
+  CHECK(dx.issues[1].confidence <= dx.issues[0].confidence);
+}
+
 TEST_CASE("a few stalls spent waiting: cpu-starved, though under the half second the shares need") {
   // An idle cluster primary beside its busy workers: two ~150 ms stalls in
   // 2 s (50 ms samples, so they make the p99), in which it ran 2 % and
