@@ -84,6 +84,19 @@ const DEFAULT_PROFILE_INTERVAL_US = 10000;
 // delay from which the analyzer charges profile samples to a blocked loop
 // (kBlockedIntervalMs, analyzer/thresholds.h): the late start misses the
 // first such stall only.
+// ... or once the loop is saturated by its requests' own work with no block
+// at all: busy PROFILE_SATURATED_ELU of the time and each request costing
+// PROFILE_SATURATED_CPU_MS of the process's CPU or more, over
+// PROFILE_SATURATED_CHECKS checks PROFILE_SATURATION_CHECK_MS apart in a
+// row (the analyzer's blocked-loop rule 4: kSaturatedElu, kSyncRequestCpuMs;
+// a cluster worker hashing 4 ms a request never blocks 50 ms, and named no
+// hotspot). Two in a row: a server's first second under load runs its
+// code unoptimised (hello world measured 1-3 ms a request then, 0.02 ms
+// after), and a saturated hello world must not pay for the profiler.
+const PROFILE_SATURATED_ELU = 0.9;
+const PROFILE_SATURATED_CPU_MS = 1;
+const PROFILE_SATURATION_CHECK_MS = 1000;
+const PROFILE_SATURATED_CHECKS = 2;
 const MIN_PROFILE_INTERVAL_US = 50;      // V8's sampler thread cannot go much finer
 const MAX_PROFILE_INTERVAL_US = 1000000;
 // V8 keeps every sample in memory until Profiler.stop: a long soak would
@@ -410,6 +423,10 @@ module.exports = {
   CLOSE_WAIT_MS,
   TIMED_REQUESTS_PER_INTERVAL,
   GC_PROFILER_MAX_PENDING,
+  PROFILE_SATURATED_ELU,
+  PROFILE_SATURATED_CPU_MS,
+  PROFILE_SATURATION_CHECK_MS,
+  PROFILE_SATURATED_CHECKS,
   HEAP_AFTER_MAX_LAG_MS,
   GC_PROFILER_IDLE_MS,
   MAX_PROFILE_MS,

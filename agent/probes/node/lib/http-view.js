@@ -71,6 +71,7 @@ function connectionsOf(server) {
 function createHttpView(state, send) {
   const { now } = state;
   let requests = 0, aborted = 0;
+  let requestsEver = 0;  // since the probe started: never reset (requestCount)
   // Servers seen starting a request while sampling, with their connection
   // lists (null: none, their requests' sockets go to `sockets`).
   const servers = new Map();
@@ -93,6 +94,7 @@ function createHttpView(state, send) {
   function onRequestStart(msg) {
     if (!state.sampling || !msg) return;
     requests++;
+    requestsEver++;
     if (msg.server !== lastServer || perRequestSockets) learn(msg);
     if (--countdown === 0) timeOne(msg);
   }
@@ -283,7 +285,7 @@ function createHttpView(state, send) {
     }
   }
 
-  return { install, addListening, takeJson, reset, clear };
+  return { install, addListening, takeJson, reset, clear, requestCount: () => requestsEver };
 }
 
 module.exports = { createHttpView };

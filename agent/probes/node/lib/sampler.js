@@ -13,7 +13,10 @@
 const { performance } = require('perf_hooks');
 const v8 = require('v8');
 const { r3 } = require('./state.js');
-const { MAX_DELAYS_PER_SAMPLE, SLOW_REFRESH_MS, MEM_REFRESH_MS, HANDOVER_MS } = require('./config.js');
+const {
+  MAX_DELAYS_PER_SAMPLE, SLOW_REFRESH_MS, MEM_REFRESH_MS, HANDOVER_MS,
+  PROFILE_SATURATED_ELU, PROFILE_SATURATED_CPU_MS, PROFILE_SATURATION_CHECK_MS, PROFILE_SATURATED_CHECKS,
+} = require('./config.js');
 
 // onBlocked(): called when, with the native probe, the timer ran at least
 // the block threshold late (the profiler's on-block start, see config.js).
@@ -76,7 +79,7 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
   // next slow tick; the tick's check stays for a block the callback missed.
   function watchBlocks(on) {
     watching = on;
-    if (on) blocksAtWatch = blocksSeen();
+    if (on) { blocksAtWatch = blocksSeen(); satAt = null; satRun = 0; }
     const native = state.native;
     if (native !== null && typeof native.onBlock === 'function') native.onBlock(on ? onNativeBlock : null);
   }
@@ -88,6 +91,26 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
   // With the native probe: whether a block began since watchBlocks(true).
   function blockSeen() {
     return state.slowTick.lateMs() >= blockThresholdMs || blocksSeen() !== blocksAtWatch;
+  }
+
+  // Whether the loop has been saturated by its requests' own work
+  // (config.js PROFILE_SATURATED_*): checked every
+  // PROFILE_SATURATION_CHECK_MS while the profiler waits for a block.
+  let satAt = null;  // the last check: {t, elu, cpuUs, requests}
+  let satRun = 0;    // saturated checks in a row
+  function saturated(t) {
+    if (satAt !== null && t - satAt.t < PROFILE_SATURATION_CHECK_MS - state.slowTick.periodMs / 2) return false;
+    const elu = performance.eventLoopUtilization();
+    const cpu = process.cpuUsage();
+    const cur = { t, elu, cpuUs: cpu.user + cpu.system, requests: httpView.requestCount() };
+    const last = satAt;
+    satAt = cur;
+    if (last === null) return false;
+    const busy = performance.eventLoopUtilization(elu, last.elu).utilization;
+    const requests = cur.requests - last.requests;
+    const cpuMsPerRequest = requests > 0 ? (cur.cpuUs - last.cpuUs) / 1000 / requests : 0;
+    satRun = busy >= PROFILE_SATURATED_ELU && cpuMsPerRequest >= PROFILE_SATURATED_CPU_MS ? satRun + 1 : 0;
+    return satRun >= PROFILE_SATURATED_CHECKS;
   }
 
   function start() {
@@ -127,7 +150,7 @@ function createSampler(state, transport, gc, httpView, onBlocked) {
   function tick() {
     const t = now();
     if (state.native !== null) {
-      if (onBlocked && watching && blockSeen()) onBlocked();
+      if (onBlocked && watching && (blockSeen() || saturated(t))) onBlocked();
       if (t - lastHandOverT < handoverMs - state.slowTick.periodMs / 2) return;
       lastHandOverT = t;
       handOver(t);

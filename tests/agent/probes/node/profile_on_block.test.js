@@ -77,6 +77,17 @@ test('native: the profiler starts at the first block and names what runs after i
   assert.ok(!names(p).includes('blockOnce'), 'not the block before it started');
 });
 
+test('native: a loop saturated by its requests\' own work, never blocked, starts the profiler too', { skip: skipNative, timeout: TEST_TIMEOUT_MS }, async () => {
+  // 3 ms of CPU a request, the loop busy all the time; the end comes after
+  // the fixture's 3.5 s of requests (two saturated checks a second apart).
+  const msgs = await runProfiled('saturated-requests.js', { LOOPDOCTOR_NATIVE_DIR: NATIVE_DIR, LOOPDOCTOR_BLOCK_THRESHOLD_MS: '1000' }, 3400);
+  assert.equal(hello(msgs).probe, 'native');
+  assert.equal(msgs.filter((m) => m.type === 'block' && m.start > msgs[0].t).length, 0, 'no block');
+  const [p] = profiles(msgs);
+  assert.ok(p && p.profile, `a profile: the types sent were ${[...new Set(msgs.map((m) => m.type))]}`);
+  assert.ok(names(p).includes('hashRequest'), `hashRequest in ${names(p)}`);
+});
+
 test('JS probe: on-block profiles from profile-start', { timeout: TEST_TIMEOUT_MS }, async () => {
   const msgs = await runProfiled('profiled.js', { LOOPDOCTOR_PROBE: 'js' }, 600);
   assert.equal(hello(msgs).probe, 'js');
