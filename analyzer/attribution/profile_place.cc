@@ -198,8 +198,10 @@ std::string node_module(std::string_view url) {
   if (url.starts_with("node:")) url.remove_prefix(5);
   if (url.starts_with("internal/")) url.remove_prefix(9);
   std::string_view name = url.substr(0, url.find('/'));
-  if (name.starts_with('_')) name = name.substr(1, name.find('_', 1) == std::string_view::npos ? std::string_view::npos
-                                                                                                : name.find('_', 1) - 1);
+  if (name.starts_with('_')) {  // _http_outgoing, _tls_wrap, _stream_readable
+    name.remove_prefix(1);
+    name = name.substr(0, name.find('_'));
+  }
   if (name == "streams") return "node:stream";
   if (name == "modules") return "node:module";
   return "node:" + std::string(name);
