@@ -28,12 +28,11 @@ Finding gc(const WindowStats& st, double heap_limit) {
     f.evidence.push_back(evidence("heap_used_ratio", heap_ratio, kHeapNearLimit,
                                   fmt::format("Heap used reached {} of its {} limit",
                                               pct(heap_ratio), mib(heap_limit))));
-  if (st.quota_throttled && st.gc_wait_ms > 0)
+  if (st.gc_wait_ms > 0)
     f.evidence.push_back(evidence(
-        "gc_quota_wait_ms", st.gc_wait_ms, 0,
-        fmt::format("{:.0f} ms of the pauses the loop's thread waited for the CPU quota, not "
-                    "collecting: left out of the time in GC",
-                    st.gc_wait_ms)));
+        st.quota_throttled ? "gc_quota_wait_ms" : "gc_cpu_wait_ms", st.gc_wait_ms, 0,
+        fmt::format("{:.0f} ms of the pauses the loop's thread waited for {}, not collecting: left out of the time in GC",
+                    st.gc_wait_ms, st.quota_throttled ? "the CPU quota" : "a CPU")));
   const double share = st.gc_effective_share();
   f.note = fmt::format("The garbage collector took {} of the time.", pct(share));
   if (share >= kGcShareLimit || heap_ratio >= kHeapNearLimit) {
