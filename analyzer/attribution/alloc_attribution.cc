@@ -152,6 +152,92 @@ InlinedCallees inlined_callees(const profile::CpuProfile& p, const std::vector<r
   return out;
 }
 
+// Without the CPU profile's lines (a gc-pressure run whose loop never
+// blocked starts none), one allocation line can still show TurboFan
+// compiling G into F while it was sampled: F reached by two paths of the
+// tree, through one calling G, which allocated nearly all of that path's
+// bytes (F itself at most kOwnShareCalling), through the other allocating
+// mostly on its own (at least kInlinedCalleeShare) -- the optimised F runs
+// under other frames than the interpreted one did. unbounded-cache's churn
+// phase, a CI run with no profile: the handler at 1 MB with buildSession
+// 184 MB beneath, and the handler at 372 MB itself (28 MB still through
+// buildSession). One node holding both (a function that allocates and
+// calls) says nothing.
+constexpr double kOwnShareCalling = 0.1;
+
+// F -> its inlined G, with F's bytes per second in the line that showed it.
+struct LineInlining {
+  Frame callee;
+  double bytes_per_s = 0;
+};
+
+std::map<FrameKey, LineInlining> inlined_in_line(const recording::Alloc& a) {
+  std::unordered_map<double, std::size_t> index;
+  for (std::size_t i = 0; i < a.nodes.size(); ++i) index.try_emplace(a.nodes[i].id, i);
+  std::vector<double> sub(a.nodes.size(), 0);
+  std::vector<int> parent(a.nodes.size(), -1);
+  for (std::size_t i = 0; i < a.nodes.size(); ++i) {
+    auto up = index.find(a.nodes[i].parent);
+    if (a.nodes[i].parent != 0 && up != index.end() && up->second < i) parent[i] = static_cast<int>(up->second);
+  }
+  std::vector<std::vector<std::size_t>> children(a.nodes.size());
+  for (std::size_t i = a.nodes.size(); i-- > 0;) {  // preorder: children after parents
+    sub[i] += std::max(0.0, a.nodes[i].self);
+    if (parent[i] >= 0) sub[static_cast<std::size_t>(parent[i])] += sub[i], children[static_cast<std::size_t>(parent[i])].push_back(i);
+  }
+  auto frame = [&](std::size_t i) {
+    const recording::AllocNode& n = a.nodes[i];
+    return Frame{n.function, n.url, n.line, n.column};
+  };
+  // Per function: the callee that held a calling path's bytes, and
+  // whether a path of its own allocated mostly itself.
+  std::map<FrameKey, Frame> calling;
+  std::set<FrameKey> own;
+  for (std::size_t i = 0; i < a.nodes.size(); ++i) {
+    const recording::AllocNode& n = a.nodes[i];
+    if (n.url.empty() || n.url.starts_with("node:") || sub[i] <= 0) continue;
+    const FrameKey f = inline_key(frame(i));
+    if (n.self >= kInlinedCalleeShare * sub[i]) own.insert(f);
+    if (n.self > kOwnShareCalling * sub[i]) continue;
+    for (std::size_t c : children[i])
+      if (!a.nodes[c].url.empty() && !a.nodes[c].url.starts_with("node:") && sub[c] >= kInlinedCalleeShare * sub[i])
+        calling.try_emplace(f, frame(c));
+  }
+  std::map<FrameKey, double> bytes;  // F's paths' bytes
+  for (std::size_t i = 0; i < a.nodes.size(); ++i)
+    if (calling.count(inline_key(frame(i)))) bytes[inline_key(frame(i))] += sub[i];
+  const double seconds = std::max(0.0, a.t - a.since) / 1000.0;
+  std::map<FrameKey, LineInlining> out;
+  for (const auto& [f, g] : calling)
+    if (own.count(f) && seconds > 0) out[f] = {g, bytes[f] / seconds};
+  return out;
+}
+
+// A live site F that a line showed inlining G is G's when what F keeps
+// grows at least kKeptShareOfMade of the rate F's paths allocated there:
+// the objects G made are what stays (unbounded-cache's sessions, all kept).
+// A function that keeps a little of what its inlined callee churns
+// (buffer-leak's serveOrder: a Buffer copy of renderOrder's JSON) keeps its
+// own name.
+constexpr double kKeptShareOfMade = 0.5;
+
+InlinedCallees live_inlining(const std::vector<recording::Alloc>& allocs,
+                             const std::vector<const recording::Alloc*>& points) {
+  InlinedCallees out;
+  if (points.empty()) return out;
+  Tally last;
+  charge_tree(tree_of(*points.back()), &last);
+  const double seconds = std::max(0.0, points.back()->t - points.back()->since) / 1000.0;
+  for (const recording::Alloc& a : allocs)
+    for (const auto& [f, in] : inlined_in_line(a)) {
+      double kept = 0;
+      for (const auto& [key, site] : last)
+        if (inline_key(site.frame) == f) kept += site.bytes;
+      if (seconds > 0 && kept / seconds >= kKeptShareOfMade * in.bytes_per_s) out.try_emplace(f, in.callee);
+    }
+  return out;
+}
+
 // Moves each site that is an inlining caller F to its inlined G, F its caller.
 void fold_inlined(const InlinedCallees& inl, Tally* tally) {
   if (inl.empty()) return;
@@ -369,7 +455,9 @@ AllocAttribution attribute(const std::vector<recording::Alloc>& allocs, const Wi
                               [&](const recording::Alloc* a) { return a->t > w.end + kLivePointSlackMs; });
     if (after != points.begin() && after != points.end()) points.erase(after, points.end());
     else if (after == points.begin()) points.resize(1);
-    add_live(points, inl, names, mapper, &out);
+    InlinedCallees live_inl = inl;  // the profile's lines first
+    for (auto& [f, g] : live_inlining(allocs, points)) live_inl.try_emplace(f, g);
+    add_live(points, live_inl, names, mapper, &out);
   }
   if (churn) add_churn(*churn, inl, names, mapper, &out);
   return out;

@@ -271,3 +271,35 @@ TEST_CASE("alloc: a site V8 inlined a hot application function into is named by 
   auto own = alloc::attribute(allocs, Window{0, 10000}, profile::PathNamer({"node", kAllocApp}), nullptr, &cpu);
   CHECK(own.live[0].location == "server.js:19");
 }
+
+// Without a CPU profile, one line's own tree: the handler reached by two
+// paths, through one calling buildSession for nearly all its bytes, through
+// the other (the optimised handler, under other frames) allocating itself.
+// CI's unbounded-cache run with no profile named the handler. Its live
+// site is buildSession's when the handler keeps what was made (the cache);
+// a function that keeps a little of its inlined callee's churn keeps its
+// name.
+TEST_CASE("alloc: a callee V8 inlined while a line was sampled names the live site that keeps what it made") {
+  const Alloc churn = alloc_rec(AllocMode::kChurn, 500, 2500,
+                                {{1, 0, "emit", "node:events", 500, 1, 0},
+                                 {2, 1, "", kAllocApp, 19, 34, 1 * kAllocMiB},
+                                 {3, 2, "buildSession", kAllocApp, 11, 22, 184 * kAllocMiB},
+                                 {4, 0, "parserOnIncoming", "node:_http_server", 1000, 1, 0},
+                                 {5, 4, "", kAllocApp, 19, 34, 372 * kAllocMiB},
+                                 {6, 5, "buildSession", kAllocApp, 11, 22, 28 * kAllocMiB}});  // ~290 MB/s
+  const auto handler = [](double t, double mib) {
+    return alloc_rec(AllocMode::kLive, 2500, t, {{1, 0, "", kAllocApp, 19, 34, mib * kAllocMiB}});
+  };
+  const auto kept = alloc_sites({churn, handler(4000, 300), handler(5000, 500)});  // ~200 MB/s kept
+  REQUIRE_FALSE(kept.live.empty());
+  CHECK(kept.live[0].function == "buildSession");
+  CHECK(kept.live[0].location == "server.js:11");
+  const auto little = alloc_sites({churn, handler(4000, 15), handler(5000, 25)});  // ~10 MB/s kept
+  REQUIRE_FALSE(little.live.empty());
+  CHECK(little.live[0].location == "server.js:19");
+  // One path only, allocating and calling: a function that does both.
+  const Alloc both = alloc_rec(AllocMode::kChurn, 500, 2500,
+                               {{1, 0, "", kAllocApp, 19, 34, 300 * kAllocMiB},
+                                {2, 1, "buildSession", kAllocApp, 11, 22, 100 * kAllocMiB}});
+  CHECK(alloc_sites({both, handler(4000, 300), handler(5000, 500)}).live[0].location == "server.js:19");
+}
