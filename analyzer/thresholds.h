@@ -249,6 +249,13 @@ inline constexpr double kRunQueueStallWaitShare = 0.75;
 // (crowded-cpu beside the same spinners: ~30 ms). A stall timed by the wall clock (worker-stall's `while (Date.now() <
 // end)`) runs less the more it waits: its recording here, made while it
 // waited 77 % of its stalls, has 55 ms left, and stays blocked-loop.
+// Under the stall limits (no blocked loop), a loop whose thread waited for a
+// CPU this share of the whole window, delayed at p99 by kSyncRequestDelayMs
+// or more, with no stall of its own once the wait is out, is starved too:
+// crowded-cpu beside two spinners waited 71 % (72 % of its stalls), p99
+// 86 ms, and read healthy; beside one, 55 % and p99 60 ms. Two thirds: the
+// thread ran at most half as long as it waited.
+inline constexpr double kRunQueueWindowWaitShare = 2.0 / 3.0;
 // At least this much stalled time must lie between schedstat readings
 // (five of the collector's 100 ms reads) for the shares to mean anything.
 inline constexpr double kMinStallSchedMs = 500;

@@ -117,11 +117,19 @@ Cause starved_cause(const WindowStats& st) {
           "(`nice`/`renice`), or a machine with more cores."};
 }
 
+// Under the stall limits: the thread waited most of the window, the loop
+// was delayed, and no stall of its own would remain (kRunQueueWindowWaitShare).
+bool waited_most_of_the_window(const WindowStats& st) {
+  return st.sched_present && st.loop_thread_wait_share >= kRunQueueWindowWaitShare &&
+         st.delay_p99_ms >= kSyncRequestDelayMs && st.stall_sched_present() &&
+         st.stall_own_p99_ms() < kBlockedIntervalMs;
+}
+
 std::optional<Issue> cpu_starved_issue(const WindowStats& st, const std::vector<Finding>& fs,
                                        bool delay_bad) {
   if (st.quota_throttled)
     return quota_issue(st, fs);
-  if (delay_bad && stalls_were_run_queue_wait(st)) return run_queue_issue(st, fs);
+  if (delay_bad ? stalls_were_run_queue_wait(st) : waited_most_of_the_window(st)) return run_queue_issue(st, fs);
   return std::nullopt;
 }
 

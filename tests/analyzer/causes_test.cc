@@ -329,6 +329,22 @@ TEST_CASE("stalls its thread spent waiting for a CPU: cpu-starved with cause run
   for (const Issue& other : dx.issues) CHECK(other.kind != Verdict::kBlockedLoop);
 }
 
+TEST_CASE("under the stall limits, a thread that waited most of the window is cpu-starved, cause run-queue") {
+  // crowded-cpu beside two spinners: p99 ~90 ms, a fifth of the intervals
+  // over 50 ms, the thread waiting 70 % (it read healthy).
+  Scenario s = stalls_with(70, 0.2, 0.7);
+  s.stall_every = 30;
+  const Diagnosis dx = diagnose(loopdoctor::testing::make_recording(s));
+  INFO("p99 " << dx.stats.delay_p99_ms << ", blocked " << dx.stats.blocked_share << ", wait " << dx.stats.loop_thread_wait_share);
+  REQUIRE(dx.stats.blocked_share < thresholds::kBlockedShareLimit);
+  CHECK(dx.verdict == Verdict::kCpuStarved);
+  CHECK(dx.issues[0].cause.kind == CauseKind::kRunQueue);
+  // Waiting half the window (beside one spinner): not starved.
+  s = stalls_with(70, 0.45, 0.5);
+  s.stall_every = 30;
+  CHECK(diagnose(loopdoctor::testing::make_recording(s)).verdict != Verdict::kCpuStarved);
+}
+
 TEST_CASE("a loop its own requests saturate, starved too: blocked-loop leads, cpu-starved beside") {
   // cluster-mixed's hashing worker beside spinners on its CPU: the same
   // stalls as above, but each request cost 5 ms of CPU (0.05 cores at 10
